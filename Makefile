@@ -1,0 +1,85 @@
+# hlopt: plain Makefile. `make` builds ./hlopt; see README.md for targets.
+# BUILD selects the object folder (helpers may build in parallel trees).
+
+PREFIX = /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+BUILD = build
+CC = cc
+OPT = -O2
+CFLAGS = -std=c11 -g $(OPT) -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -fno-common \
+	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+PKGS = libprotobuf-c gsl check
+PKG_CFLAGS = $$(pkg-config --cflags libprotobuf-c gsl 2>/dev/null)
+LIBS = -largtable2 $$(pkg-config --libs libprotobuf-c gsl 2>/dev/null || \
+	echo -lprotobuf-c -lgsl -lgslcblas) -lm
+CHECK_LIBS = $$(pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
+SAN =
+-include config.mk
+
+PROTOS = hlo/xla_data.proto hlo/hlo.proto
+GEN = $(PROTOS:hlo/%.proto=$(BUILD)/gen/%.pb-c.c)
+GENH = $(GEN:.c=.h)
+SRCS = $(wildcard hlo/*.c passes/*.c src/*.c)
+LIBSRCS = $(filter-out src/main.c,$(SRCS))
+OBJS = $(SRCS:%.c=$(BUILD)/%.o) $(GEN:.c=.o)
+LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o) $(GEN:.c=.o)
+HDRS = $(wildcard hlo/*.h hlo/*.def passes/*.h passes/*.def src/*.h src/*.def)
+TESTSRCS = $(wildcard tests/check_*.c)
+TESTBINS = $(TESTSRCS:tests/%.c=$(BUILD)/tests/%)
+BIN = $(if $(filter build,$(BUILD)),hlopt,$(BUILD)/hlopt)
+
+all: $(BIN)
+
+$(BIN): $(OBJS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $(OBJS) $(LIBS)
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: hlo/%.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=hlo --c_out=$(BUILD)/gen $<
+
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c $(GENH)
+	$(CC) $(CFLAGS) $(SAN) -w $(PKG_CFLAGS) -I$(BUILD)/gen -c -o $@ $<
+
+$(BUILD)/%.o: %.c $(HDRS) $(GENH)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -Ipasses -I$(BUILD)/gen -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBOBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -Ipasses -I$(BUILD)/gen -o $@ $< $(LIBOBJS) $(LIBS) $(CHECK_LIBS)
+
+deps:
+	@sh scripts/deps
+
+check: deps
+	@$(MAKE) --no-print-directory all tests
+	@sh scripts/runtests $(BUILD) $(BIN)
+
+tests: $(TESTBINS)
+
+check-asan:
+	@sh scripts/deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		build-asan/hlopt tests
+	@ASAN_OPTIONS=detect_leaks=1 CK_FORK=no sh scripts/runtests build-asan build-asan/hlopt
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo ./hlopt
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	cp hlopt $(DESTDIR)$(BINDIR)/hlopt
+	cp man/hlopt.1 $(DESTDIR)$(MANDIR)/man1/hlopt.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hlopt $(DESTDIR)$(MANDIR)/man1/hlopt.1
+
+clean:
+	rm -rf build build-* hlopt
+
+.PHONY: all check check-asan demo deps install uninstall clean tests
+.SECONDARY:

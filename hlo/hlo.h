@@ -1,0 +1,355 @@
+/* hlo.h: the HLO IR of hlopt and everything that reads, writes and checks it.
+ *
+ * A module owns a few growable pools (ids, ints, bytes, attrs, shapes) and
+ * an array of computations, each with its own array of instructions.
+ * Everything inside refers to everything else by integer id or pool
+ * offset, never by pointer, so cloning a module is one memcpy per pool and
+ * per computation, and growing a pool never leaves a dangling reference.
+ *
+ * Pointers returned by the accessors below (hlo_ops, hlo_ints, ...) point
+ * into pools: they are valid only until the next call that may grow that
+ * pool (anything that adds instructions, attributes, shapes or strings).
+ * Hold ids across such calls, not pointers.
+ */
+#ifndef HLO_H
+#define HLO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* opcodes: HOP_ADD, HOP_DOT, ... (hlo/ops.def) */
+enum {
+#define OP(e, name, arity, flags) HOP_##e,
+#include "ops.def"
+#undef OP
+	HOP_COUNT
+};
+
+/* opcode property flags */
+enum {
+	F_ELEM = 1 << 0,
+	F_COMM = 1 << 1,
+	F_SIDE = 1 << 2,
+	F_COLL = 1 << 3,
+	F_TRANS = 1 << 4,
+	F_CALLS = 1 << 5,
+	F_ASYNC = 1 << 6,
+};
+
+typedef struct {
+	const char *name;
+	int arity;		/* -1: variadic */
+	unsigned flags;
+} HloOpInfo;
+
+extern const HloOpInfo hlo_opinfo[HOP_COUNT];
+
+/* element types: TY_F32, TY_BF16, ... (hlo/types.def) */
+enum {
+#define TY(e, name, num, bits, cls) TY_##e,
+#include "types.def"
+#undef TY
+	TY_COUNT
+};
+
+enum { C_PRED, C_SINT, C_UINT, C_FLOAT, C_CPLX, C_OTHER };
+
+typedef struct {
+	const char *name;
+	int proto;		/* xla.PrimitiveType number */
+	int bits;
+	int cls;
+} HloTypeInfo;
+
+extern const HloTypeInfo hlo_typeinfo[TY_COUNT];
+
+/* attribute keys: A_DIMENSIONS, A_SLICE, ... (hlo/attrs.def) */
+enum {
+#define ATTR(e, key, kind, flags) A_##e,
+#include "attrs.def"
+#undef ATTR
+	A_COUNT
+};
+
+enum { K_INT, K_BOOL, K_INTS, K_SLICE, K_PAD, K_WINDOW, K_WORD, K_STR,
+	K_RAW, K_LITERAL };
+enum { AF_META = 1 };
+
+typedef struct {
+	const char *key;
+	int kind;
+	unsigned flags;
+} HloAttrInfo;
+
+extern const HloAttrInfo hlo_attrinfo[A_COUNT];
+
+#define HLO_NONE UINT32_MAX	/* "no id" */
+#define HLO_ELIDED UINT32_MAX	/* HloAttr.v of a literal printed as {...} */
+
+typedef struct {
+	uint16_t key;		/* A_* */
+	uint16_t kind;		/* K_*, as hlo_attrinfo[key].kind except A_OTHER */
+	uint32_t name;		/* A_OTHER: string id of the key; else 0 */
+	uint32_t n;		/* element count for pool-backed kinds */
+	uint32_t pad;
+	int64_t v;		/* the value (K_INT, K_BOOL) or a pool offset */
+} HloAttr;
+
+/* shapes are interned: equal shapes (layout included) have equal ids */
+enum {
+	SH_LAYOUT = 1 << 0,	/* has an explicit {minor_to_major} layout */
+};
+
+typedef struct {
+	uint8_t type;		/* TY_* */
+	uint8_t flags;		/* SH_* */
+	uint16_t rank;		/* arrays: number of dims */
+	uint32_t dims;		/* ints pool: rank dims, then, with SH_LAYOUT,
+				 * rank minor_to_major entries */
+	uint32_t ntuple;	/* TY_TUPLE: element count */
+	uint32_t tuple;		/* ids pool: element shape ids */
+	uint32_t tail;		/* string id of the layout text after ':',
+				 * e.g. "T(8,128)S(1)"; 0 if none */
+	uint32_t pad;
+	uint64_t dynmask;	/* bit d set: dim d is dynamic, printed <=N */
+} HloShape;
+
+/* instruction flags */
+enum {
+	HI_DEAD = 1 << 0,	/* deleted; skipped everywhere, removed by
+				 * hlo_comp_compact */
+	HI_CCFLAG = 1 << 1,	/* custom-call printed its computations as
+				 * to_apply= rather than called_computations= */
+	HI_BRANCHES = 1 << 2,	/* conditional printed branch_computations=
+				 * though it has two branches */
+};
+
+typedef struct {
+	uint16_t op;		/* HOP_* */
+	uint16_t flags;		/* HI_* */
+	uint32_t name;		/* string id, unique in the module */
+	uint32_t shape;		/* shape id */
+	uint32_t nops, ops;	/* operands: ids pool, instruction ids in the
+				 * same computation */
+	uint32_t ncalled, called;	/* called computations: ids pool, in
+				 * xla's called_computations order */
+	uint32_t nctrl, ctrl;	/* control predecessors: ids pool */
+	uint32_t nattrs, attrs;	/* attrs pool, sorted by key */
+	int64_t num;		/* parameter number (parameter only) */
+} HloInstr;
+
+enum {
+	HC_FUSION = 1 << 0,	/* is a fusion computation */
+};
+
+typedef struct {
+	uint32_t name;		/* string id */
+	uint32_t flags;		/* HC_* */
+	uint32_t root;		/* instruction id */
+	uint32_t thread;	/* string id of execution_thread, 0 if main */
+	HloInstr *ins;		/* instructions, in print order */
+	uint32_t nins, cap;
+} HloComp;
+
+typedef struct {
+	/* computations; entry is an index into comps */
+	HloComp *comps;
+	uint32_t ncomps, capcomps;
+	uint32_t entry;
+	uint32_t name;		/* string id of the module name */
+	uint32_t nhattrs, hattrs;	/* header attributes (attrs pool, A_OTHER,
+				 * K_RAW, in input order): is_scheduled,
+				 * entry_computation_layout, ... */
+	uint32_t frames;	/* string id: verbatim FileNames/StackFrames
+				 * tables of newer dumps; 0 if none */
+	uint32_t nexttmp;	/* suffix counter for hlo_fresh_name */
+
+	/* pools */
+	uint32_t *ids;
+	uint32_t nids, capids;
+	int64_t *ints;
+	uint32_t nints, capints;
+	char *bytes;		/* strings are NUL terminated */
+	uint32_t nbytes, capbytes;
+	HloAttr *attrv;
+	uint32_t nattrv, capattrv;
+	HloShape *shapes;
+	uint32_t nshapes, capshapes;
+
+	/* intern tables: open addressing, 0 = empty slot, else id + 1 */
+	uint32_t *strtab;
+	uint32_t capstrtab, nstr;
+	uint32_t *shapetab;
+	uint32_t capshapetab;
+} HloModule;
+
+/* errors: library code fills one of these and returns -1; only the
+ * driver prints and exits. msg is complete ("f.hlo:3:7: error: ...") */
+typedef struct {
+	char msg[1024];
+} HloError;
+
+/* src/util.c */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+int hlo_err(HloError *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int hlo_read_file(const char *path, char **data, size_t *len, HloError *e);
+int hlo_write_file(const char *path, const void *data, size_t len,
+	HloError *e);		/* "-" is stdout; else a temporary file in the
+				 * same folder, renamed over path when complete */
+typedef struct {
+	char *buf;
+	size_t len, cap;
+} HloBuf;
+void hlo_buf_put(HloBuf *b, const char *s, size_t n);
+void hlo_buf_puts(HloBuf *b, const char *s);
+void hlo_buf_printf(HloBuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hlo_buf_free(HloBuf *b);
+
+/* hlo/ir.c: module, pools, interning */
+HloModule *hlo_module_new(void);
+void hlo_module_free(HloModule *m);
+HloModule *hlo_module_clone(const HloModule *m);
+uint32_t hlo_str(HloModule *m, const char *s, size_t n);
+uint32_t hlo_strz(HloModule *m, const char *s);
+uint32_t hlo_find_str(const HloModule *m, const char *s, size_t n);
+#define hlo_cstr(m, id) ((const char *)(m)->bytes + (id))
+uint32_t hlo_push_ids(HloModule *m, const uint32_t *v, uint32_t n);
+uint32_t hlo_push_ints(HloModule *m, const int64_t *v, uint32_t n);
+uint32_t hlo_push_bytes(HloModule *m, const void *v, uint32_t n);
+
+/* shapes */
+uint32_t hlo_shape(HloModule *m, int type, int rank, const int64_t *dims,
+	const int64_t *m2m, uint64_t dynmask, uint32_t tail);
+uint32_t hlo_shape_tuple(HloModule *m, uint32_t n, const uint32_t *elems);
+uint32_t hlo_shape_scalar(HloModule *m, int type);
+uint32_t hlo_shape_with_type(HloModule *m, uint32_t s, int type);
+uint32_t hlo_shape_no_layout(HloModule *m, uint32_t s);
+uint32_t hlo_shape_default_layout(HloModule *m, uint32_t s);
+#define hlo_sh(m, id) (&(m)->shapes[id])
+#define hlo_dims(m, sh) ((m)->ints + (sh)->dims)
+#define hlo_m2m(m, sh) ((m)->ints + (sh)->dims + (sh)->rank)
+#define hlo_tuple_elems(m, sh) ((m)->ids + (sh)->tuple)
+int64_t hlo_shape_elems(const HloModule *m, uint32_t s);	/* -1 overflow */
+int64_t hlo_shape_bytes(const HloModule *m, uint32_t s);	/* arrays: elems
+				 * * bytes; tuples: 8 per element */
+int hlo_shape_eq_nolayout(const HloModule *m, uint32_t a, uint32_t b);
+int hlo_shape_compatible(const HloModule *m, uint32_t a, uint32_t b);
+				/* same dims, ignoring element type and layout */
+int hlo_type_bytes(int type);
+int hlo_type_by_name(const char *s, size_t n);	/* -1 if unknown */
+int hlo_op_by_name(const char *s, size_t n);	/* -1 if unknown */
+int hlo_attr_by_key(const char *s, size_t n);	/* -1 if unknown */
+
+/* computations and instructions */
+uint32_t hlo_comp_add(HloModule *m, uint32_t name);
+uint32_t hlo_instr_add(HloModule *m, uint32_t c, int op, uint32_t shape,
+	uint32_t name, uint32_t nops, const uint32_t *ops);
+#define hlo_ins(m, c, i) (&(m)->comps[c].ins[i])
+#define hlo_ops(m, in) ((m)->ids + (in)->ops)
+#define hlo_called(m, in) ((m)->ids + (in)->called)
+#define hlo_ctrl(m, in) ((m)->ids + (in)->ctrl)
+#define hlo_ints_at(m, off) ((m)->ints + (off))
+void hlo_set_operands(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *ops);
+void hlo_set_called(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *comps);
+void hlo_set_ctrl(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *preds);
+uint32_t hlo_fresh_name(HloModule *m, const char *base);
+uint32_t hlo_instr_clone(HloModule *m, uint32_t c, uint32_t i);
+				/* same op, shape, operands, attrs; new name */
+uint32_t hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix);
+int hlo_param_count(const HloModule *m, uint32_t c);
+uint32_t hlo_param(const HloModule *m, uint32_t c, int64_t num);
+				/* the instruction id, HLO_NONE if absent */
+
+/* attributes */
+const HloAttr *hlo_attr(const HloModule *m, const HloInstr *in, int key);
+int64_t hlo_attr_int(const HloModule *m, const HloInstr *in, int key,
+	int64_t dflt);
+const int64_t *hlo_attr_ints(const HloModule *m, const HloInstr *in,
+	int key, uint32_t *n);	/* NULL if absent */
+const char *hlo_attr_word(const HloModule *m, const HloInstr *in, int key,
+	uint32_t *n);		/* K_WORD/K_STR/K_RAW bytes, NULL if absent */
+int hlo_attr_is(const HloModule *m, const HloInstr *in, int key,
+	const char *word);	/* K_WORD equals word */
+void hlo_set_attrs(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const HloAttr *attrs);	/* copies and sorts by key */
+void hlo_attr_set(HloModule *m, uint32_t c, uint32_t i, const HloAttr *a);
+				/* adds or replaces the attribute a->key
+				 * (A_OTHER: matched by name) */
+void hlo_attr_del(HloModule *m, uint32_t c, uint32_t i, int key);
+HloAttr hlo_mk_int(int key, int64_t v);
+HloAttr hlo_mk_ints(HloModule *m, int key, const int64_t *v, uint32_t n);
+HloAttr hlo_mk_bytes(HloModule *m, int key, int kind, const void *v,
+	uint32_t n);
+int hlo_attrs_equal(const HloModule *m, const HloInstr *a,
+	const HloInstr *b, int with_meta);
+const void *hlo_literal(const HloModule *m, const HloInstr *in,
+	uint32_t *nbytes);	/* NULL if absent or elided */
+
+/* derived data, recomputed on demand, never kept in the module */
+typedef struct {
+	uint32_t *start;	/* users of i: list[start[i] .. start[i+1]) */
+	uint32_t *list;
+	uint32_t n;
+} HloUsers;
+void hlo_users(const HloModule *m, uint32_t c, HloUsers *u);
+				/* operand users only, each user once per
+				 * operand slot; dead instructions skipped */
+void hlo_users_free(HloUsers *u);
+int hlo_topo(const HloModule *m, uint32_t c, uint32_t *order);
+				/* live instructions, operands and control
+				 * predecessors first, stable; returns the
+				 * count, or -1 on a cycle */
+int hlo_comp_order(const HloModule *m, uint32_t *order);
+				/* computations reachable from the entry,
+				 * callees first; returns the count, -1 on a
+				 * call cycle */
+int hlo_comp_order_all(const HloModule *m, uint32_t *order);
+				/* every computation, callees first, then
+				 * the entry; -1 on a call cycle */
+void hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to);
+void hlo_forward(HloModule *m, uint32_t c, const uint32_t *map);
+				/* every operand, control predecessor and the
+				 * root x becomes map[x] (map[x] == x keeps) */
+int hlo_comp_compact(HloModule *m, uint32_t c);
+				/* drops dead instructions, renumbers in
+				 * topological order; -1 on a cycle */
+void hlo_module_compact(HloModule *m);
+				/* drops computations unreachable from the
+				 * entry and renumbers */
+int hlo_has_side_effect(const HloModule *m, const HloInstr *in);
+				/* xla's HasSideEffectNoRecurse */
+
+/* hlo/parse.c */
+int hlo_parse_text(const char *src, size_t n, const char *fname,
+	HloModule **out, HloError *e);
+
+/* hlo/print.c */
+void hlo_print_shape(const HloModule *m, uint32_t s, HloBuf *b);
+void hlo_print_instr(const HloModule *m, uint32_t c, uint32_t i, HloBuf *b);
+void hlo_print_module(const HloModule *m, HloBuf *b);
+
+/* hlo/proto.c */
+int hlo_read_proto(const void *data, size_t n, const char *fname,
+	HloModule **out, HloError *e);
+int hlo_write_proto(const HloModule *m, HloBuf *b, HloError *e);
+
+/* hlo/load.c: either format, detected from the content */
+int hlo_looks_like_proto(const void *data, size_t n);
+int hlo_load(const char *path, HloModule **out, HloError *e);
+				/* path "-" is stdin */
+
+/* hlo/verify.c */
+int hlo_verify(const HloModule *m, HloError *e);
+int hlo_infer_shape(HloModule *m, uint32_t c, uint32_t i, uint32_t *shape,
+	HloError *e);		/* the shape xla's shape inference gives */
+
+#endif

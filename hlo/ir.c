@@ -1,0 +1,1300 @@
+/* ir.c: the module, its pools and intern tables, computations,
+ * instructions and attributes, and the derived data computed on demand
+ * (users, topological order, call order). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlo.h"
+
+const HloOpInfo hlo_opinfo[HOP_COUNT] = {
+#define OP(e, name, arity, flags) {name, arity, flags},
+#include "ops.def"
+#undef OP
+};
+
+const HloTypeInfo hlo_typeinfo[TY_COUNT] = {
+#define TY(e, name, num, bits, cls) {name, num, bits, cls},
+#include "types.def"
+#undef TY
+};
+
+const HloAttrInfo hlo_attrinfo[A_COUNT] = {
+#define ATTR(e, key, kind, flags) {key, kind, flags},
+#include "attrs.def"
+#undef ATTR
+};
+
+/* pools */
+
+static uint32_t
+growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
+{
+	uint32_t off = *len;
+
+	if (n > UINT32_MAX - 1 - *len) {
+		fputs("hlopt: error: module too large (pool over 4G)\n",
+			stderr);
+		exit(1);
+	}
+	if (*len + n > *cap) {
+		uint64_t c = *cap ? *cap : 64;
+
+		while (c < (uint64_t)*len + n)
+			c *= 2;
+		if (c > UINT32_MAX)
+			c = UINT32_MAX;
+		*p = xreallocarray(*p, c, size);
+		*cap = c;
+	}
+	*len += n;
+	return off;
+}
+
+uint32_t
+hlo_push_ids(HloModule *m, const uint32_t *v, uint32_t n)
+{
+	uint32_t off = growpool((void **)&m->ids, &m->nids, &m->capids, n,
+		sizeof *m->ids);
+
+	if (v && n)
+		memcpy(m->ids + off, v, n * sizeof *v);
+	return off;
+}
+
+uint32_t
+hlo_push_ints(HloModule *m, const int64_t *v, uint32_t n)
+{
+	uint32_t off = growpool((void **)&m->ints, &m->nints, &m->capints, n,
+		sizeof *m->ints);
+
+	if (v && n)
+		memcpy(m->ints + off, v, n * sizeof *v);
+	return off;
+}
+
+uint32_t
+hlo_push_bytes(HloModule *m, const void *v, uint32_t n)
+{
+	uint32_t off = growpool((void **)&m->bytes, &m->nbytes, &m->capbytes,
+		n, 1);
+
+	if (v && n)
+		memcpy(m->bytes + off, v, n);
+	return off;
+}
+
+static uint32_t
+pushattrs(HloModule *m, const HloAttr *v, uint32_t n)
+{
+	uint32_t off = growpool((void **)&m->attrv, &m->nattrv, &m->capattrv,
+		n, sizeof *m->attrv);
+
+	if (v && n)
+		memcpy(m->attrv + off, v, n * sizeof *v);
+	return off;
+}
+
+/* strings */
+
+static uint32_t
+hashbytes(const void *p, size_t n, uint32_t h)
+{
+	const unsigned char *s = p;
+
+	while (n--)
+		h = (h ^ *s++) * 16777619u;
+	return h;
+}
+
+static void
+rehashstr(HloModule *m)
+{
+	uint32_t cap = m->capstrtab ? m->capstrtab * 2 : 1024, i, j, off;
+	uint32_t *t = xcalloc(cap, sizeof *t);
+
+	for (i = 0; i < m->capstrtab; i++) {
+		if (!m->strtab[i])
+			continue;
+		off = m->strtab[i] - 1;
+		j = hashbytes(m->bytes + off, strlen(m->bytes + off),
+			2166136261u) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = off + 1;
+	}
+	free(m->strtab);
+	m->strtab = t;
+	m->capstrtab = cap;
+}
+
+static uint32_t *
+strslot(const HloModule *m, const char *s, size_t n)
+{
+	uint32_t j = hashbytes(s, n, 2166136261u) & (m->capstrtab - 1), off;
+
+	for (;; j = (j + 1) & (m->capstrtab - 1)) {
+		if (!m->strtab[j])
+			return &m->strtab[j];
+		off = m->strtab[j] - 1;
+		if (memcmp(m->bytes + off, s, n) == 0 && !m->bytes[off + n])
+			return &m->strtab[j];
+	}
+}
+
+/* interns s[0..n) (no NUL inside); the empty string is id 0 */
+uint32_t
+hlo_str(HloModule *m, const char *s, size_t n)
+{
+	uint32_t *slot, off;
+
+	if (n == 0)
+		return 0;
+	if ((m->nstr + 1) * 2 > m->capstrtab)
+		rehashstr(m);
+	slot = strslot(m, s, n);
+	if (*slot)
+		return *slot - 1;
+	off = hlo_push_bytes(m, NULL, n + 1);
+	memcpy(m->bytes + off, s, n);
+	m->bytes[off + n] = 0;
+	slot = strslot(m, s, n);
+	*slot = off + 1;
+	m->nstr++;
+	return off;
+}
+
+uint32_t
+hlo_strz(HloModule *m, const char *s)
+{
+	return hlo_str(m, s, strlen(s));
+}
+
+/* the id of s if interned, else HLO_NONE */
+uint32_t
+hlo_find_str(const HloModule *m, const char *s, size_t n)
+{
+	uint32_t *slot;
+
+	if (n == 0)
+		return 0;
+	if (!m->capstrtab)
+		return HLO_NONE;
+	slot = strslot(m, s, n);
+	return *slot ? *slot - 1 : HLO_NONE;
+}
+
+/* module */
+
+HloModule *
+hlo_module_new(void)
+{
+	HloModule *m = xcalloc(1, sizeof *m);
+
+	hlo_push_bytes(m, "", 1);	/* string id 0: "" */
+	m->entry = HLO_NONE;
+	return m;
+}
+
+void
+hlo_module_free(HloModule *m)
+{
+	uint32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->ncomps; i++)
+		free(m->comps[i].ins);
+	free(m->comps);
+	free(m->ids);
+	free(m->ints);
+	free(m->bytes);
+	free(m->attrv);
+	free(m->shapes);
+	free(m->strtab);
+	free(m->shapetab);
+	free(m);
+}
+
+static void *
+dup(const void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (!p)
+		return NULL;
+	q = xreallocarray(NULL, n ? n : 1, size);
+	memcpy(q, p, n * size);
+	return q;
+}
+
+/* a deep copy: one allocation per pool and per computation */
+HloModule *
+hlo_module_clone(const HloModule *m)
+{
+	HloModule *c = xmalloc(sizeof *c);
+	uint32_t i;
+
+	*c = *m;
+	c->comps = dup(m->comps, m->capcomps, sizeof *m->comps);
+	for (i = 0; i < m->ncomps; i++)
+		c->comps[i].ins = dup(m->comps[i].ins, m->comps[i].cap,
+			sizeof(HloInstr));
+	c->ids = dup(m->ids, m->capids, sizeof *m->ids);
+	c->ints = dup(m->ints, m->capints, sizeof *m->ints);
+	c->bytes = dup(m->bytes, m->capbytes, 1);
+	c->attrv = dup(m->attrv, m->capattrv, sizeof *m->attrv);
+	c->shapes = dup(m->shapes, m->capshapes, sizeof *m->shapes);
+	c->strtab = dup(m->strtab, m->capstrtab, sizeof *m->strtab);
+	c->shapetab = dup(m->shapetab, m->capshapetab, sizeof *m->shapetab);
+	return c;
+}
+
+/* shapes */
+
+int
+hlo_type_bytes(int type)
+{
+	int bits = hlo_typeinfo[type].bits;
+
+	return bits <= 8 ? (bits ? 1 : 0) : bits / 8;
+}
+
+static uint32_t
+shapehash(const HloModule *m, const HloShape *s)
+{
+	uint32_t h = 2166136261u;
+	int n = s->rank * (s->flags & SH_LAYOUT ? 2 : 1);
+
+	h = hashbytes(&s->type, 1, h);
+	h = hashbytes(&s->flags, 1, h);
+	h = hashbytes(&s->rank, 2, h);
+	h = hashbytes(&s->tail, 4, h);
+	h = hashbytes(&s->dynmask, 8, h);
+	if (s->type == TY_TUPLE)
+		return hashbytes(m->ids + s->tuple, s->ntuple * 4u, h);
+	return hashbytes(m->ints + s->dims, n * 8u, h);
+}
+
+static int
+shapeeq(const HloModule *m, const HloShape *a, const HloShape *b)
+{
+	int n = a->rank * (a->flags & SH_LAYOUT ? 2 : 1);
+
+	if (a->type != b->type || a->flags != b->flags || a->rank != b->rank ||
+	    a->tail != b->tail || a->dynmask != b->dynmask ||
+	    a->ntuple != b->ntuple)
+		return 0;
+	if (a->type == TY_TUPLE)
+		return !a->ntuple || !memcmp(m->ids + a->tuple,
+			m->ids + b->tuple, a->ntuple * 4u);
+	return !n || !memcmp(m->ints + a->dims, m->ints + b->dims, n * 8u);
+}
+
+static void
+rehashshapes(HloModule *m)
+{
+	uint32_t cap = m->capshapetab ? m->capshapetab * 2 : 256, i, j;
+	uint32_t *t = xcalloc(cap, sizeof *t);
+
+	for (i = 0; i < m->nshapes; i++) {
+		j = shapehash(m, &m->shapes[i]) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = i + 1;
+	}
+	free(m->shapetab);
+	m->shapetab = t;
+	m->capshapetab = cap;
+}
+
+/* interns the shape s whose dims/tuple already sit at the end of their
+ * pools (pushed by the caller); pops them again when s exists */
+static uint32_t
+internshape(HloModule *m, HloShape *s, uint32_t nints, uint32_t nids)
+{
+	uint32_t j, id;
+
+	if ((m->nshapes + 1) * 2 > m->capshapetab)
+		rehashshapes(m);
+	j = shapehash(m, s) & (m->capshapetab - 1);
+	for (;; j = (j + 1) & (m->capshapetab - 1)) {
+		if (!m->shapetab[j])
+			break;
+		if (shapeeq(m, s, &m->shapes[m->shapetab[j] - 1])) {
+			m->nints -= nints;
+			m->nids -= nids;
+			return m->shapetab[j] - 1;
+		}
+	}
+	id = growpool((void **)&m->shapes, &m->nshapes, &m->capshapes, 1,
+		sizeof *m->shapes);
+	m->shapes[id] = *s;
+	m->shapetab[j] = id + 1;
+	return id;
+}
+
+/* an array shape; m2m NULL: no explicit layout */
+uint32_t
+hlo_shape(HloModule *m, int type, int rank, const int64_t *dims,
+	const int64_t *m2m, uint64_t dynmask, uint32_t tail)
+{
+	HloShape s;
+
+	memset(&s, 0, sizeof s);
+	s.type = type;
+	s.rank = rank;
+	s.flags = m2m ? SH_LAYOUT : 0;
+	s.dynmask = dynmask;
+	s.tail = tail;
+	s.dims = hlo_push_ints(m, dims, rank);
+	if (m2m)
+		hlo_push_ints(m, m2m, rank);
+	return internshape(m, &s, m2m ? 2 * rank : rank, 0);
+}
+
+uint32_t
+hlo_shape_tuple(HloModule *m, uint32_t n, const uint32_t *elems)
+{
+	HloShape s;
+
+	memset(&s, 0, sizeof s);
+	s.type = TY_TUPLE;
+	s.ntuple = n;
+	s.tuple = hlo_push_ids(m, elems, n);
+	return internshape(m, &s, 0, n);
+}
+
+uint32_t
+hlo_shape_scalar(HloModule *m, int type)
+{
+	return hlo_shape(m, type, 0, NULL, NULL, 0, 0);
+}
+
+/* s with element type type (arrays only), layout kept */
+uint32_t
+hlo_shape_with_type(HloModule *m, uint32_t s, int type)
+{
+	HloShape sh = m->shapes[s];
+	int n = sh.rank * (sh.flags & SH_LAYOUT ? 2 : 1);
+
+	if (sh.type == TY_TUPLE || sh.type == type)
+		return s;
+	sh.type = type;
+	sh.dims = hlo_push_ints(m, NULL, n);
+	memcpy(m->ints + sh.dims, m->ints + m->shapes[s].dims, n * 8u);
+	return internshape(m, &sh, n, 0);
+}
+
+static uint32_t
+relayout(HloModule *m, uint32_t s, int deflt)
+{
+	HloShape sh = m->shapes[s];
+	uint32_t i, *el, r;
+	int64_t *d;
+
+	if (sh.type == TY_TUPLE) {
+		el = xreallocarray(NULL, sh.ntuple ? sh.ntuple : 1, 4);
+		for (i = 0; i < sh.ntuple; i++)
+			el[i] = relayout(m, m->ids[m->shapes[s].tuple + i],
+				deflt);
+		r = hlo_shape_tuple(m, sh.ntuple, el);
+		free(el);
+		return r;
+	}
+	if (sh.type == TY_TOKEN || sh.type == TY_OPAQUE)
+		return s;
+	d = xreallocarray(NULL, 2 * sh.rank + 1, 8);
+	memcpy(d, m->ints + sh.dims, sh.rank * 8u);
+	for (i = 0; i < sh.rank; i++)
+		d[sh.rank + i] = sh.rank - 1 - i;
+	r = hlo_shape(m, sh.type, sh.rank, d, deflt ? d + sh.rank : NULL,
+		sh.dynmask, 0);
+	free(d);
+	return r;
+}
+
+uint32_t
+hlo_shape_no_layout(HloModule *m, uint32_t s)
+{
+	return relayout(m, s, 0);
+}
+
+uint32_t
+hlo_shape_default_layout(HloModule *m, uint32_t s)
+{
+	return relayout(m, s, 1);
+}
+
+/* element count of an array shape, -1 on int64 overflow */
+int64_t
+hlo_shape_elems(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = &m->shapes[s];
+	int64_t n = 1, d;
+	int i;
+
+	if (sh->type == TY_TUPLE || sh->type == TY_TOKEN)
+		return 0;
+	for (i = 0; i < sh->rank; i++) {
+		d = m->ints[sh->dims + i];
+		if (d < 0)
+			return -1;
+		if (d && n > INT64_MAX / d)
+			return -1;
+		n *= d;
+	}
+	return n;
+}
+
+int64_t
+hlo_shape_bytes(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = &m->shapes[s];
+	int64_t n;
+
+	if (sh->type == TY_TUPLE)
+		return 8 * (int64_t)sh->ntuple;
+	n = hlo_shape_elems(m, s);
+	if (n < 0 || n > INT64_MAX / 16)
+		return -1;
+	return n * hlo_type_bytes(sh->type);
+}
+
+static int
+sameshape(const HloModule *m, uint32_t a, uint32_t b, int types)
+{
+	const HloShape *x = &m->shapes[a], *y = &m->shapes[b];
+	uint32_t i;
+
+	if (a == b)
+		return 1;
+	if ((x->type == TY_TUPLE) != (y->type == TY_TUPLE))
+		return 0;
+	if (x->type == TY_TUPLE) {
+		if (x->ntuple != y->ntuple)
+			return 0;
+		for (i = 0; i < x->ntuple; i++)
+			if (!sameshape(m, m->ids[x->tuple + i],
+			    m->ids[y->tuple + i], types))
+				return 0;
+		return 1;
+	}
+	if ((types && x->type != y->type) || x->rank != y->rank ||
+	    x->dynmask != y->dynmask)
+		return 0;
+	return !x->rank || !memcmp(m->ints + x->dims, m->ints + y->dims,
+		x->rank * 8u);
+}
+
+int
+hlo_shape_eq_nolayout(const HloModule *m, uint32_t a, uint32_t b)
+{
+	return sameshape(m, a, b, 1);
+}
+
+int
+hlo_shape_compatible(const HloModule *m, uint32_t a, uint32_t b)
+{
+	return sameshape(m, a, b, 0);
+}
+
+int
+hlo_type_by_name(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 1; i < TY_COUNT; i++)
+		if (strlen(hlo_typeinfo[i].name) == n &&
+		    !memcmp(hlo_typeinfo[i].name, s, n))
+			return i;
+	return -1;
+}
+
+int
+hlo_op_by_name(const char *s, size_t n)
+{
+	int k;
+
+	/* a linear scan; callers on hot paths cache the answer */
+	for (k = 0; k < HOP_COUNT; k++)
+		if (hlo_opinfo[k].name[0] == s[0] &&
+		    !strncmp(hlo_opinfo[k].name, s, n) &&
+		    !hlo_opinfo[k].name[n])
+			return k;
+	return -1;
+}
+
+int
+hlo_attr_by_key(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < A_COUNT; i++)
+		if (hlo_attrinfo[i].key[0] && !strncmp(hlo_attrinfo[i].key, s,
+		    n) && !hlo_attrinfo[i].key[n])
+			return i;
+	return -1;
+}
+
+/* computations and instructions */
+
+uint32_t
+hlo_comp_add(HloModule *m, uint32_t name)
+{
+	uint32_t c = growpool((void **)&m->comps, &m->ncomps, &m->capcomps,
+		1, sizeof *m->comps);
+
+	memset(&m->comps[c], 0, sizeof m->comps[c]);
+	m->comps[c].name = name;
+	m->comps[c].root = HLO_NONE;
+	return c;
+}
+
+uint32_t
+hlo_instr_add(HloModule *m, uint32_t c, int op, uint32_t shape,
+	uint32_t name, uint32_t nops, const uint32_t *ops)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t i = growpool((void **)&cp->ins, &cp->nins, &cp->cap, 1,
+		sizeof *cp->ins);
+	HloInstr *in = &cp->ins[i];
+
+	memset(in, 0, sizeof *in);
+	in->op = op;
+	in->shape = shape;
+	in->name = name;
+	in->nops = nops;
+	in->ops = hlo_push_ids(m, ops, nops);
+	return i;
+}
+
+void
+hlo_set_operands(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *ops)
+{
+	uint32_t off;
+
+	if (n <= m->comps[c].ins[i].nops) {
+		memmove(m->ids + m->comps[c].ins[i].ops, ops, n * 4u);
+		m->comps[c].ins[i].nops = n;
+		return;
+	}
+	off = hlo_push_ids(m, ops, n);
+	m->comps[c].ins[i].ops = off;
+	m->comps[c].ins[i].nops = n;
+}
+
+void
+hlo_set_called(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *comps)
+{
+	uint32_t off = hlo_push_ids(m, comps, n);
+
+	m->comps[c].ins[i].called = off;
+	m->comps[c].ins[i].ncalled = n;
+}
+
+void
+hlo_set_ctrl(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const uint32_t *preds)
+{
+	uint32_t off = hlo_push_ids(m, preds, n);
+
+	m->comps[c].ins[i].ctrl = off;
+	m->comps[c].ins[i].nctrl = n;
+}
+
+/* a name not yet used in the module: base with its numeric suffix
+ * replaced by a fresh one ("add.12" -> "add.57") */
+uint32_t
+hlo_fresh_name(HloModule *m, const char *base)
+{
+	char buf[256];
+	size_t n = strlen(base), k;
+	int len;
+
+	k = n;
+	while (k > 0 && base[k - 1] >= '0' && base[k - 1] <= '9')
+		k--;
+	if (k > 0 && k < n && base[k - 1] == '.')
+		n = k - 1;
+	if (n > 200)
+		n = 200;
+	if (n == 0) {
+		base = "tmp";
+		n = 3;
+	}
+	for (;;) {
+		len = snprintf(buf, sizeof buf, "%.*s.%u", (int)n, base,
+			m->nexttmp++);
+		if (hlo_find_str(m, buf, len) == HLO_NONE)
+			return hlo_str(m, buf, len);
+	}
+}
+
+/* a copy of instruction i in the same computation: same opcode, shape,
+ * operands, called computations and attributes; a fresh name and no
+ * control predecessors */
+uint32_t
+hlo_instr_clone(HloModule *m, uint32_t c, uint32_t i)
+{
+	HloInstr in = m->comps[c].ins[i];
+	uint32_t j, name = hlo_fresh_name(m, hlo_cstr(m, in.name));
+
+	j = hlo_instr_add(m, c, in.op, in.shape, name, in.nops,
+		NULL);
+	memcpy(m->ids + m->comps[c].ins[j].ops, m->ids + in.ops, in.nops * 4u);
+	if (in.ncalled) {
+		m->comps[c].ins[j].called = hlo_push_ids(m, NULL, in.ncalled);
+		memcpy(m->ids + m->comps[c].ins[j].called, m->ids + in.called,
+			in.ncalled * 4u);
+		m->comps[c].ins[j].ncalled = in.ncalled;
+	}
+	if (in.nattrs) {
+		m->comps[c].ins[j].attrs = pushattrs(m, NULL, in.nattrs);
+		memcpy(m->attrv + m->comps[c].ins[j].attrs,
+			m->attrv + in.attrs, in.nattrs * sizeof(HloAttr));
+		m->comps[c].ins[j].nattrs = in.nattrs;
+	}
+	m->comps[c].ins[j].num = in.num;
+	m->comps[c].ins[j].flags = in.flags & ~HI_DEAD;
+	return j;
+}
+
+/* a copy of computation c, named <name><suffix>, with fresh instruction
+ * names; called computations are shared, not copied */
+uint32_t
+hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix)
+{
+	char buf[512];
+	uint32_t d, i, n;
+	HloComp *cp;
+
+	snprintf(buf, sizeof buf, "%s%s", hlo_cstr(m, m->comps[c].name),
+		suffix);
+	n = hlo_find_str(m, buf, strlen(buf)) == HLO_NONE ?
+		hlo_strz(m, buf) : hlo_fresh_name(m, buf);
+	d = hlo_comp_add(m, n);
+	cp = &m->comps[d];
+	cp->flags = m->comps[c].flags;
+	cp->root = m->comps[c].root;
+	cp->thread = m->comps[c].thread;
+	cp->nins = cp->cap = m->comps[c].nins;
+	cp->ins = dup(m->comps[c].ins, cp->cap, sizeof *cp->ins);
+	for (i = 0; i < cp->nins; i++) {
+		HloInstr in = m->comps[d].ins[i];
+
+		in.name = hlo_fresh_name(m, hlo_cstr(m, in.name));
+		in.ops = hlo_push_ids(m, NULL, in.nops);
+		memcpy(m->ids + in.ops, m->ids + m->comps[d].ins[i].ops,
+			in.nops * 4u);
+		if (in.ncalled) {
+			in.called = hlo_push_ids(m, NULL, in.ncalled);
+			memcpy(m->ids + in.called,
+				m->ids + m->comps[d].ins[i].called,
+				in.ncalled * 4u);
+		}
+		if (in.nctrl) {
+			in.ctrl = hlo_push_ids(m, NULL, in.nctrl);
+			memcpy(m->ids + in.ctrl,
+				m->ids + m->comps[d].ins[i].ctrl,
+				in.nctrl * 4u);
+		}
+		if (in.nattrs) {
+			in.attrs = pushattrs(m, NULL, in.nattrs);
+			memcpy(m->attrv + in.attrs,
+				m->attrv + m->comps[d].ins[i].attrs,
+				in.nattrs * sizeof(HloAttr));
+		}
+		m->comps[d].ins[i] = in;
+	}
+	return d;
+}
+
+int
+hlo_param_count(const HloModule *m, uint32_t c)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < cp->nins; i++)
+		if (cp->ins[i].op == HOP_PARAMETER &&
+		    !(cp->ins[i].flags & HI_DEAD) && cp->ins[i].num >= n)
+			n = cp->ins[i].num + 1;
+	return n;
+}
+
+uint32_t
+hlo_param(const HloModule *m, uint32_t c, int64_t num)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i;
+
+	for (i = 0; i < cp->nins; i++)
+		if (cp->ins[i].op == HOP_PARAMETER &&
+		    !(cp->ins[i].flags & HI_DEAD) && cp->ins[i].num == num)
+			return i;
+	return HLO_NONE;
+}
+
+/* attributes */
+
+const HloAttr *
+hlo_attr(const HloModule *m, const HloInstr *in, int key)
+{
+	const HloAttr *a = m->attrv + in->attrs;
+	uint32_t i;
+
+	for (i = 0; i < in->nattrs; i++)
+		if (a[i].key == key)
+			return &a[i];
+	return NULL;
+}
+
+int64_t
+hlo_attr_int(const HloModule *m, const HloInstr *in, int key, int64_t dflt)
+{
+	const HloAttr *a = hlo_attr(m, in, key);
+
+	return a && (a->kind == K_INT || a->kind == K_BOOL) ? a->v : dflt;
+}
+
+const int64_t *
+hlo_attr_ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
+{
+	const HloAttr *a = hlo_attr(m, in, key);
+
+	if (!a || a->kind == K_INT || a->kind == K_BOOL || a->kind >= K_WORD) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->n;
+	return m->ints + a->v;
+}
+
+const char *
+hlo_attr_word(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
+{
+	const HloAttr *a = hlo_attr(m, in, key);
+
+	if (!a || a->kind < K_WORD || a->v == HLO_ELIDED) {
+		if (n)
+			*n = 0;
+		return NULL;
+	}
+	if (n)
+		*n = a->n;
+	return m->bytes + a->v;
+}
+
+int
+hlo_attr_is(const HloModule *m, const HloInstr *in, int key,
+	const char *word)
+{
+	uint32_t n;
+	const char *w = hlo_attr_word(m, in, key, &n);
+
+	return w && strlen(word) == n && !memcmp(w, word, n);
+}
+
+static void
+sortattrs(HloAttr *a, uint32_t n)
+{
+	uint32_t i, j;
+	HloAttr t;
+
+	for (i = 1; i < n; i++) {
+		t = a[i];
+		for (j = i; j > 0 && a[j - 1].key > t.key; j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
+}
+
+void
+hlo_set_attrs(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
+	const HloAttr *attrs)
+{
+	uint32_t off = pushattrs(m, attrs, n);
+
+	sortattrs(m->attrv + off, n);
+	m->comps[c].ins[i].attrs = off;
+	m->comps[c].ins[i].nattrs = n;
+}
+
+void
+hlo_attr_set(HloModule *m, uint32_t c, uint32_t i, const HloAttr *a)
+{
+	HloInstr *in = &m->comps[c].ins[i];
+	HloAttr *v = m->attrv + in->attrs, na = *a;
+	uint32_t k, n = in->nattrs, off;
+
+	for (k = 0; k < n; k++)
+		if (v[k].key == na.key &&
+		    (na.key != A_OTHER || v[k].name == na.name)) {
+			v[k] = na;
+			return;
+		}
+	off = pushattrs(m, NULL, n + 1);
+	in = &m->comps[c].ins[i];
+	memcpy(m->attrv + off, m->attrv + in->attrs, n * sizeof(HloAttr));
+	m->attrv[off + n] = na;
+	sortattrs(m->attrv + off, n + 1);
+	in->attrs = off;
+	in->nattrs = n + 1;
+}
+
+void
+hlo_attr_del(HloModule *m, uint32_t c, uint32_t i, int key)
+{
+	HloInstr *in = &m->comps[c].ins[i];
+	HloAttr *v = m->attrv + in->attrs;
+	uint32_t k, j = 0;
+
+	for (k = 0; k < in->nattrs; k++)
+		if (v[k].key != key)
+			v[j++] = v[k];
+	in->nattrs = j;
+}
+
+HloAttr
+hlo_mk_int(int key, int64_t v)
+{
+	HloAttr a;
+
+	memset(&a, 0, sizeof a);
+	a.key = key;
+	a.kind = hlo_attrinfo[key].kind;
+	a.v = v;
+	return a;
+}
+
+HloAttr
+hlo_mk_ints(HloModule *m, int key, const int64_t *v, uint32_t n)
+{
+	HloAttr a;
+
+	memset(&a, 0, sizeof a);
+	a.key = key;
+	a.kind = hlo_attrinfo[key].kind;
+	a.n = n;
+	a.v = hlo_push_ints(m, v, n);
+	return a;
+}
+
+HloAttr
+hlo_mk_bytes(HloModule *m, int key, int kind, const void *v, uint32_t n)
+{
+	HloAttr a;
+
+	memset(&a, 0, sizeof a);
+	a.key = key;
+	a.kind = kind;
+	a.n = n;
+	a.v = hlo_push_bytes(m, v, n);
+	return a;
+}
+
+static int
+attreq(const HloModule *m, const HloAttr *a, const HloAttr *b)
+{
+	if (a->key != b->key || a->kind != b->kind || a->name != b->name ||
+	    a->n != b->n)
+		return 0;
+	switch (a->kind) {
+	case K_INT:
+	case K_BOOL:
+		return a->v == b->v;
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		return !a->n || !memcmp(m->ints + a->v, m->ints + b->v,
+			a->n * 8u);
+	default:
+		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
+			return 0;	/* unknown values: never equal */
+		return !a->n || !memcmp(m->bytes + a->v, m->bytes + b->v,
+			a->n);
+	}
+}
+
+/* equal attributes; with_meta 0 ignores AF_META ones (metadata, ...) */
+int
+hlo_attrs_equal(const HloModule *m, const HloInstr *a, const HloInstr *b,
+	int with_meta)
+{
+	const HloAttr *x = m->attrv + a->attrs, *y = m->attrv + b->attrs;
+	uint32_t i = 0, j = 0;
+
+	for (;;) {
+		while (!with_meta && i < a->nattrs &&
+		    (hlo_attrinfo[x[i].key].flags & AF_META))
+			i++;
+		while (!with_meta && j < b->nattrs &&
+		    (hlo_attrinfo[y[j].key].flags & AF_META))
+			j++;
+		if (i == a->nattrs || j == b->nattrs)
+			return i == a->nattrs && j == b->nattrs;
+		if (!attreq(m, &x[i], &y[j]))
+			return 0;
+		i++, j++;
+	}
+}
+
+const void *
+hlo_literal(const HloModule *m, const HloInstr *in, uint32_t *nbytes)
+{
+	const HloAttr *a = hlo_attr(m, in, A_LITERAL);
+
+	if (!a || a->v == HLO_ELIDED)
+		return NULL;
+	*nbytes = a->n;
+	return m->bytes + a->v;
+}
+
+/* derived data */
+
+void
+hlo_users(const HloModule *m, uint32_t c, HloUsers *u)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i, k, n = cp->nins, *fill;
+
+	u->n = n;
+	u->start = xcalloc(n + 1, sizeof *u->start);
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] < n)
+				u->start[m->ids[in->ops + k] + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		u->start[i + 1] += u->start[i];
+	u->list = xreallocarray(NULL, u->start[n] + 1, sizeof *u->list);
+	fill = xreallocarray(NULL, n + 1, sizeof *fill);
+	memcpy(fill, u->start, n * sizeof *fill);
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] < n)
+				u->list[fill[m->ids[in->ops + k]]++] = i;
+	}
+	free(fill);
+}
+
+void
+hlo_users_free(HloUsers *u)
+{
+	free(u->start);
+	free(u->list);
+	u->start = u->list = NULL;
+}
+
+/* stable post-order: instruction i comes after its operands and control
+ * predecessors, otherwise in array order; iterative, so deep chains do
+ * not overflow the C stack */
+int
+hlo_topo(const HloModule *m, uint32_t c, uint32_t *order)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, i, top, cnt = 0, x, k, nk, d;
+	uint8_t *state = xcalloc(n + 1, 1);
+	uint32_t *stack = xreallocarray(NULL, n + 1, sizeof *stack);
+	uint32_t *next = xcalloc(n + 1, sizeof *next);
+
+	for (i = 0; i < n; i++) {
+		if (state[i] || (cp->ins[i].flags & HI_DEAD))
+			continue;
+		top = 0;
+		stack[top++] = i;
+		state[i] = 1;
+		while (top) {
+			x = stack[top - 1];
+			k = next[x];
+			nk = cp->ins[x].nops + cp->ins[x].nctrl;
+			if (k < nk) {
+				next[x]++;
+				d = k < cp->ins[x].nops ?
+					m->ids[cp->ins[x].ops + k] :
+					m->ids[cp->ins[x].ctrl + k -
+						cp->ins[x].nops];
+				if (d >= n || (cp->ins[d].flags & HI_DEAD))
+					continue;
+				if (state[d] == 1) {
+					cnt = -1;
+					goto out;
+				}
+				if (state[d] == 0) {
+					state[d] = 1;
+					stack[top++] = d;
+				}
+				continue;
+			}
+			state[x] = 2;
+			order[cnt++] = x;
+			top--;
+		}
+	}
+out:
+	free(state);
+	free(stack);
+	free(next);
+	return (int)cnt;
+}
+
+/* post-order of the call graph from the roots given (callees first) */
+static int
+callorder(const HloModule *m, const uint32_t *roots, uint32_t nroots,
+	uint32_t *order)
+{
+	uint32_t n = m->ncomps, top, cnt = 0, r, x;
+	uint8_t *state = xcalloc(n + 1, 1);
+	uint32_t *stack = xreallocarray(NULL, n + 1, sizeof *stack);
+	uint64_t *pos = xcalloc(n + 1, sizeof *pos);
+	int bad = 0;
+
+	for (r = 0; r < nroots && !bad; r++) {
+		if (roots[r] >= n || state[roots[r]])
+			continue;
+		top = 0;
+		stack[top++] = roots[r];
+		state[roots[r]] = 1;
+		while (top && !bad) {
+			const HloComp *cp;
+			uint32_t ii, kk, d = HLO_NONE;
+
+			x = stack[top - 1];
+			cp = &m->comps[x];
+			/* pos: instruction index << 32 | called index */
+			for (;;) {
+				ii = pos[x] >> 32;
+				kk = pos[x] & 0xffffffffu;
+				if (ii >= cp->nins)
+					break;
+				if ((cp->ins[ii].flags & HI_DEAD) ||
+				    kk >= cp->ins[ii].ncalled) {
+					pos[x] = (uint64_t)(ii + 1) << 32;
+					continue;
+				}
+				pos[x]++;
+				d = m->ids[cp->ins[ii].called + kk];
+				if (d < n)
+					break;
+			}
+			if (ii >= cp->nins) {
+				state[x] = 2;
+				order[cnt++] = x;
+				top--;
+				continue;
+			}
+			if (state[d] == 1)
+				bad = 1;
+			else if (state[d] == 0) {
+				state[d] = 1;
+				stack[top++] = d;
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	free(pos);
+	return bad ? -1 : (int)cnt;
+}
+
+int
+hlo_comp_order(const HloModule *m, uint32_t *order)
+{
+	if (m->entry >= m->ncomps)
+		return 0;
+	return callorder(m, &m->entry, 1, order);
+}
+
+/* every computation, callees first; computations nobody calls are taken
+ * in array order, the entry last */
+int
+hlo_comp_order_all(const HloModule *m, uint32_t *order)
+{
+	uint32_t *roots = xreallocarray(NULL, m->ncomps + 1, sizeof *roots);
+	uint32_t i, n = 0;
+	int r;
+
+	for (i = 0; i < m->ncomps; i++)
+		if (i != m->entry)
+			roots[n++] = i;
+	if (m->entry < m->ncomps)
+		roots[n++] = m->entry;
+	r = callorder(m, roots, n, order);
+	free(roots);
+	return r;
+}
+
+void
+hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t i, k;
+
+	for (i = 0; i < cp->nins; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD || i == to)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] == from)
+				m->ids[in->ops + k] = to;
+	}
+	if (cp->root == from)
+		cp->root = to;
+}
+
+static uint32_t
+resolve(const uint32_t *map, uint32_t x, uint32_t n)
+{
+	uint32_t steps = 0;
+
+	while (x < n && map[x] != x && steps++ < n)
+		x = map[x];
+	return x;
+}
+
+void
+hlo_forward(HloModule *m, uint32_t c, const uint32_t *map)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t i, k, n = cp->nins;
+
+	for (i = 0; i < n; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			m->ids[in->ops + k] = resolve(map, m->ids[in->ops + k],
+				n);
+		for (k = 0; k < in->nctrl; k++)
+			m->ids[in->ctrl + k] = resolve(map,
+				m->ids[in->ctrl + k], n);
+	}
+	cp->root = resolve(map, cp->root, n);
+}
+
+/* drops dead instructions and renumbers in topological order; control
+ * predecessors that died are dropped */
+int
+hlo_comp_compact(HloModule *m, uint32_t c)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, *order, *newid, i, k, j, cnt;
+	HloInstr *ins;
+	int r;
+
+	order = xreallocarray(NULL, n + 1, sizeof *order);
+	r = hlo_topo(m, c, order);
+	if (r < 0) {
+		free(order);
+		return -1;
+	}
+	cnt = r;
+	newid = xreallocarray(NULL, n + 1, sizeof *newid);
+	for (i = 0; i < n; i++)
+		newid[i] = HLO_NONE;
+	for (i = 0; i < cnt; i++)
+		newid[order[i]] = i;
+	ins = xreallocarray(NULL, cnt + 1, sizeof *ins);
+	for (i = 0; i < cnt; i++) {
+		HloInstr *in = &ins[i];
+
+		*in = cp->ins[order[i]];
+		for (k = 0; k < in->nops; k++) {
+			uint32_t d = m->ids[in->ops + k];
+
+			m->ids[in->ops + k] = d < n ? newid[d] : HLO_NONE;
+		}
+		for (k = j = 0; k < in->nctrl; k++) {
+			uint32_t d = m->ids[in->ctrl + k];
+
+			if (d < n && newid[d] != HLO_NONE)
+				m->ids[in->ctrl + j++] = newid[d];
+		}
+		in->nctrl = j;
+	}
+	cp->root = cp->root < n ? newid[cp->root] : HLO_NONE;
+	free(cp->ins);
+	cp->ins = ins;
+	cp->nins = cnt;
+	cp->cap = cnt + 1;
+	free(order);
+	free(newid);
+	return 0;
+}
+
+/* drops computations unreachable from the entry */
+void
+hlo_module_compact(HloModule *m)
+{
+	uint32_t n = m->ncomps, *order, *newid, i, k, cnt;
+	int r;
+
+	if (m->entry >= n)
+		return;
+	order = xreallocarray(NULL, n + 1, sizeof *order);
+	r = hlo_comp_order(m, order);
+	if (r < 0 || (uint32_t)r == n) {
+		free(order);
+		return;
+	}
+	cnt = r;
+	newid = xreallocarray(NULL, n + 1, sizeof *newid);
+	for (i = 0; i < n; i++)
+		newid[i] = HLO_NONE;
+	/* keep the original relative order of the survivors */
+	for (i = 0; i < cnt; i++)
+		newid[order[i]] = 0;
+	for (i = k = 0; i < n; i++) {
+		if (newid[i] == HLO_NONE) {
+			free(m->comps[i].ins);
+			continue;
+		}
+		newid[i] = k;
+		m->comps[k++] = m->comps[i];
+	}
+	m->ncomps = k;
+	m->entry = newid[m->entry];
+	for (i = 0; i < m->ncomps; i++) {
+		HloComp *cp = &m->comps[i];
+		uint32_t j;
+
+		for (j = 0; j < cp->nins; j++)
+			for (k = 0; k < cp->ins[j].ncalled; k++) {
+				uint32_t *d = &m->ids[cp->ins[j].called + k];
+
+				*d = *d < n ? newid[*d] : HLO_NONE;
+			}
+	}
+	free(order);
+	free(newid);
+}
+
+/* xla's HasSideEffectNoRecurse */
+int
+hlo_has_side_effect(const HloModule *m, const HloInstr *in)
+{
+	unsigned f = hlo_opinfo[in->op].flags;
+
+	if (f & F_SIDE)
+		return 1;
+	if (f & F_COLL)
+		return hlo_attr(m, in, A_CHANNEL_ID) != NULL ||
+			hlo_attr_int(m, in, A_CONSTRAIN_LAYOUT, 0);
+	if (in->op == HOP_CUSTOMCALL)
+		return hlo_attr_int(m, in, A_CUSTOM_CALL_SIDE_EFFECT, 0) != 0;
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* util.c: checked allocation, error messages, whole-file I/O, a growable
+ * byte buffer. allocation failure is the one error not returned: it prints
+ * a message and exits 1, as there is nothing sensible left to do. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hlo.h"
+
+static void
+oom(void)
+{
+	fputs("hlopt: error: out of memory\n", stderr);
+	exit(1);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		oom();
+	p = realloc(p, n * size > 0 ? n * size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+int
+hlo_err(HloError *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* reads a whole file ("-": stdin) into a NUL-terminated buffer */
+int
+hlo_read_file(const char *path, char **data, size_t *len, HloError *e)
+{
+	FILE *f;
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (strcmp(path, "-") == 0) {
+		f = stdin;
+	} else {
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return hlo_err(e, "%s: error: is a directory", path);
+		f = fopen(path, "rb");
+		if (!f)
+			return hlo_err(e, "%s: error: cannot open: %s", path,
+				strerror(errno));
+	}
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int err = errno;
+
+		free(buf);
+		if (f != stdin)
+			fclose(f);
+		return hlo_err(e, "%s: error: read failed: %s", path,
+			strerror(err));
+	}
+	if (f != stdin)
+		fclose(f);
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* writes data to path through a temporary file and rename, so a failure
+ * never leaves a half-written output behind */
+int
+hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
+{
+	char *tmp;
+	size_t n;
+	FILE *f;
+	int fd, err;
+
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+			return hlo_err(e, "<stdout>: error: write failed: %s",
+				strerror(errno));
+		return 0;
+	}
+	n = strlen(path);
+	tmp = xmalloc(n + 16);
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmp.XXXXXX", 12);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		return hlo_err(e, "%s: error: cannot create: %s", path,
+			strerror(err));
+	}
+	f = fdopen(fd, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || ferror(f)) {
+		err = errno;
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		unlink(tmp);
+		free(tmp);
+		return hlo_err(e, "%s: error: write failed: %s", path,
+			strerror(err ? err : EIO));
+	}
+	{
+		mode_t um = umask(022);
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		free(tmp);
+		return hlo_err(e, "%s: error: write failed: %s", path,
+			strerror(err));
+	}
+	free(tmp);
+	return 0;
+}
+
+void
+hlo_buf_put(HloBuf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len <= n) {
+		size_t c = b->cap ? b->cap : 256;
+
+		while (c - b->len <= n)
+			c *= 2;
+		b->buf = xreallocarray(b->buf, c, 1);
+		b->cap = c;
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = 0;
+}
+
+void
+hlo_buf_puts(HloBuf *b, const char *s)
+{
+	hlo_buf_put(b, s, strlen(s));
+}
+
+void
+hlo_buf_printf(HloBuf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		hlo_buf_put(b, tmp, n);
+		return;
+	}
+	hlo_buf_put(b, "", 0);
+	if (b->cap - b->len <= (size_t)n) {
+		b->buf = xreallocarray(b->buf, b->len + n + 1, 1);
+		b->cap = b->len + n + 1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->buf + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+void
+hlo_buf_free(HloBuf *b)
+{
+	free(b->buf);
+	b->buf = NULL;
+	b->len = b->cap = 0;
+}
