@@ -83,3 +83,6 @@ clean:
 
 .PHONY: all check check-asan demo deps install uninstall clean tests
 .SECONDARY:
+
+$(BUILD)/bench_io: scripts/bench_io.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)

@@ -349,7 +349,22 @@ int hlo_load(const char *path, HloModule **out, HloError *e);
 
 /* hlo/verify.c */
 int hlo_verify(const HloModule *m, HloError *e);
+				/* structure, called computations and every
+				 * instruction's shape; -1 on the first
+				 * problem */
 int hlo_infer_shape(HloModule *m, uint32_t c, uint32_t i, uint32_t *shape,
-	HloError *e);		/* the shape xla's shape inference gives */
+	HloError *e);		/* the shape xla's shape inference gives,
+				 * without layout; for opaque ops (custom-call,
+				 * bitcast, ...) the instruction's own */
+#define HLO_CONV_MAXSP 10
+typedef struct {
+	int nsp;		/* spatial dimension count: rank - 2 */
+	int in_batch, in_feature, in_spatial[HLO_CONV_MAXSP];
+	int k_in, k_out, k_spatial[HLO_CONV_MAXSP];
+	int out_batch, out_feature, out_spatial[HLO_CONV_MAXSP];
+} HloConvDnums;			/* dimension numbers of a convolution */
+int hlo_conv_dnums(const char *labels, size_t n, int rank, HloConvDnums *d);
+				/* decodes dim_labels, e.g. "b01f_01io->b01f";
+				 * rank < 0 accepts any rank; -1 if malformed */
 
 #endif
