@@ -54,7 +54,7 @@ deps:
 	@sh scripts/deps
 
 check: deps
-	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory all tests replay
 	@sh scripts/runtests $(BUILD) $(BIN)
 
 tests: $(TESTBINS)
@@ -63,7 +63,7 @@ check-asan:
 	@sh scripts/deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-		build-asan/hlopt tests
+		build-asan/hlopt tests replay
 	@ASAN_OPTIONS=detect_leaks=1 CK_FORK=no sh scripts/runtests build-asan build-asan/hlopt
 
 demo: deps
@@ -86,3 +86,39 @@ clean:
 
 $(BUILD)/bench_io: scripts/bench_io.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)
+
+# fuzzing (tests/fuzz): `make fuzz FUZZ_SECONDS=N` runs every libFuzzer
+# target for N seconds each; `make fuzz-afl` builds AFL++-style binaries
+# (stdin driver); make check replays tests/fuzz/regress/ through the
+# targets built normally.
+FUZZ_TARGETS = text proto verify
+FUZZ_SECONDS = 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBOBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/driver.c $(LIBOBJS) $(LIBS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIBOBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ tests/fuzz/fuzz_$*.c $(LIBOBJS) $(LIBS)
+
+replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
+
+fuzz:
+	@sh scripts/deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
+		SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+		$(FUZZ_TARGETS:%=build-fuzz/fuzz/fuzz_%)
+	@sh scripts/fuzz build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-afl:
+	@$(MAKE) --no-print-directory BUILD=build-afl \
+		CC=$$(command -v afl-clang-fast || command -v afl-cc || echo clang) \
+		SAN="$(FUZZ_SAN)" $(FUZZ_TARGETS:%=build-afl/fuzz/replay_%)
+	@echo "AFL++ targets: build-afl/fuzz/replay_{$(FUZZ_TARGETS)} (read stdin when given no file)"
+
+check-valgrind: all tests replay
+	@sh scripts/check-valgrind $(BUILD) $(BIN)
+
+.PHONY: fuzz fuzz-afl replay check-valgrind

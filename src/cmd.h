@@ -20,7 +20,9 @@ int cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 				 * status (--help printed: 0; usage: 2) */
 int cmd_format_arg(const char *s, const char *allowed, int *status);
 
-/* src/cmd_convert.c */
+/* src/cmdutil.c */
+int cmd_load(const char *path, HloModule **m);
+			/* load + verify; prints errors; exit status */
 int cmd_write_module(const HloModule *m, const char *path, const char *to,
 	HloError *e);	/* to: "text", "proto" or NULL (by path: .pb) */
 #endif

@@ -6,33 +6,6 @@
 #include "hlo.h"
 #include "cmd.h"
 
-/* writes m to path as text or proto; to is "text", "proto" or NULL
- * (then chosen by the path: ".pb" is proto, anything else text) */
-int
-cmd_write_module(const HloModule *m, const char *path, const char *to,
-	HloError *e)
-{
-	HloBuf b = {0};
-	size_t n = strlen(path);
-	int proto, r;
-
-	if (to)
-		proto = !strcmp(to, "proto");
-	else
-		proto = n > 3 && !strcmp(path + n - 3, ".pb");
-	if (proto) {
-		if (hlo_write_proto(m, &b, e) < 0) {
-			hlo_buf_free(&b);
-			return -1;
-		}
-	} else {
-		hlo_print_module(m, &b);
-	}
-	r = hlo_write_file(path, b.buf ? b.buf : "", b.len, e);
-	hlo_buf_free(&b);
-	return r;
-}
-
 int
 cmd_convert(int argc, char **argv)
 {
@@ -56,11 +29,8 @@ cmd_convert(int argc, char **argv)
 	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
 	    &status) < 0)
 		goto done;
-	if (hlo_load(in->filename[0], &m, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;
-	}
 	if (cmd_write_module(m, out->count ? out->sval[0] : "-",
 	    to->count ? to->sval[0] : NULL, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);

@@ -123,11 +123,32 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 	char *tmp;
 	size_t n;
 	FILE *f;
+	struct stat st;
 	int fd, err;
 
 	if (strcmp(path, "-") == 0) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
 			return hlo_err(e, "<stdout>: error: write failed: %s",
+				strerror(errno));
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or pipe (/dev/null, /dev/full): write in place;
+		 * renaming over it would replace the node */
+		if (S_ISDIR(st.st_mode))
+			return hlo_err(e, "%s: error: is a directory", path);
+		f = fopen(path, "wb");
+		if (!f)
+			return hlo_err(e, "%s: error: cannot open: %s", path,
+				strerror(errno));
+		if (fwrite(data, 1, len, f) != len || fflush(f)) {
+			err = errno;
+			fclose(f);
+			return hlo_err(e, "%s: error: write failed: %s", path,
+				strerror(err ? err : EIO));
+		}
+		if (fclose(f))
+			return hlo_err(e, "%s: error: write failed: %s", path,
 				strerror(errno));
 		return 0;
 	}

@@ -1,0 +1,650 @@
+/* eval.c: the evaluator's core: the context, values and their memory
+ * accounting, and the driver that walks a computation in topological
+ * order, dispatching each instruction to its opcode family and freeing
+ * every value after its last use. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlo.h"
+#include "eval.h"
+
+struct EvPlan {
+	int state;		/* 0 not built, 1 built, -1 cycle */
+	uint32_t norder;
+	uint32_t *order;	/* instructions the root needs, operands first */
+	uint32_t *uses;		/* operand slots reading each one (+1 root) */
+};
+
+int
+ev_fail(HloEval *ev, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	ev->status = status;
+	if (ev->err) {
+		va_start(ap, fmt);
+		vsnprintf(ev->err->msg, sizeof ev->err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int
+ev_unsupported(HloEval *ev, uint32_t c, uint32_t i, const char *why)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+
+	return ev_fail(ev, EV_NOEVAL, "cannot evaluate %s %s (in %s): %s",
+		hlo_opinfo[in->op].name, hlo_cstr(m, in->name),
+		hlo_cstr(m, m->comps[c].name), why);
+}
+
+void
+hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->m = m;
+	ev->limit = limit ? limit : EV_DEFAULT_LIMIT;
+	ev->maxsteps = EV_MAX_STEPS;
+	ev->err = e;
+	ev->plans = xcalloc(m->ncomps + 1, sizeof *ev->plans);
+	ev->progs = xcalloc(m->ncomps + 1, sizeof *ev->progs);
+}
+
+void
+hlo_eval_fini(HloEval *ev)
+{
+	uint32_t c;
+
+	if (!ev->m)
+		return;
+	for (c = 0; c < ev->m->ncomps; c++) {
+		free(ev->plans[c].order);
+		free(ev->plans[c].uses);
+		if (ev->progs[c] && ev->progs[c] != (EvProg *)1)
+			ev_prog_free(ev->progs[c]);
+	}
+	free(ev->plans);
+	free(ev->progs);
+	ev->plans = NULL;
+	ev->progs = NULL;
+	ev->m = NULL;
+}
+
+/* memory */
+
+int
+ev_reserve(HloEval *ev, uint64_t bytes)
+{
+	if (bytes > ev->limit || ev->live > ev->limit - bytes)
+		return ev_fail(ev, EV_NOEVAL, "not evaluable: needs more than "
+			"%llu bytes of live buffers (%llu live, %llu more "
+			"requested), over the --max-memory limit of %llu",
+			(unsigned long long)(ev->live + bytes),
+			(unsigned long long)ev->live,
+			(unsigned long long)bytes,
+			(unsigned long long)ev->limit);
+	ev->live += bytes;
+	if (ev->live > ev->peak)
+		ev->peak = ev->live;
+	return 0;
+}
+
+void
+ev_release(HloEval *ev, uint64_t bytes)
+{
+	ev->live -= bytes;
+}
+
+void *
+ev_scratch(HloEval *ev, uint64_t bytes)
+{
+	if (bytes > SIZE_MAX / 2 || ev_reserve(ev, bytes) < 0)
+		return NULL;
+	return xmalloc(bytes);
+}
+
+void
+ev_scratch_free(HloEval *ev, void *p, uint64_t bytes)
+{
+	if (!p)
+		return;
+	free(p);
+	ev_release(ev, bytes);
+}
+
+/* values */
+
+int64_t
+ev_esz(int type)
+{
+	return hlo_type_bytes(type);
+}
+
+const int64_t *
+ev_dims(const HloEval *ev, uint32_t shape, int *rank)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+
+	*rank = sh->type == TY_TUPLE ? 0 : sh->rank;
+	return hlo_dims(ev->m, sh);
+}
+
+void
+ev_strides(const int64_t *dims, int rank, int64_t esz, int64_t *strides)
+{
+	int d;
+	int64_t s = esz;
+
+	for (d = rank - 1; d >= 0; d--) {
+		strides[d] = s;
+		s *= dims[d];
+	}
+}
+
+#define HDR ((sizeof(HloVal) + 63) & ~(size_t)63)
+
+HloVal *
+hlo_val_array(HloEval *ev, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	int64_t n, esz;
+	uint64_t bytes;
+	HloVal *v;
+
+	if (sh->type == TY_TUPLE) {
+		ev_fail(ev, EV_BAD, "internal: array value of a tuple shape");
+		return NULL;
+	}
+	n = hlo_shape_elems(ev->m, shape);
+	esz = ev_esz(sh->type);
+	if (n < 0 || (esz && n > INT64_MAX / 64 / esz)) {
+		ev_fail(ev, EV_NOEVAL, "not evaluable: a buffer of %s "
+			"elements overflows 64 bits", "too many");
+		return NULL;
+	}
+	bytes = (uint64_t)n * esz;
+	if (ev_reserve(ev, bytes) < 0)
+		return NULL;
+	v = xmalloc(HDR + bytes + 64);
+	memset(v, 0, sizeof *v);
+	v->refs = 1;
+	v->type = sh->type;
+	v->shape = shape;
+	v->n = sh->type == TY_TOKEN ? 0 : n;
+	v->nbytes = bytes;
+	v->data = (unsigned char *)v + HDR;
+	return v;
+}
+
+HloVal *
+hlo_val_tuple(HloEval *ev, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	HloVal *v = xcalloc(1, sizeof *v);
+
+	v->refs = 1;
+	v->type = TY_TUPLE;
+	v->shape = shape;
+	v->n = sh->type == TY_TUPLE ? sh->ntuple : 0;
+	v->elems = xcalloc(v->n + 1, sizeof *v->elems);
+	return v;
+}
+
+HloVal *
+hlo_val_ref(HloVal *v)
+{
+	if (v)
+		v->refs++;
+	return v;
+}
+
+void
+hlo_val_unref(HloEval *ev, HloVal *v)
+{
+	int64_t k;
+
+	if (!v || --v->refs > 0)
+		return;
+	if (v->type == TY_TUPLE) {
+		for (k = 0; k < v->n; k++)
+			hlo_val_unref(ev, v->elems[k]);
+		free(v->elems);
+		free(v);
+		return;
+	}
+	if (v->base) {
+		hlo_val_unref(ev, v->base);
+		free(v);
+		return;
+	}
+	ev_release(ev, v->nbytes);
+	free(v);
+}
+
+/* the same elements seen with another array shape of equal byte size */
+HloVal *
+ev_view(HloEval *ev, HloVal *v, uint32_t shape)
+{
+	HloVal *w = xcalloc(1, sizeof *w);
+
+	(void)ev;
+	w->refs = 1;
+	w->type = hlo_sh(ev->m, shape)->type;
+	w->shape = shape;
+	w->n = v->n;
+	w->data = v->data;
+	w->base = hlo_val_ref(v->base ? v->base : v);
+	return w;
+}
+
+/* a value of the shape with every byte zero (tuples recursively) */
+HloVal *
+ev_zero(HloEval *ev, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	HloVal *v;
+	uint32_t k;
+
+	if (sh->type != TY_TUPLE) {
+		v = hlo_val_array(ev, shape);
+		if (v)
+			memset(v->data, 0, v->nbytes);
+		return v;
+	}
+	v = hlo_val_tuple(ev, shape);
+	for (k = 0; k < v->n; k++) {
+		v->elems[k] = ev_zero(ev,
+			hlo_tuple_elems(ev->m, hlo_sh(ev->m, shape))[k]);
+		if (!v->elems[k]) {
+			hlo_val_unref(ev, v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* plans */
+
+static int
+buildplan(HloEval *ev, uint32_t c)
+{
+	const HloModule *m = ev->m;
+	const HloComp *cp = &m->comps[c];
+	EvPlan *p = &ev->plans[c];
+	uint32_t n = cp->nins, *topo, *stack, i, k, top, x, d, cnt = 0;
+	uint8_t *need;
+	int nt;
+
+	if (p->state)
+		return p->state;
+	if (cp->root >= n || (cp->ins[cp->root].flags & HI_DEAD)) {
+		p->state = -1;
+		return -1;
+	}
+	topo = xreallocarray(NULL, n + 1, sizeof *topo);
+	nt = hlo_topo(m, c, topo);
+	if (nt < 0) {
+		free(topo);
+		p->state = -1;
+		return -1;
+	}
+	need = xcalloc(n + 1, 1);
+	stack = xreallocarray(NULL, n + 1, sizeof *stack);
+	top = 0;
+	stack[top++] = cp->root;
+	need[cp->root] = 1;
+	while (top) {
+		x = stack[--top];
+		for (k = 0; k < cp->ins[x].nops; k++) {
+			d = m->ids[cp->ins[x].ops + k];
+			if (d < n && !need[d]) {
+				need[d] = 1;
+				stack[top++] = d;
+			}
+		}
+	}
+	p->order = xreallocarray(NULL, n + 1, sizeof *p->order);
+	p->uses = xcalloc(n + 1, sizeof *p->uses);
+	for (i = 0; i < (uint32_t)nt; i++) {
+		x = topo[i];
+		if (!need[x])
+			continue;
+		p->order[cnt++] = x;
+		for (k = 0; k < cp->ins[x].nops; k++) {
+			d = m->ids[cp->ins[x].ops + k];
+			if (d < n)
+				p->uses[d]++;
+		}
+	}
+	p->uses[cp->root]++;
+	p->norder = cnt;
+	p->state = 1;
+	free(topo);
+	free(need);
+	free(stack);
+	return 1;
+}
+
+/* checks v has the type and element count (arrays) or arity (tuples,
+ * recursively) of shape */
+static int
+fits(const HloModule *m, const HloVal *v, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(m, shape);
+	int64_t k;
+
+	if (!v)
+		return 0;
+	if (sh->type == TY_TUPLE) {
+		if (v->type != TY_TUPLE || v->n != sh->ntuple)
+			return 0;
+		for (k = 0; k < v->n; k++)
+			if (!fits(m, v->elems[k], hlo_tuple_elems(m, sh)[k]))
+				return 0;
+		return 1;
+	}
+	if (sh->type == TY_TOKEN)
+		return v->type == TY_TOKEN;
+	return v->type == sh->type && v->n == hlo_shape_elems(m, shape);
+}
+
+static int
+literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
+	uint32_t nlit, uint32_t *off, HloVal **out)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	HloVal *v;
+	uint32_t k;
+
+	if (sh->type == TY_TUPLE) {
+		v = hlo_val_tuple(ev, shape);
+		for (k = 0; k < v->n; k++) {
+			if (literal_fill(ev, hlo_tuple_elems(ev->m,
+			    hlo_sh(ev->m, shape))[k], lit, nlit, off,
+			    &v->elems[k]) < 0) {
+				hlo_val_unref(ev, v);
+				return -1;
+			}
+		}
+		*out = v;
+		return 0;
+	}
+	v = hlo_val_array(ev, shape);
+	if (!v)
+		return -1;
+	if ((uint64_t)v->nbytes > nlit - *off) {
+		hlo_val_unref(ev, v);
+		return ev_fail(ev, EV_BAD, "constant literal too short for "
+			"its shape");
+	}
+	memcpy(v->data, lit + *off, v->nbytes);
+	*off += v->nbytes;
+	*out = v;
+	return 0;
+}
+
+/* elided constants ({...}) get values from a hash of their name */
+static int
+elided_fill(HloEval *ev, uint32_t shape, uint64_t seed, HloVal **out)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	HloVal *v;
+	uint32_t k;
+
+	if (sh->type == TY_TUPLE) {
+		v = hlo_val_tuple(ev, shape);
+		for (k = 0; k < v->n; k++) {
+			if (elided_fill(ev, hlo_tuple_elems(ev->m,
+			    hlo_sh(ev->m, shape))[k], ev_mix64(seed + k + 1),
+			    &v->elems[k]) < 0) {
+				hlo_val_unref(ev, v);
+				return -1;
+			}
+		}
+		*out = v;
+		return 0;
+	}
+	v = hlo_val_array(ev, shape);
+	if (!v)
+		return -1;
+	ev_fill_random(v->type, v->data, v->n, seed, FILL_SMALL);
+	*out = v;
+	return 0;
+}
+
+static int
+constant(HloEval *ev, const HloInstr *in, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	uint32_t nlit = 0, off = 0;
+	const unsigned char *lit = hlo_literal(m, in, &nlit);
+	const char *name;
+	uint64_t h = 1469598103934665603ull;
+
+	if (lit)
+		return literal_fill(ev, in->shape, lit, nlit, &off, out);
+	for (name = hlo_cstr(m, in->name); *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return elided_fill(ev, in->shape, h, out);
+}
+
+static int
+gte(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	int64_t k = hlo_attr_int(ev->m, in, A_INDEX, -1);
+
+	if (ops[0]->type != TY_TUPLE || k < 0 || k >= ops[0]->n)
+		return ev_unsupported(ev, c, i, "index out of range");
+	*out = hlo_val_ref(ops[0]->elems[k]);
+	return 0;
+}
+
+static int
+tuple(HloEval *ev, const HloInstr *in, HloVal **ops, HloVal **out)
+{
+	HloVal *v = hlo_val_tuple(ev, in->shape);
+	uint32_t k;
+
+	if ((uint32_t)v->n != in->nops) {
+		hlo_val_unref(ev, v);
+		return ev_fail(ev, EV_BAD, "tuple arity differs from its shape");
+	}
+	for (k = 0; k < in->nops; k++)
+		v->elems[k] = hlo_val_ref(ops[k]);
+	*out = v;
+	return 0;
+}
+
+static int
+is_opaque(int op)
+{
+	switch (op) {
+	case HOP_CUSTOMCALL: case HOP_INFEED: case HOP_OUTFEED:
+	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
+	case HOP_RNG: case HOP_RNGBITGEN: case HOP_RNGGETSTATE:
+	case HOP_PARTITIONID: case HOP_REPLICAID: case HOP_AFTERALL:
+	case HOP_COPYSTART: case HOP_COPYDONE:
+	case HOP_ALLGATHERDONE: case HOP_ALLREDUCEDONE:
+	case HOP_COLLPERMUTEDONE: case HOP_RAGGEDALLTOALL:
+		return 1;
+	}
+	return (hlo_opinfo[op].flags & F_COLL) != 0;
+}
+
+static int
+instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	int op = in->op;
+
+	switch (op) {
+	case HOP_CONSTANT:
+		return constant(ev, in, out);
+	case HOP_TUPLE:
+		return tuple(ev, in, ops, out);
+	case HOP_GTE:
+		return gte(ev, c, i, ops, out);
+	case HOP_BITCASTCVT:
+		return ev_bitcast_convert(ev, c, i, ops, out);
+	case HOP_COPY:
+	case HOP_MAP:
+		break;
+	default:
+		if (hlo_opinfo[op].flags & F_ELEM)
+			return ev_elementwise(ev, c, i, ops, out);
+	}
+	if (is_opaque(op))
+		return ev_opaque(ev, c, i, ops, out);
+	switch (op) {
+	case HOP_DOT: case HOP_CONV: case HOP_TRISOLVE: case HOP_CHOLESKY:
+	case HOP_FFT: case HOP_BNTRAIN: case HOP_BNINFER: case HOP_BNGRAD:
+	case HOP_RAGGEDDOT:
+		return ev_linalg(ev, c, i, ops, out);
+	case HOP_CALL: case HOP_FUSION: case HOP_WHILE: case HOP_CONDITIONAL:
+	case HOP_MAP: case HOP_REDUCE: case HOP_REDUCEWINDOW:
+	case HOP_SELECTANDSCATTER: case HOP_SORT: case HOP_SCATTER:
+	case HOP_TOPK: case HOP_ASYNCSTART: case HOP_ASYNCUPDATE:
+	case HOP_ASYNCDONE:
+		return ev_ctrl(ev, c, i, ops, out);
+	case HOP_GATHER:
+		return ev_gather(ev, c, i, ops, out);
+	}
+	return ev_data(ev, c, i, ops, out);
+}
+
+static int
+bindparam(HloEval *ev, const HloInstr *in, HloVal **args, uint32_t nargs,
+	HloVal **out)
+{
+	HloVal *a;
+
+	if (in->num < 0 || (uint64_t)in->num >= nargs || !args[in->num])
+		return ev_fail(ev, EV_BAD, "parameter %lld of %s has no "
+			"argument", (long long)in->num,
+			hlo_cstr(ev->m, in->name));
+	a = args[in->num];
+	if (!fits(ev->m, a, in->shape))
+		return ev_fail(ev, EV_BAD, "argument for parameter %s does "
+			"not match its shape", hlo_cstr(ev->m, in->name));
+	*out = hlo_val_ref(a);
+	return 0;
+}
+
+static void
+dropvals(HloEval *ev, HloVal **vals, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		hlo_val_unref(ev, vals[k]);
+	free(vals);
+}
+
+static int
+runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
+	uint32_t nargs)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	HloVal *small[8], **ops = small;
+	uint32_t k, d, n = m->comps[c].nins;
+	int r;
+
+	if (in->op == HOP_PARAMETER)
+		return bindparam(ev, in, args, nargs, &vals[i]);
+	if (++ev->steps > ev->maxsteps)
+		return ev_fail(ev, EV_NOEVAL, "not evaluable: more than %llu "
+			"instructions executed (endless loop?)",
+			(unsigned long long)ev->maxsteps);
+	if (in->nops > 8)
+		ops = xreallocarray(NULL, in->nops, sizeof *ops);
+	for (k = 0; k < in->nops; k++) {
+		d = m->ids[in->ops + k];
+		ops[k] = d < n ? vals[d] : NULL;
+		if (!ops[k]) {
+			if (ops != small)
+				free(ops);
+			return ev_fail(ev, EV_BAD, "operand %u of %s is "
+				"undefined", k, hlo_cstr(m, in->name));
+		}
+	}
+	r = instr(ev, c, i, ops, &vals[i]);
+	if (ops != small)
+		free(ops);
+	if (r < 0)
+		return -1;
+	in = hlo_ins(m, c, i);
+	if (!fits(m, vals[i], in->shape))
+		return ev_fail(ev, EV_BAD, "%s %s: result does not match its "
+			"shape", hlo_opinfo[in->op].name, hlo_cstr(m, in->name));
+	return 0;
+}
+
+int
+hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	HloVal **out)
+{
+	const HloModule *m = ev->m;
+	EvPlan *p;
+	HloVal **vals;
+	uint32_t *left, k, j, i, d, n;
+	const HloInstr *in;
+
+	*out = NULL;
+	if (c >= m->ncomps)
+		return ev_fail(ev, EV_BAD, "call of a missing computation");
+	if (ev->depth >= EV_MAX_DEPTH)
+		return ev_fail(ev, EV_NOEVAL, "not evaluable: computations "
+			"nest deeper than %d", EV_MAX_DEPTH);
+	if (buildplan(ev, c) < 0)
+		return ev_fail(ev, EV_BAD, "computation %s has a cycle or no "
+			"root", hlo_cstr(m, m->comps[c].name));
+	p = &ev->plans[c];
+	n = m->comps[c].nins;
+	vals = xcalloc(n + 1, sizeof *vals);
+	left = xreallocarray(NULL, n + 1, sizeof *left);
+	memcpy(left, p->uses, n * sizeof *left);
+	ev->depth++;
+	for (k = 0; k < p->norder; k++) {
+		i = p->order[k];
+		if (runinstr(ev, c, i, vals, args, nargs) < 0) {
+			ev->depth--;
+			dropvals(ev, vals, n);
+			free(left);
+			return -1;
+		}
+		in = hlo_ins(m, c, i);
+		for (j = 0; j < in->nops; j++) {
+			d = m->ids[in->ops + j];
+			if (d < n && --left[d] == 0) {
+				hlo_val_unref(ev, vals[d]);
+				vals[d] = NULL;
+			}
+		}
+	}
+	ev->depth--;
+	*out = vals[m->comps[c].root];
+	vals[m->comps[c].root] = NULL;
+	dropvals(ev, vals, n);
+	free(left);
+	return 0;
+}
+
+int
+ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
+	HloVal **out)
+{
+	return hlo_eval_comp(ev, comp, args, nargs, out);
+}
+
+int
+hlo_eval_entry(HloEval *ev, HloVal **args, uint32_t nargs, HloVal **out)
+{
+	if (ev->m->entry >= ev->m->ncomps)
+		return ev_fail(ev, EV_BAD, "module has no entry computation");
+	return hlo_eval_comp(ev, ev->m->entry, args, nargs, out);
+}

@@ -1,0 +1,194 @@
+/* eval.h: the reference evaluator (src/eval*.c): runs an HLO module on
+ * concrete inputs, generates deterministic inputs, compares two modules.
+ *
+ * Values are reference-counted and immutable once built. An array value
+ * holds its elements packed as in literals (hlo_type_bytes(type) bytes
+ * each, little-endian, logical row-major order: layouts are ignored); a
+ * tuple holds its element values. Shape ids refer to the module being
+ * evaluated. All state lives in an HloEval context: no globals.
+ */
+#ifndef EVAL_H
+#define EVAL_H
+
+#include "hlo.h"
+
+typedef struct HloVal HloVal;
+struct HloVal {
+	int32_t refs;
+	uint8_t type;		/* TY_*: an array type, TY_TUPLE or TY_TOKEN */
+	uint32_t shape;		/* shape id in the evaluated module */
+	int64_t n;		/* arrays: element count; tuples: arity */
+	int64_t nbytes;		/* bytes owned and counted against the limit */
+	unsigned char *data;	/* arrays: n * hlo_type_bytes(type) bytes */
+	HloVal **elems;		/* tuples */
+	HloVal *base;		/* data borrowed from base (held), or NULL */
+};
+
+/* why an evaluation stopped */
+enum { EV_OK, EV_BAD, EV_NOEVAL };
+
+typedef struct EvPlan EvPlan;
+typedef struct EvProg EvProg;
+
+typedef struct {
+	const HloModule *m;
+	uint64_t limit;		/* bytes of live values allowed */
+	uint64_t live, peak;	/* bytes of live values now and at most */
+	uint64_t steps, maxsteps;	/* instructions evaluated, allowed */
+	int depth;		/* nested computation calls */
+	int status;		/* EV_BAD or EV_NOEVAL after a failure */
+	HloError *err;
+	EvPlan *plans;		/* per computation, built on first call */
+	EvProg **progs;		/* per computation: compiled scalar program,
+				 * built on first use; (EvProg *)1: cannot */
+	uint64_t flops;		/* dot and convolution flops done */
+	double gemm_secs;	/* seconds spent in dot and convolution */
+} HloEval;
+
+#define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
+#define EV_MAX_DEPTH 200
+#define EV_MAX_STEPS ((uint64_t)200000000)
+
+/* src/eval.c */
+void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
+	HloError *e);
+void hlo_eval_fini(HloEval *ev);
+int hlo_eval_entry(HloEval *ev, HloVal **args, uint32_t nargs,
+	HloVal **out);		/* -1: ev->status says why, ev->err what */
+int hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	HloVal **out);
+HloVal *hlo_val_array(HloEval *ev, uint32_t shape);
+				/* uninitialised; NULL over the limit */
+HloVal *hlo_val_tuple(HloEval *ev, uint32_t shape);
+				/* elements NULL, to be filled */
+HloVal *hlo_val_ref(HloVal *v);
+void hlo_val_unref(HloEval *ev, HloVal *v);
+
+/* src/eval_input.c: inputs, reports, comparison */
+typedef struct {
+	uint32_t n;		/* leaves of the entry parameters, in order */
+	int64_t *bound;		/* integer leaves: values in [0, bound) if > 0 */
+	uint8_t *positive;	/* float leaves: values in [0.5, 1.5) */
+} HloInputHints;
+
+void hlo_eval_hints(const HloModule *m, HloInputHints *h);
+void hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o);
+void hlo_eval_hints_free(HloInputHints *h);
+int hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
+	HloVal ***args, uint32_t *nargs);
+void hlo_eval_free_args(HloEval *ev, HloVal **args, uint32_t nargs);
+void hlo_eval_report(HloEval *ev, const HloVal *out, int json, HloBuf *b);
+
+typedef struct {
+	int trials;
+	uint64_t seed;
+	double rtol, atol;
+	uint64_t limit;
+} HloVerifyOpts;
+
+typedef struct {
+	int verdict;		/* 0 equal, 1 different, 3 not evaluable */
+	int trial;		/* of the first difference */
+	int64_t output;		/* flattened output index, -1: signature */
+	int64_t elem;		/* element index within that output */
+	char a[64], b[64];	/* the two values */
+	char msg[1024];		/* one-line explanation */
+} HloVerifyResult;
+
+int hlo_eval_verify(const HloModule *a, const HloModule *b,
+	const HloVerifyOpts *o, HloVerifyResult *r);
+				/* returns r->verdict */
+int hlo_eval_signature_eq(const HloModule *a, const HloModule *b,
+	char *why, size_t n);
+
+/* ---- internal to src/eval*.c ---- */
+
+/* one element while computing: floats (every width) as double, signed
+ * integers sign-extended, unsigned and pred zero-extended, complex as
+ * two doubles */
+typedef union {
+	double f;
+	int64_t s;
+	uint64_t u;
+	double c[2];
+} Lane;
+
+#define EV_CHUNK 256
+
+/* an elementwise operation, bound to its types */
+typedef struct {
+	uint16_t op;		/* HOP_* */
+	uint8_t type;		/* result element type */
+	uint8_t t0, t1, t2;	/* operand element types */
+	uint8_t dir;		/* compare: CMP_* */
+	uint8_t total;		/* compare: TOTALORDER */
+	int16_t ebits, mbits;	/* reduce-precision */
+} EwOp;
+
+enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
+
+/* eval.c */
+int ev_fail(HloEval *ev, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ev_unsupported(HloEval *ev, uint32_t c, uint32_t i, const char *why);
+int64_t ev_esz(int type);
+const int64_t *ev_dims(const HloEval *ev, uint32_t shape, int *rank);
+void ev_strides(const int64_t *dims, int rank, int64_t esz,
+	int64_t *strides);
+int ev_reserve(HloEval *ev, uint64_t bytes);
+void ev_release(HloEval *ev, uint64_t bytes);
+void *ev_scratch(HloEval *ev, uint64_t bytes);	/* counted; NULL over */
+void ev_scratch_free(HloEval *ev, void *p, uint64_t bytes);
+HloVal *ev_view(HloEval *ev, HloVal *v, uint32_t shape);
+HloVal *ev_zero(HloEval *ev, uint32_t shape);
+int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
+	HloVal **out);
+
+/* eval_elem.c */
+void lane_load(int type, const void *src, int64_t n, Lane *dst);
+void lane_store(int type, const Lane *src, int64_t n, void *dst);
+void lane_round(int type, Lane *v, int64_t n);
+int ew_check(const EwOp *o);
+void ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a,
+	const Lane *b, const Lane *c);
+int ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o);
+int ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+int ev_bitcast_convert(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+double ev_get_f(int type, const void *p);
+int64_t ev_get_i(int type, const void *p);
+void ev_to_double(int type, const void *src, int64_t n, double *dst);
+void ev_to_float(int type, const void *src, int64_t n, float *dst);
+void ev_from_double(int type, const double *src, int64_t n, void *dst);
+void ev_from_float(int type, const float *src, int64_t n, void *dst);
+double nf_decode(int type, uint32_t bits);
+uint32_t nf_encode(int type, double x);
+
+/* eval_data.c */
+void ev_copy_nd(unsigned char *dst, const int64_t *dstr,
+	const unsigned char *src, const int64_t *sstr, const int64_t *count,
+	int rank, int64_t esz);
+int ev_data(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+int ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+
+/* eval_linalg.c */
+int ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+
+/* eval_ctrl.c */
+int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+void ev_prog_free(EvProg *p);
+
+/* eval_opaque.c */
+int ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+uint64_t ev_mix64(uint64_t x);
+void ev_fill_random(int type, unsigned char *p, int64_t n, uint64_t seed,
+	int mode);
+enum { FILL_SMALL, FILL_BITS, FILL_POSITIVE };
+
+#endif
