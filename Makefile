@@ -122,3 +122,13 @@ check-valgrind: all tests replay
 	@sh scripts/check-valgrind $(BUILD) $(BIN)
 
 .PHONY: fuzz fuzz-afl replay check-valgrind
+
+# allocation-failure injection: a build whose allocator fails at the
+# allocation numbered $HLOPT_FAIL_AT; every run must end in a message and
+# exit 1, never a crash
+check-failalloc:
+	@$(MAKE) --no-print-directory BUILD=build-failalloc \
+		OPT="-O1 -DHLOPT_FAILALLOC" build-failalloc/hlopt
+	@sh scripts/check-failalloc build-failalloc/hlopt
+
+.PHONY: check-failalloc

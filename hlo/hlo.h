@@ -133,7 +133,10 @@ typedef struct {
 	uint32_t nops, ops;	/* operands: ids pool, instruction ids in the
 				 * same computation */
 	uint32_t ncalled, called;	/* called computations: ids pool, in
-				 * xla's called_computations order */
+				 * xla's called_computations order: while
+				 * body then condition; conditional its
+				 * branches (true, false); select-and-
+				 * scatter select then scatter */
 	uint32_t nctrl, ctrl;	/* control predecessors: ids pool */
 	uint32_t nattrs, attrs;	/* attrs pool, sorted by key */
 	int64_t num;		/* parameter number (parameter only) */
@@ -327,6 +330,22 @@ void hlo_module_compact(HloModule *m);
 				 * entry and renumbers */
 int hlo_has_side_effect(const HloModule *m, const HloInstr *in);
 				/* xla's HasSideEffectNoRecurse */
+
+/* hlo/float.c: floating-point element types as bit patterns (the low
+ * bits of a uint64_t); every C_FLOAT type of types.def */
+double hlo_float_decode(int type, uint64_t bits);
+uint64_t hlo_float_encode(int type, double v);
+				/* round to nearest even; too large: inf, else
+				 * NaN, else the largest finite value */
+int hlo_float_from_text(int type, double v, uint64_t *bits);
+				/* strict: -1 if v overflows the type or its
+				 * inf/NaN has no encoding; NaN payloads kept */
+int hlo_float_format(int type, uint64_t bits, char *buf, size_t n);
+				/* shortest round-tripping text, xla's inf,
+				 * -inf, nan, -nan, nan(0x..); n >= 40 */
+int hlo_float_has_inf(int type);
+int hlo_float_has_nan(int type);
+int hlo_float_nan_payload_bits(int type);
 
 /* hlo/parse.c */
 int hlo_parse_text(const char *src, size_t n, const char *fname,

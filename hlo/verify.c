@@ -125,7 +125,7 @@ isarrtype(int t)
 static int
 bitwidth(int t)
 {
-	return t == TY_PRED ? 8 : hlo_typeinfo[t].bits;
+	return hlo_typeinfo[t].bits;
 }
 
 static int
@@ -1133,7 +1133,7 @@ static int
 inf_concat(V *v, const HloInstr *in, uint32_t *out)
 {
 	const HloShape *x, *y;
-	int64_t dim, d[MAXRANK];
+	int64_t dim = 0, d[MAXRANK];
 	uint64_t dyn;
 	uint32_t k, j;
 
@@ -1336,12 +1336,11 @@ inf_dot(V *v, const HloInstr *in, uint32_t *out)
 	int64_t d[MAXRANK];
 	uint64_t dyn;
 	int rank, t;
-	uint32_t rhs = in->op == HOP_SCALEDDOT ? 1 : 1;
 
-	if (wantarr(v, in, 0) || wantarr(v, in, rhs))
+	if (wantarr(v, in, 0) || wantarr(v, in, 1))
 		return -1;
 	l = opsh(v, in, 0);
-	r = opsh(v, in, rhs);
+	r = opsh(v, in, 1);
 	if (dotdims(v, in, l, r, -1, d, &dyn, &rank) ||
 	    resulttype(v, in, higher(l->type, r->type), &t))
 		return -1;
@@ -1551,4 +1550,1656 @@ inf_conv(V *v, const HloInstr *in, uint32_t *out)
 		return -1;
 	*out = larr(v, t, l->rank, d, dyn);
 	return 0;
+}
+
+/* reductions */
+
+/* xla's VerifyReducerShape: computation c takes n accumulators and n
+ * inputs and returns n scalar accumulators; acc[k] is the type of init
+ * value k, in[k] that of input k; the accumulator types come back in
+ * res[] */
+static int
+reducer(V *v, uint32_t c, uint32_t n, const int *acc, const int *inp,
+	int flags, int *res)
+{
+	const HloShape *rs = SH(v, rootsh(v, c)), *e;
+	uint32_t k, s;
+	Str a;
+
+	if (wantparams(v, c, 2 * n))
+		return -1;
+	if ((rs->type == TY_TUPLE ? rs->ntuple : n == 1 ? 1 : 0) != n)
+		return bad(v, "reducer %s returns %s, expected %u accumulators",
+			cname(v, c), shs(v, rootsh(v, c), &a), n);
+	for (k = 0; k < n; k++) {
+		s = rs->type == TY_TUPLE ? v->m->ids[rs->tuple + k] :
+			rootsh(v, c);
+		e = SH(v, s);
+		if (!isscalar(e))
+			return bad(v, "reducer %s returns %s, expected scalars",
+				cname(v, c), shs(v, rootsh(v, c), &a));
+		res[k] = e->type;
+		if (wantparam(v, c, k, s, 0) ||
+		    wantscalarparam(v, c, n + k, inp[k], flags) ||
+		    wantscalarparam(v, c, n + k, e->type, flags))
+			return -1;
+		if (!sametype(e->type, acc[k], flags))
+			return bad(v, "reducer %s accumulates %s, init value %u "
+				"is %s", cname(v, c), hlo_typeinfo[e->type].name,
+				k, hlo_typeinfo[acc[k]].name);
+	}
+	return 0;
+}
+
+/* operands 0..n-1 arrays of equal dims, n..2n-1 scalars; their types
+ * in tin[] and tinit[] */
+static int
+reduceops(V *v, const HloInstr *in, uint32_t n, int *tin, int *tinit)
+{
+	uint32_t k;
+
+	for (k = 0; k < 2 * n; k++)
+		if (wantarr(v, in, k))
+			return -1;
+	for (k = 0; k < n; k++) {
+		if (!samedims(v, opsh(v, in, k), opsh(v, in, 0)))
+			return bad(v, "input %u differs in dimensions from "
+				"input 0", k);
+		if (opsh(v, in, n + k)->rank)
+			return bad(v, "init value %u is not a scalar", k);
+		tin[k] = opsh(v, in, k)->type;
+		tinit[k] = opsh(v, in, n + k)->type;
+	}
+	return 0;
+}
+
+/* a tuple of n arrays of types t[] with dims d, or one array if !tup */
+static uint32_t
+lresults(V *v, uint32_t n, const int *t, int rank, const int64_t *d,
+	uint64_t dyn, int tup)
+{
+	uint32_t k, x;
+
+	if (!tup)
+		return larr(v, t[0], rank, d, dyn);
+	x = ltup(v, n);
+	for (k = 0; k < n; k++)
+		lset(v, x, k, larr(v, t[k], rank, d, dyn));
+	return x;
+}
+
+static int
+inf_reduce(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	const int64_t *p;
+	int64_t d[MAXRANK];
+	uint64_t dyn = 0;
+	uint32_t n = in->nops / 2, np, k;
+	int *tin, *tinit, *res, r = 0, rank = 0;
+
+	if (!n || in->nops % 2)
+		return bad(v, "%u operands, expected a positive even number",
+			in->nops);
+	if (wantcalled(v, in, 1))
+		return -1;
+	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tinit = tin + n;
+	res = tinit + n;
+	if (reduceops(v, in, n, tin, tinit) ||
+	    reducer(v, called(v, in, 0), n, tinit, tin, 0, res)) {
+		free(tin);
+		return -1;
+	}
+	x = opsh(v, in, 0);
+	p = aints(v, in, A_DIMENSIONS, &np);
+	if (dimlist(v, p, np, x->rank, "dimensions")) {
+		free(tin);
+		return -1;
+	}
+	for (k = 0; k < x->rank; k++)
+		if (!inlist(p, np, k)) {
+			dyn |= (x->dynmask >> k & 1) << rank;
+			d[rank++] = DIMS(v, x)[k];
+		}
+	*out = lresults(v, n, res, rank, d, dyn,
+		SH(v, rootsh(v, called(v, in, 0)))->type == TY_TUPLE);
+	free(tin);
+	return r;
+}
+
+/* window output dims of shape x */
+static int
+windowdims(V *v, const HloInstr *in, const HloShape *x, int64_t *d)
+{
+	const int64_t *w;
+	uint32_t k;
+
+	if (window(v, in, x->rank, &w))
+		return -1;
+	for (k = 0; k < x->rank; k++)
+		if ((d[k] = windim(w + 7 * k, DIMS(v, x)[k])) < 0)
+			return bad(v, "malformed window dimension %u", k);
+	return 0;
+}
+
+static int
+inf_reducewindow(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	int64_t d[MAXRANK];
+	uint32_t n = in->nops / 2;
+	int *tin, *tinit, *res;
+
+	if (!n || in->nops % 2)
+		return bad(v, "%u operands, expected a positive even number",
+			in->nops);
+	if (wantcalled(v, in, 1))
+		return -1;
+	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tinit = tin + n;
+	res = tinit + n;
+	x = opsh(v, in, 0);
+	if (reduceops(v, in, n, tin, tinit) ||
+	    reducer(v, called(v, in, 0), n, tinit, tin, 0, res) ||
+	    windowdims(v, in, x, d)) {
+		free(tin);
+		return -1;
+	}
+	*out = lresults(v, n, tinit, x->rank, d, x->dynmask,
+		SH(v, rootsh(v, called(v, in, 0)))->type == TY_TUPLE);
+	free(tin);
+	return 0;
+}
+
+static int
+inf_selectandscatter(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x, *src, *init;
+	int64_t d[MAXRANK];
+	uint32_t sel, k;
+	int tinit, tsrc, res;
+
+	if (wantcalled(v, in, 2) || wantarr(v, in, 0) || wantarr(v, in, 1) ||
+	    wantarr(v, in, 2))
+		return -1;
+	x = opsh(v, in, 0);
+	src = opsh(v, in, 1);
+	init = opsh(v, in, 2);
+	sel = called(v, in, 0);
+	if (wantparams(v, sel, 2) || wantpredroot(v, sel))
+		return -1;
+	for (k = 0; k < 2; k++)
+		if (wantscalarparam(v, sel, k, x->type, IGN_FP))
+			return -1;
+	if (init->rank)
+		return bad(v, "init value is not a scalar");
+	tinit = init->type;
+	tsrc = src->type;
+	if (reducer(v, called(v, in, 1), 1, &tinit, &tsrc, IGN_FP, &res) ||
+	    windowdims(v, in, x, d))
+		return -1;
+	if (src->rank != x->rank || (x->rank &&
+	    memcmp(DIMS(v, src), d, x->rank * 8u)) ||
+	    !sametype(src->type, x->type, IGN_FP))
+		return bad(v, "source does not match the windowed operand");
+	*out = lcopy(v, opshid(v, in, 0), x->type);
+	return 0;
+}
+
+static int
+inf_sort(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	uint32_t k, c;
+	int64_t dim = 0;
+
+	if (wantops(v, in, 1, UINT32_MAX) || wantcalled(v, in, 1))
+		return -1;
+	for (k = 0; k < in->nops; k++) {
+		if (wantarr(v, in, k))
+			return -1;
+		if (!samedims(v, opsh(v, in, k), opsh(v, in, 0)))
+			return bad(v, "operand %u differs in dimensions from "
+				"operand 0", k);
+	}
+	x = opsh(v, in, 0);
+	if (aone(v, in, A_DIMENSIONS, &dim))
+		return -1;
+	if (dim < 0 || dim >= x->rank)
+		return bad(v, "sort dimension %lld out of range",
+			(long long)dim);
+	c = called(v, in, 0);
+	if (wantparams(v, c, 2 * in->nops) || wantpredroot(v, c))
+		return -1;
+	for (k = 0; k < 2 * in->nops; k++)
+		if (wantscalarparam(v, c, k, opsh(v, in, k / 2)->type, IGN_FP))
+			return -1;
+	if (in->nops == 1)
+		return *out = lref(v, opshid(v, in, 0)), 0;
+	return inf_tuple(v, in, out);
+}
+
+static int
+inf_map(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x = NULL, *y, *r;
+	uint32_t k, c;
+	Str a;
+
+	if (wantops(v, in, 1, UINT32_MAX) || wantcalled(v, in, 1))
+		return -1;
+	for (k = 0; k < in->nops; k++) {
+		if (wantarr(v, in, k))
+			return -1;
+		y = opsh(v, in, k);
+		if (!x || (!x->rank && y->rank))
+			x = y;
+		else if (y->rank && !samedims(v, x, y))
+			return bad(v, "operand %u differs in dimensions", k);
+	}
+	c = called(v, in, 0);
+	if (wantparams(v, c, in->nops))
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (wantscalarparam(v, c, k, opsh(v, in, k)->type, 0))
+			return -1;
+	r = SH(v, rootsh(v, c));
+	if (!isscalar(r))
+		return bad(v, "mapped computation %s returns %s, expected a "
+			"scalar", cname(v, c), shs(v, rootsh(v, c), &a));
+	*out = larr(v, r->type, x->rank, DIMS(v, x), 0);
+	return 0;
+}
+
+static int
+inf_topk(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	int64_t d[MAXRANK], k = aint(v, in, A_K, -1);
+	uint64_t dyn;
+	uint32_t t;
+
+	if (wantarr(v, in, 0))
+		return -1;
+	x = opsh(v, in, 0);
+	if (!x->rank || k < 0 || DIMS(v, x)[x->rank - 1] < k)
+		return bad(v, "k=%lld does not fit operand", (long long)k);
+	memcpy(d, DIMS(v, x), x->rank * 8u);
+	d[x->rank - 1] = k;
+	dyn = x->dynmask & ~(1ull << (x->rank - 1));
+	t = ltup(v, 2);
+	lset(v, t, 0, larr(v, x->type, x->rank, d, dyn));
+	lset(v, t, 1, larr(v, TY_S32, x->rank, d, dyn));
+	*out = t;
+	return 0;
+}
+
+/* gather and scatter */
+
+static int
+inf_gather(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x, *ix;
+	const int64_t *off, *col, *sim, *obd, *ibd, *ss;
+	uint32_t noff, ncol, nsim, nobd, nibd, nss, k;
+	int64_t ivd, idims[MAXRANK + 1], d[MAXRANK];
+	uint64_t dyn = 0;
+	int nid, rank, od = 0, gd = 0;
+
+	if (wantarr(v, in, 0) || wantarr(v, in, 1))
+		return -1;
+	x = opsh(v, in, 0);
+	ix = opsh(v, in, 1);
+	if (!isint(ix->type))
+		return bad(v, "start indices are not integral");
+	off = aints(v, in, A_OFFSET_DIMS, &noff);
+	col = aints(v, in, A_COLLAPSED_SLICE_DIMS, &ncol);
+	sim = aints(v, in, A_START_INDEX_MAP, &nsim);
+	obd = aints(v, in, A_OPERAND_BATCHING_DIMS, &nobd);
+	ibd = aints(v, in, A_START_INDICES_BATCHING_DIMS, &nibd);
+	ss = aints(v, in, A_SLICE_SIZES, &nss);
+	ivd = aint(v, in, A_INDEX_VECTOR_DIM, ix->rank);
+	if (ivd < 0 || ivd > ix->rank)
+		return bad(v, "index_vector_dim %lld out of range",
+			(long long)ivd);
+	nid = ix->rank;
+	memcpy(idims, DIMS(v, ix), nid * 8u);
+	if (ivd == nid)
+		idims[nid++] = 1;
+	rank = noff + nid - 1;
+	if (rank > MAXRANK || !sorted(off, noff) ||
+	    dimlist(v, off, noff, rank, "offset_dims"))
+		return bad(v, "bad offset_dims");
+	if (nsim != idims[ivd])
+		return bad(v, "start_index_map has %u entries, index vector has "
+			"%lld", nsim, (long long)idims[ivd]);
+	if (dimlist(v, sim, nsim, x->rank, "start_index_map") ||
+	    dimlist(v, col, ncol, x->rank, "collapsed_slice_dims") ||
+	    dimlist(v, obd, nobd, x->rank, "operand_batching_dims") ||
+	    dimlist(v, ibd, nibd, nid, "start_indices_batching_dims"))
+		return -1;
+	if (!sorted(col, ncol) || !sorted(obd, nobd) || nobd != nibd)
+		return bad(v, "bad collapsed or batching dims");
+	for (k = 0; k < ncol; k++)
+		if (inlist(obd, nobd, col[k]))
+			return bad(v, "a dimension is both collapsed and "
+				"batching");
+	if (nss != x->rank || nss != noff + ncol + nobd)
+		return bad(v, "%u slice sizes, operand rank %u, %u offset, %u "
+			"collapsed and %u batching dims", nss, x->rank, noff,
+			ncol, nobd);
+	for (k = 0; k < nss; k++) {
+		if (ss[k] < 0 || ss[k] > DIMS(v, x)[k])
+			return bad(v, "slice size %lld out of bounds for "
+				"dimension %u", (long long)ss[k], k);
+		if ((inlist(col, ncol, k) || inlist(obd, nobd, k)) && ss[k] > 1)
+			return bad(v, "collapsed or batching dimension %u has "
+				"slice size %lld", k, (long long)ss[k]);
+	}
+	for (k = 0; k < (uint32_t)rank; k++) {
+		if (inlist(off, noff, k)) {
+			while (inlist(col, ncol, od) || inlist(obd, nobd, od))
+				od++;
+			if (ss[od] == DIMS(v, x)[od])
+				dyn |= (x->dynmask >> od & 1) << k;
+			d[k] = ss[od++];
+		} else {
+			if (gd == ivd)
+				gd++;
+			if (gd < ix->rank)
+				dyn |= (ix->dynmask >> gd & 1) << k;
+			d[k] = idims[gd++];
+		}
+	}
+	*out = larr(v, x->type, rank, d, dyn);
+	return 0;
+}
+
+static int
+scatterops(V *v, const HloInstr *in, uint32_t n, const HloShape *ix,
+	const int64_t *idims, int nid, int64_t ivd)
+{
+	const int64_t *uwd, *iwd, *sdo, *ibd, *sbd;
+	uint32_t nuwd, niwd, nsdo, nibd, nsbd, k, j, sd;
+	int64_t maxu[MAXRANK];
+
+	uwd = aints(v, in, A_UPDATE_WINDOW_DIMS, &nuwd);
+	iwd = aints(v, in, A_INSERTED_WINDOW_DIMS, &niwd);
+	sdo = aints(v, in, A_SCATTER_DIMS_TO_OPERAND_DIMS, &nsdo);
+	ibd = aints(v, in, A_INPUT_BATCHING_DIMS, &nibd);
+	sbd = aints(v, in, A_SCATTER_INDICES_BATCHING_DIMS, &nsbd);
+	if (!sorted(uwd, nuwd) || !sorted(iwd, niwd) || !sorted(ibd, nibd) ||
+	    nibd != nsbd)
+		return bad(v, "scatter dimension lists not sorted or unpaired");
+	if (nsdo != idims[ivd])
+		return bad(v, "scatter_dims_to_operand_dims has %u entries, "
+			"index vector has %lld", nsdo, (long long)idims[ivd]);
+	if (dimlist(v, sbd, nsbd, nid, "scatter_indices_batching_dims"))
+		return -1;
+	for (j = 0; j < n; j++) {
+		const HloShape *x = opsh(v, in, j), *u = opsh(v, in, n + 1 + j);
+		uint32_t nmax = 0;
+
+		if (!samedims(v, x, opsh(v, in, 0)))
+			return bad(v, "operand %u differs from operand 0", j);
+		if (u->rank != nid - 1 + nuwd)
+			return bad(v, "updates %u have rank %u, expected %u", j,
+				u->rank, nid - 1 + nuwd);
+		if (dimlist(v, uwd, nuwd, u->rank, "update_window_dims") ||
+		    dimlist(v, iwd, niwd, x->rank, "inserted_window_dims") ||
+		    dimlist(v, ibd, nibd, x->rank, "input_batching_dims") ||
+		    dimlist(v, sdo, nsdo, x->rank,
+		    "scatter_dims_to_operand_dims"))
+			return -1;
+		if (nuwd + niwd + nibd != x->rank)
+			return bad(v, "window dims do not add up to the operand "
+				"rank %u", x->rank);
+		for (k = 0; k < x->rank; k++)
+			if (!inlist(iwd, niwd, k) && !inlist(ibd, nibd, k))
+				maxu[nmax++] = DIMS(v, x)[k];
+		for (k = 0; k < nuwd; k++)
+			if (DIMS(v, u)[uwd[k]] > maxu[k])
+				return bad(v, "update window dimension %lld "
+					"larger than the operand's",
+					(long long)uwd[k]);
+		sd = 0;
+		for (k = 0; k < u->rank; k++) {
+			if (inlist(uwd, nuwd, k))
+				continue;
+			if (sd == ivd)
+				sd++;
+			if (DIMS(v, u)[k] != idims[sd])
+				return bad(v, "update scatter dimension %u is "
+					"%lld, indices give %lld", k,
+					(long long)DIMS(v, u)[k],
+					(long long)idims[sd]);
+			sd++;
+		}
+	}
+	(void)ix;
+	return 0;
+}
+
+static int
+inf_scatter(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *ix;
+	uint32_t n = in->nops / 2, k, res;
+	int64_t ivd, idims[MAXRANK + 1];
+	int *tin, *tinit, *rt, nid, r;
+
+	if (!n || in->nops != 2 * n + 1)
+		return bad(v, "%u operands, expected an odd number", in->nops);
+	if (wantcalled(v, in, 1))
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (wantarr(v, in, k))
+			return -1;
+	ix = opsh(v, in, n);
+	if (!isint(ix->type))
+		return bad(v, "scatter indices are not integral");
+	ivd = aint(v, in, A_INDEX_VECTOR_DIM, ix->rank);
+	if (ivd < 0 || ivd > ix->rank)
+		return bad(v, "index_vector_dim %lld out of range",
+			(long long)ivd);
+	nid = ix->rank;
+	memcpy(idims, DIMS(v, ix), nid * 8u);
+	if (ivd == nid)
+		idims[nid++] = 1;
+	if (scatterops(v, in, n, ix, idims, nid, ivd))
+		return -1;
+	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tinit = tin + n;
+	rt = tinit + n;
+	for (k = 0; k < n; k++) {
+		tinit[k] = opsh(v, in, k)->type;
+		tin[k] = opsh(v, in, n + 1 + k)->type;
+	}
+	r = reducer(v, called(v, in, 0), n, tinit, tin, IGN_FP, rt);
+	free(tin);
+	if (r)
+		return -1;
+	if (n == 1)
+		return *out = lref(v, opshid(v, in, 0)), 0;
+	res = ltup(v, n);
+	for (k = 0; k < n; k++)
+		lset(v, res, k, lref(v, opshid(v, in, k)));
+	*out = res;
+	return 0;
+}
+
+/* control flow and calls */
+
+static int
+inf_while(V *v, const HloInstr *in, uint32_t *out)
+{
+	uint32_t body, cond, s = opshid(v, in, 0);
+	Str a, b;
+
+	if (wantcalled(v, in, 2))
+		return -1;
+	body = called(v, in, 0);
+	cond = called(v, in, 1);
+	if (wantparams(v, body, 1) || wantparams(v, cond, 1) ||
+	    wantparam(v, body, 0, s, 0) || wantparam(v, cond, 0, s, 0) ||
+	    wantpredroot(v, cond))
+		return -1;
+	if (!seq(v->m, rootsh(v, body), s, IGN_DYN, 0))
+		return bad(v, "body %s returns %s, the loop state is %s",
+			cname(v, body), shs(v, rootsh(v, body), &a),
+			shs(v, s, &b));
+	*out = lref(v, rootsh(v, body));
+	return 0;
+}
+
+static int
+inf_conditional(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *p = opsh(v, in, 0);
+	uint32_t k, b;
+	Str a, x;
+
+	if (!isscalar(p) || (p->type != TY_PRED && p->type != TY_S32))
+		return bad(v, "branch index %s is not pred[] or s32[]",
+			shs(v, opshid(v, in, 0), &a));
+	if (!in->ncalled || (p->type == TY_PRED && in->ncalled != 2))
+		return bad(v, "%u branches for a %s index", in->ncalled,
+			hlo_typeinfo[p->type].name);
+	if (in->nops != in->ncalled + 1)
+		return bad(v, "%u operands for %u branches", in->nops,
+			in->ncalled);
+	for (k = 0; k < in->ncalled; k++) {
+		b = called(v, in, k);
+		if (wantparams(v, b, 1) ||
+		    wantparam(v, b, 0, opshid(v, in, k + 1), 0))
+			return -1;
+		if (!seq(v->m, rootsh(v, b), in->shape, IGN_DYN, 0))
+			return bad(v, "branch %s returns %s, expected %s",
+				cname(v, b), shs(v, rootsh(v, b), &a),
+				shs(v, in->shape, &x));
+	}
+	*out = lref(v, rootsh(v, called(v, in, 0)));
+	return 0;
+}
+
+/* call, fusion: parameters match operands, the result is the root's */
+static int
+inf_call(V *v, const HloInstr *in, uint32_t *out)
+{
+	uint32_t c, k, np;
+
+	if (wantcalled(v, in, 1))
+		return -1;
+	c = called(v, in, 0);
+	np = nparams(v, c);
+	if (in->op == HOP_CALL ? np != in->nops : np > in->nops)
+		return bad(v, "called computation %s takes %u parameters, "
+			"%u operands given", cname(v, c), np, in->nops);
+	for (k = 0; k < np; k++)
+		if (wantparam(v, c, k, opshid(v, in, k), 0))
+			return -1;
+	*out = lref(v, rootsh(v, c));
+	return 0;
+}
+
+/* async-start: ((operands...), result, context...) of the wrapped call */
+static int
+inf_asyncstart(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *s = SH(v, in->shape), *ps;
+	uint32_t c, k;
+	Str a;
+
+	if (wantcalled(v, in, 1))
+		return -1;
+	c = called(v, in, 0);
+	if (wantparams(v, c, in->nops))
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (wantparam(v, c, k, opshid(v, in, k), 0))
+			return -1;
+	if (s->type != TY_TUPLE || s->ntuple < 2)
+		return bad(v, "shape %s, expected a tuple of operands, result "
+			"and context", shs(v, in->shape, &a));
+	ps = SH(v, v->m->ids[s->tuple]);
+	if (ps->type != TY_TUPLE || ps->ntuple != in->nops)
+		return bad(v, "shape %s does not start with the operands",
+			shs(v, in->shape, &a));
+	for (k = 0; k < in->nops; k++)
+		if (!seq(v->m, v->m->ids[ps->tuple + k], opshid(v, in, k),
+		    IGN_DYN, 0))
+			return bad(v, "shape %s does not start with the "
+				"operands", shs(v, in->shape, &a));
+	if (!seq(v->m, v->m->ids[s->tuple + 1], rootsh(v, c), IGN_DYN, 0))
+		return bad(v, "shape %s does not hold the result of %s",
+			shs(v, in->shape, &a), cname(v, c));
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+/* element k of tuple operand 0 */
+static int
+tupleel(V *v, const HloInstr *in, uint32_t k, uint32_t *out)
+{
+	const HloShape *x = opsh(v, in, 0);
+	Str a;
+
+	if (x->type != TY_TUPLE || x->ntuple <= k)
+		return bad(v, "operand %s has no tuple element %u",
+			shs(v, opshid(v, in, 0), &a), k);
+	*out = lref(v, v->m->ids[x->tuple + k]);
+	return 0;
+}
+
+/* collectives */
+
+/* all-gather (out[d] a multiple of in[d]) or reduce-scatter (in[d] a
+ * multiple of out[d]) from operand k to result shape s */
+static int
+gatherlike(V *v, const HloInstr *in, uint32_t k, uint32_t s, int64_t dim,
+	int scatter)
+{
+	const HloShape *x = opsh(v, in, k), *y = SH(v, s);
+	int64_t a, b;
+	uint32_t j;
+	Str p, q;
+
+	if (wantarr(v, in, k))
+		return -1;
+	if (dim < 0 || dim >= x->rank)
+		return bad(v, "dimension %lld out of range", (long long)dim);
+	if (!isarr(y) || y->type != x->type || y->rank != x->rank)
+		goto no;
+	for (j = 0; j < x->rank; j++)
+		if (j != dim && DIMS(v, x)[j] != DIMS(v, y)[j])
+			goto no;
+	a = DIMS(v, scatter ? y : x)[dim];
+	b = DIMS(v, scatter ? x : y)[dim];
+	if (a ? b % a == 0 : b == 0)
+		return 0;
+no:
+	return bad(v, "shape %s does not fit %s operand %s",
+		shs(v, s, &p), scatter ? "a reduce-scatter of" :
+		"an all-gather of", shs(v, opshid(v, in, k), &q));
+}
+
+/* result (or its elements) gather the operands; start: async form */
+static int
+inf_allgather(V *v, const HloInstr *in, uint32_t *out, int scatter)
+{
+	const HloShape *s = SH(v, in->shape);
+	uint32_t res = in->shape, k;
+	int64_t dim = 0;
+
+	if (wantops(v, in, 1, UINT32_MAX) || aone(v, in, A_DIMENSIONS, &dim))
+		return -1;
+	if (in->op == HOP_ALLGATHERSTART && s->type == TY_TUPLE &&
+	    s->ntuple == 2 && (in->nops > 1) ==
+	    (SH(v, v->m->ids[s->tuple])->type == TY_TUPLE))
+		res = v->m->ids[s->tuple + 1];
+	s = SH(v, res);
+	if (in->nops == 1)
+		return gatherlike(v, in, 0, res, dim, scatter) ? -1 :
+			(*out = lref(v, in->shape), 0);
+	if (s->type != TY_TUPLE || s->ntuple != in->nops)
+		return bad(v, "expected a tuple of %u results", in->nops);
+	for (k = 0; k < in->nops; k++)
+		if (gatherlike(v, in, k, v->m->ids[s->tuple + k], dim, scatter))
+			return -1;
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+/* all-reduce's reducer: two scalars of the operands' type to one */
+static int
+allreducer(V *v, const HloInstr *in)
+{
+	const HloShape *r;
+	uint32_t c;
+	Str a;
+
+	if (wantcalled(v, in, 1))
+		return -1;
+	c = called(v, in, 0);
+	r = SH(v, rootsh(v, c));
+	if (wantparams(v, c, 2))
+		return -1;
+	if (!isscalar(r))
+		return bad(v, "reducer %s returns %s, expected a scalar",
+			cname(v, c), shs(v, rootsh(v, c), &a));
+	return 0;
+}
+
+/* the operand's shape, or a tuple of all operands' shapes */
+static int
+passthrough(V *v, const HloInstr *in, uint32_t *out, int arrays)
+{
+	uint32_t k;
+
+	if (wantops(v, in, 1, UINT32_MAX))
+		return -1;
+	for (k = 0; arrays && k < in->nops; k++)
+		if (wantarr(v, in, k))
+			return -1;
+	if (in->nops == 1)
+		return *out = lref(v, opshid(v, in, 0)), 0;
+	return inf_tuple(v, in, out);
+}
+
+static int
+inf_alltoall(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloAttr *a = attr(v, in, A_DIMENSIONS);
+	uint32_t k;
+	int64_t dim = 0;
+
+	if (a) {
+		if (wantops(v, in, 1, 1) || wantarr(v, in, 0) ||
+		    aone(v, in, A_DIMENSIONS, &dim))
+			return -1;
+		if (dim < 0 || dim >= opsh(v, in, 0)->rank)
+			return bad(v, "split dimension %lld out of range",
+				(long long)dim);
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
+	}
+	for (k = 1; k < in->nops; k++)
+		if (!seq(v->m, opshid(v, in, k), opshid(v, in, 0), 0, 0))
+			return bad(v, "operand %u differs from operand 0", k);
+	return passthrough(v, in, out, 1);
+}
+
+/* element k of the instruction's own tuple shape */
+static uint32_t
+ownel(V *v, const HloInstr *in, uint32_t k)
+{
+	const HloShape *s = SH(v, in->shape);
+
+	return s->type == TY_TUPLE && k < s->ntuple ?
+		lref(v, v->m->ids[s->tuple + k]) : lscalar(v, TY_INVALID);
+}
+
+static int
+inf_collpermute(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *s = SH(v, in->shape);
+	uint32_t x, k;
+
+	if (wantops(v, in, 1, UINT32_MAX))
+		return -1;
+	x = opshid(v, in, in->nops == 4 ? 1 : 0);
+	if (in->op == HOP_COLLPERMUTE) {
+		if (in->nops == 1 || in->nops == 4)
+			return *out = lref(v, x), 0;
+		return inf_tuple(v, in, out);
+	}
+	/* start: (operand, result, u32[], u32[]) or, older, the result */
+	if (s->type != TY_TUPLE || isarr(SH(v, x)) == 0)
+		return *out = lref(v, in->nops == 1 ? x : in->shape), 0;
+	*out = ltup(v, s->ntuple < 2 ? 2 : s->ntuple);
+	lset(v, *out, 0, lref(v, opshid(v, in, 0)));
+	lset(v, *out, 1, lref(v, x));
+	for (k = 2; k < s->ntuple; k++)
+		lset(v, *out, k, ownel(v, in, k));
+	return 0;
+}
+
+/* done of an async pair: element k of a tuple operand, else the operand */
+static int
+inf_done(V *v, const HloInstr *in, uint32_t k, uint32_t *out)
+{
+	const HloShape *x = opsh(v, in, 0);
+
+	if (x->type == TY_TUPLE && x->ntuple >= 2)
+		return tupleel(v, in, k, out);
+	*out = lref(v, opshid(v, in, 0));
+	return 0;
+}
+
+static int
+wanttoken(V *v, const HloInstr *in, uint32_t k)
+{
+	Str a;
+
+	if (opsh(v, in, k)->type == TY_TOKEN)
+		return 0;
+	return bad(v, "operand %u has shape %s, expected token[]", k,
+		shs(v, opshid(v, in, k), &a));
+}
+
+static int
+inf_io(V *v, const HloInstr *in, uint32_t *out)
+{
+	uint32_t t, k;
+
+	switch (in->op) {
+	case HOP_INFEED:
+		if (wanttoken(v, in, 0))
+			return -1;
+		t = ltup(v, 2);
+		lset(v, t, 0, ownel(v, in, 0));
+		lset(v, t, 1, lscalar(v, TY_TOKEN));
+		break;
+	case HOP_OUTFEED:
+		if (wanttoken(v, in, 1))
+			return -1;
+		t = lscalar(v, TY_TOKEN);
+		break;
+	case HOP_SEND:
+	case HOP_RECV:
+		if (wanttoken(v, in, in->op == HOP_SEND))
+			return -1;
+		t = ltup(v, 3);
+		lset(v, t, 0, in->op == HOP_SEND ? lref(v, opshid(v, in, 0)) :
+			ownel(v, in, 0));
+		lset(v, t, 1, lscalar(v, TY_U32));
+		lset(v, t, 2, lscalar(v, TY_TOKEN));
+		break;
+	case HOP_RECVDONE:
+		if (tupleel(v, in, 0, &k))
+			return -1;
+		t = ltup(v, 2);
+		lset(v, t, 0, k);
+		lset(v, t, 1, lscalar(v, TY_TOKEN));
+		break;
+	case HOP_AFTERALL:
+		for (k = 0; k < in->nops; k++)
+			if (wanttoken(v, in, k))
+				return -1;
+		/* fall through */
+	default:	/* send-done */
+		t = lscalar(v, TY_TOKEN);
+		break;
+	}
+	*out = t;
+	return 0;
+}
+
+/* linear algebra, batch norm, fft */
+
+static int
+inf_batchnorm(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	int64_t f = aint(v, in, A_FEATURE_INDEX, -1), fc;
+	uint32_t k, t, grad = in->op == HOP_BNGRAD;
+
+	for (k = 0; k < in->nops; k++)
+		if (wantarr(v, in, k))
+			return -1;
+	x = opsh(v, in, 0);
+	if (!isfloat(x->type))
+		return badtype(v, "a floating point type", x->type);
+	if (f < 0 || f >= x->rank)
+		return bad(v, "feature_index %lld out of range", (long long)f);
+	fc = DIMS(v, x)[f];
+	for (k = 1; k < in->nops; k++) {
+		const HloShape *y = opsh(v, in, k);
+
+		if (grad && k == 4) {
+			if (!samedims(v, x, y) || !isfloat(y->type))
+				return bad(v, "output gradient does not fit "
+					"the operand");
+			continue;
+		}
+		if (y->rank != 1 || DIMS(v, y)[0] != fc ||
+		    !sametype(y->type, x->type, IGN_FP))
+			return bad(v, "operand %u is not a vector of the %lld "
+				"features", k, (long long)fc);
+	}
+	if (in->op == HOP_BNINFER)
+		return *out = lcopy(v, opshid(v, in, 0), x->type), 0;
+	t = ltup(v, 3);
+	lset(v, t, 0, lcopy(v, opshid(v, in, 0), x->type));
+	lset(v, t, 1, larr(v, x->type, 1, &fc, 0));
+	lset(v, t, 2, larr(v, x->type, 1, &fc, 0));
+	*out = t;
+	return 0;
+}
+
+static int
+inf_fft(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	const int64_t *len;
+	int64_t d[MAXRANK];
+	uint32_t n, k, r;
+	int t;
+
+	if (wantarr(v, in, 0))
+		return -1;
+	x = opsh(v, in, 0);
+	len = aints(v, in, A_FFT_LENGTH, &n);
+	if (n < 1 || n > 3 || n > x->rank)
+		return bad(v, "fft_length of %u values for rank %u", n, x->rank);
+	r = x->rank;
+	memcpy(d, DIMS(v, x), r * 8u);
+	t = x->type;
+	if (aword(v, in, A_FFT_TYPE, "FFT") || aword(v, in, A_FFT_TYPE,
+	    "IFFT")) {
+		if (!iscplx(t))
+			return badtype(v, "a complex type", t);
+	} else if (aword(v, in, A_FFT_TYPE, "RFFT")) {
+		if (t != TY_F32 && t != TY_F64)
+			return badtype(v, "f32 or f64", t);
+		for (k = 0; k < n; k++)
+			if (d[r - n + k] != len[k])
+				return bad(v, "fft_length does not match the "
+					"operand");
+		if (len[n - 1])
+			d[r - 1] = len[n - 1] / 2 + 1;
+		t = t == TY_F32 ? TY_C64 : TY_C128;
+	} else if (aword(v, in, A_FFT_TYPE, "IRFFT")) {
+		if (!iscplx(t))
+			return badtype(v, "a complex type", t);
+		for (k = 0; k + 1 < n; k++)
+			if (d[r - n + k] != len[k])
+				return bad(v, "fft_length does not match the "
+					"operand");
+		if ((d[r - 1] || len[n - 1]) && d[r - 1] != len[n - 1] / 2 + 1)
+			return bad(v, "fft_length does not match the operand");
+		d[r - 1] = len[n - 1];
+		t = component(t);
+	} else
+		return bad(v, "unknown fft_type");
+	*out = larr(v, t, r, d, x->dynmask);
+	return 0;
+}
+
+static int
+inf_linalg(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *a, *b;
+	int r;
+
+	if (wantarr(v, in, 0))
+		return -1;
+	a = opsh(v, in, 0);
+	r = a->rank;
+	if (!isfloat(a->type) && !iscplx(a->type))
+		return badtype(v, "a floating point or complex type", a->type);
+	if (r < 2 || DIMS(v, a)[r - 2] != DIMS(v, a)[r - 1])
+		return bad(v, "a is not a batch of square matrices");
+	if (in->op == HOP_CHOLESKY)
+		return *out = lref(v, opshid(v, in, 0)), 0;
+	if (wantarr(v, in, 1))
+		return -1;
+	b = opsh(v, in, 1);
+	if (b->type != a->type || b->rank != r ||
+	    (r > 2 && memcmp(DIMS(v, a), DIMS(v, b), (r - 2) * 8u)) ||
+	    DIMS(v, a)[r - 1] != DIMS(v, b)[r -
+	    (aint(v, in, A_LEFT_SIDE, 0) ? 2 : 1)])
+		return bad(v, "b does not fit a");
+	if (!aword(v, in, A_TRANSPOSE_A, "NO_TRANSPOSE") &&
+	    !aword(v, in, A_TRANSPOSE_A, "TRANSPOSE") &&
+	    !aword(v, in, A_TRANSPOSE_A, "ADJOINT"))
+		return bad(v, "bad transpose_a");
+	*out = lref(v, opshid(v, in, 1));
+	return 0;
+}
+
+static int
+inf_rng(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *s = SH(v, in->shape), *a, *b;
+
+	if (wantops(v, in, 2, 2) || wantarr(v, in, 0) || wantarr(v, in, 1))
+		return -1;
+	a = opsh(v, in, 0);
+	b = opsh(v, in, 1);
+	if (a->rank || b->rank || a->type != b->type || !isarr(s) ||
+	    s->type != a->type)
+		return bad(v, "rng bounds must be scalars of the result type");
+	if (aword(v, in, A_DISTRIBUTION, "rng_normal") && !isfloat(a->type))
+		return badtype(v, "a floating point type", a->type);
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+static int
+inf_rngbits(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *s = SH(v, in->shape);
+	uint32_t t;
+
+	if (wantarr(v, in, 0))
+		return -1;
+	if (s->type != TY_TUPLE)
+		return *out = lref(v, in->shape), 0;
+	if (s->ntuple != 2 || !isarr(SH(v, v->m->ids[s->tuple + 1])))
+		return bad(v, "expected (state, bits)");
+	t = ltup(v, 2);
+	lset(v, t, 0, lref(v, opshid(v, in, 0)));
+	lset(v, t, 1, lref(v, v->m->ids[s->tuple + 1]));
+	*out = t;
+	return 0;
+}
+
+static int
+inf_dimsize(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloShape *x;
+	int64_t dim = 0;
+
+	if (wantarr(v, in, 0) || aone(v, in, A_DIMENSIONS, &dim))
+		return -1;
+	x = opsh(v, in, 0);
+	if (dim < 0 || dim >= x->rank || DIMS(v, x)[dim] > INT32_MAX)
+		return bad(v, "dimension %lld out of range", (long long)dim);
+	if (in->op == HOP_GETDIMSIZE)
+		return *out = lscalar(v, TY_S32), 0;
+	if (!isscalar(opsh(v, in, 1)) || opsh(v, in, 1)->type != TY_S32)
+		return bad(v, "the size is not s32[]");
+	*out = lcopy(v, opshid(v, in, 0), x->type);
+	v->nodes[*out].dyn |= 1ull << dim;
+	return 0;
+}
+
+/* a constant's literal holds the bytes its shape needs */
+static int
+litbytes(V *v, uint32_t s, uint64_t *n, int depth)
+{
+	const HloShape *sh = SH(v, s);
+	int64_t e;
+	uint32_t k;
+
+	if (depth > MAXDEPTH)
+		return -1;
+	if (sh->type == TY_TUPLE) {
+		for (k = 0; k < sh->ntuple; k++)
+			if (litbytes(v, v->m->ids[sh->tuple + k], n, depth + 1))
+				return -1;
+		return 0;
+	}
+	if (!isarr(sh))
+		return 0;
+	e = nelems(DIMS(v, sh), sh->rank);
+	if (e < 0 || (uint64_t)e > UINT32_MAX)
+		return -1;
+	*n += (uint64_t)e * hlo_type_bytes(sh->type);
+	return 0;
+}
+
+static int
+inf_constant(V *v, const HloInstr *in, uint32_t *out)
+{
+	const HloAttr *a = hlo_attr(v->m, in, A_LITERAL);
+	uint64_t n = 0;
+
+	if (!a)
+		return bad(v, "constant without a literal");
+	if (a->v != HLO_ELIDED && (litbytes(v, in->shape, &n, 0) ||
+	    n != a->n))
+		return bad(v, "literal of %u bytes, the shape needs %llu", a->n,
+			(unsigned long long)n);
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+/* inference by opcode */
+
+static int
+infer(V *v, const HloInstr *in, uint32_t *out)
+{
+	int64_t two = 2;
+
+	v->nn = v->ni = v->nk = 0;
+	switch (in->op) {
+	case HOP_PARAMETER:
+	case HOP_CUSTOMCALL:
+	case HOP_BITCAST:
+	case HOP_SCAN:
+	case HOP_COLLREDUCE:
+	case HOP_SHUFFLE:
+		*out = lref(v, in->shape);
+		return 0;
+	case HOP_CONSTANT:
+		return inf_constant(v, in, out);
+	case HOP_COPY:
+	case HOP_DOMAIN:
+	case HOP_OPTBARRIER:
+	case HOP_ASYNCUPDATE:
+	case HOP_ALLREDUCEDONE:
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
+	case HOP_ADDDEP:
+		if (wanttoken(v, in, 1))
+			return -1;
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
+	case HOP_PARTITIONID:
+	case HOP_REPLICAID:
+		*out = lscalar(v, TY_U32);
+		return 0;
+	case HOP_RNGGETSTATE:
+		*out = larr(v, TY_U64, 1, &two, 0);
+		return 0;
+	case HOP_ABS: case HOP_ACOS: case HOP_ACOSH: case HOP_ASIN:
+	case HOP_ASINH: case HOP_ATAN: case HOP_ATANH: case HOP_CBRT:
+	case HOP_CEIL: case HOP_CLZ: case HOP_COS: case HOP_COSH:
+	case HOP_ERF: case HOP_EXP: case HOP_EXPM1: case HOP_FLOOR:
+	case HOP_IMAG: case HOP_ISFINITE: case HOP_LOG: case HOP_LOG1P:
+	case HOP_LOGISTIC: case HOP_NEGATE: case HOP_NOT: case HOP_POPCNT:
+	case HOP_REAL: case HOP_ROUNDAFZ: case HOP_ROUNDEVEN: case HOP_RSQRT:
+	case HOP_SIGN: case HOP_SIN: case HOP_SINH: case HOP_SQRT:
+	case HOP_TAN: case HOP_TANH: case HOP_REDUCEPRECISION:
+		return inf_unary(v, in, out);
+	case HOP_ADD: case HOP_AND: case HOP_ATAN2: case HOP_COMPARE:
+	case HOP_COMPLEX: case HOP_DIVIDE: case HOP_MAX: case HOP_MIN:
+	case HOP_MULHI: case HOP_MUL: case HOP_OR: case HOP_POWER:
+	case HOP_REMAINDER: case HOP_SHL: case HOP_SHRA: case HOP_SHRL:
+	case HOP_SUBTRACT: case HOP_XOR:
+		return inf_binary(v, in, out);
+	case HOP_CLAMP:
+		return inf_clamp(v, in, out);
+	case HOP_SELECT:
+		return inf_select(v, in, out);
+	case HOP_CONVERT:
+		return inf_convert(v, in, out);
+	case HOP_BITCASTCVT:
+		return inf_bitcastcvt(v, in, out);
+	case HOP_STOCHCONVERT:
+		return inf_stochcvt(v, in, out);
+	case HOP_BROADCAST:
+		return inf_broadcast(v, in, out);
+	case HOP_RESHAPE:
+	case HOP_DYNRESHAPE:
+		return inf_reshape(v, in, out);
+	case HOP_TRANSPOSE:
+		return inf_transpose(v, in, out);
+	case HOP_REVERSE:
+		return inf_reverse(v, in, out);
+	case HOP_SLICE:
+		return inf_slice(v, in, out);
+	case HOP_DYNSLICE:
+		return inf_dynslice(v, in, out);
+	case HOP_DYNUPDSLICE:
+		return inf_dus(v, in, out);
+	case HOP_CONCAT:
+		return inf_concat(v, in, out);
+	case HOP_PAD:
+		return inf_pad(v, in, out);
+	case HOP_IOTA:
+		return inf_iota(v, in, out);
+	case HOP_TUPLE:
+		return inf_tuple(v, in, out);
+	case HOP_GTE:
+		return inf_gte(v, in, out);
+	case HOP_DOT:
+	case HOP_SCALEDDOT:
+		return inf_dot(v, in, out);
+	case HOP_RAGGEDDOT:
+		return inf_raggeddot(v, in, out);
+	case HOP_CONV:
+		return inf_conv(v, in, out);
+	case HOP_REDUCE:
+		return inf_reduce(v, in, out);
+	case HOP_REDUCEWINDOW:
+		return inf_reducewindow(v, in, out);
+	case HOP_SELECTANDSCATTER:
+		return inf_selectandscatter(v, in, out);
+	case HOP_GATHER:
+		return inf_gather(v, in, out);
+	case HOP_SCATTER:
+		return inf_scatter(v, in, out);
+	case HOP_SORT:
+		return inf_sort(v, in, out);
+	case HOP_MAP:
+		return inf_map(v, in, out);
+	case HOP_TOPK:
+		return inf_topk(v, in, out);
+	case HOP_WHILE:
+		return inf_while(v, in, out);
+	case HOP_CONDITIONAL:
+		return inf_conditional(v, in, out);
+	case HOP_CALL:
+	case HOP_FUSION:
+		return inf_call(v, in, out);
+	case HOP_ASYNCSTART:
+		return inf_asyncstart(v, in, out);
+	case HOP_ASYNCDONE:
+		return tupleel(v, in, 1, out);
+	case HOP_COPYSTART:
+		*out = ltup(v, 3);
+		lset(v, *out, 0, lref(v, opshid(v, in, 0)));
+		lset(v, *out, 1, lref(v, opshid(v, in, 0)));
+		lset(v, *out, 2, lscalar(v, TY_U32));
+		return 0;
+	case HOP_COPYDONE:
+		return tupleel(v, in, 0, out);
+	case HOP_ALLREDUCE:
+	case HOP_ALLREDUCESTART:
+		return allreducer(v, in) ? -1 : passthrough(v, in, out, 1);
+	case HOP_REDUCESCATTER:
+		return allreducer(v, in) ? -1 : inf_allgather(v, in, out, 1);
+	case HOP_ALLGATHER:
+	case HOP_ALLGATHERSTART:
+		return inf_allgather(v, in, out, 0);
+	case HOP_ALLGATHERDONE:
+	case HOP_COLLPERMUTEDONE:
+		return inf_done(v, in, 1, out);
+	case HOP_ALLTOALL:
+		return inf_alltoall(v, in, out);
+	case HOP_COLLPERMUTE:
+	case HOP_COLLPERMUTESTART:
+		return inf_collpermute(v, in, out);
+	case HOP_COLLBCAST:
+		return passthrough(v, in, out, 0);
+	case HOP_RAGGEDALLTOALL:
+		*out = lref(v, opshid(v, in, 1));
+		return 0;
+	case HOP_INFEED:
+	case HOP_OUTFEED:
+	case HOP_SEND:
+	case HOP_SENDDONE:
+	case HOP_RECV:
+	case HOP_RECVDONE:
+	case HOP_AFTERALL:
+		return inf_io(v, in, out);
+	case HOP_BNTRAIN:
+	case HOP_BNINFER:
+	case HOP_BNGRAD:
+		return inf_batchnorm(v, in, out);
+	case HOP_FFT:
+		return inf_fft(v, in, out);
+	case HOP_CHOLESKY:
+	case HOP_TRISOLVE:
+		return inf_linalg(v, in, out);
+	case HOP_RNG:
+		return inf_rng(v, in, out);
+	case HOP_RNGBITGEN:
+		return inf_rngbits(v, in, out);
+	case HOP_GETDIMSIZE:
+	case HOP_SETDIMSIZE:
+		return inf_dimsize(v, in, out);
+	}
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+/* structure */
+
+static int
+mbad(V *v, const char *fmt, ...)
+{
+	char msg[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return hlo_err(v->e, "error: verify: %s", msg);
+}
+
+static int
+strok(const HloModule *m, uint32_t id)
+{
+	return id < m->nbytes && memchr(m->bytes + id, 0, m->nbytes - id);
+}
+
+static int
+rangeok(int64_t off, uint64_t n, uint64_t len)
+{
+	return off >= 0 && (uint64_t)off <= len && n <= len - (uint64_t)off;
+}
+
+static const char *
+cnm(V *v, uint32_t c)
+{
+	return strok(v->m, v->m->comps[c].name) ? cname(v, c) : "?";
+}
+
+static int
+checkshape(V *v, uint32_t s, uint8_t *st, int depth)
+{
+	const HloModule *m = v->m;
+	const HloShape *sh = &m->shapes[s];
+	uint64_t seen = 0;
+	uint32_t k, n;
+
+	if (st[s] == 2)
+		return 0;
+	if (st[s] == 1 || depth > MAXDEPTH)
+		return mbad(v, "shape %u is cyclic or nested too deeply", s);
+	if (sh->type >= TY_COUNT || sh->type == TY_INVALID ||
+	    (sh->tail && !strok(m, sh->tail)))
+		return mbad(v, "shape %u has a bad type or layout tail", s);
+	st[s] = 1;
+	if (sh->type == TY_TUPLE) {
+		if (sh->rank || !rangeok(sh->tuple, sh->ntuple, m->nids))
+			return mbad(v, "tuple shape %u out of range", s);
+		for (k = 0; k < sh->ntuple; k++)
+			if (m->ids[sh->tuple + k] >= m->nshapes ||
+			    checkshape(v, m->ids[sh->tuple + k], st, depth + 1))
+				return mbad(v, "tuple shape %u has a bad element",
+					s);
+		st[s] = 2;
+		return 0;
+	}
+	n = sh->rank * (sh->flags & SH_LAYOUT ? 2 : 1);
+	if (sh->rank > MAXRANK || (!isarrtype(sh->type) && sh->rank) ||
+	    !rangeok(sh->dims, n, m->nints) || (sh->dynmask & ~rmask(sh->rank)))
+		return mbad(v, "shape %u out of range", s);
+	for (k = 0; k < sh->rank; k++)
+		if (m->ints[sh->dims + k] < 0)
+			return mbad(v, "shape %u has a negative dimension", s);
+	for (k = sh->rank; k < n; k++) {
+		int64_t x = m->ints[sh->dims + k];
+
+		if (x < 0 || x >= sh->rank || (seen >> x & 1))
+			return mbad(v, "shape %u has a bad layout", s);
+		seen |= 1ull << x;
+	}
+	st[s] = 2;
+	return 0;
+}
+
+static int
+checkattrs(V *v, const HloInstr *in)
+{
+	const HloModule *m = v->m;
+	const HloAttr *a;
+	uint32_t k;
+
+	if (!rangeok(in->attrs, in->nattrs, m->nattrv))
+		return bad(v, "attributes out of range");
+	for (k = 0; k < in->nattrs; k++) {
+		a = &m->attrv[in->attrs + k];
+		if (a->key >= A_COUNT || (k && a[-1].key > a->key))
+			return bad(v, "attribute %u has a bad key", k);
+		if (a->key == A_OTHER && !strok(m, a->name))
+			return bad(v, "attribute %u has a bad name", k);
+		switch (a->kind) {
+		case K_INT:
+		case K_BOOL:
+			continue;
+		case K_INTS:
+		case K_SLICE:
+		case K_PAD:
+		case K_WINDOW:
+			if (a->n % (a->kind == K_INTS ? 1 : a->kind == K_WINDOW ?
+			    7 : 3) || !rangeok(a->v, a->n, m->nints))
+				break;
+			continue;
+		case K_WORD:
+		case K_STR:
+		case K_RAW:
+		case K_LITERAL:
+			if ((a->v == HLO_ELIDED && !a->n) ||
+			    rangeok(a->v, a->n, m->nbytes))
+				continue;
+			break;
+		}
+		return bad(v, "attribute %s out of range",
+			a->key == A_OTHER ? hlo_cstr(m, a->name) :
+			hlo_attrinfo[a->key].key);
+	}
+	return 0;
+}
+
+/* operands or control predecessors: live instructions of c */
+static int
+checkrefs(V *v, uint32_t off, uint32_t n, const char *what)
+{
+	const HloComp *cp = &v->m->comps[v->c];
+	uint32_t k, x;
+
+	if (!rangeok(off, n, v->m->nids))
+		return bad(v, "%s list out of range", what);
+	for (k = 0; k < n; k++) {
+		x = v->m->ids[off + k];
+		if (x >= cp->nins)
+			return bad(v, "%s %u is undefined (#%u of %u)", what, k,
+				x, cp->nins);
+		if (cp->ins[x].flags & HI_DEAD)
+			return bad(v, "%s %u (%s) is deleted", what, k,
+				strok(v->m, cp->ins[x].name) ?
+				hlo_cstr(v->m, cp->ins[x].name) : "?");
+	}
+	return 0;
+}
+
+static int
+checkinstr(V *v, uint32_t c, uint32_t i, uint8_t *st)
+{
+	const HloModule *m = v->m;
+	const HloInstr *in = &m->comps[c].ins[i];
+	uint32_t k, x;
+
+	v->c = c;
+	v->i = i;
+	if (!strok(m, in->name))
+		return mbad(v, "computation %s: instruction #%u has a bad name",
+			cnm(v, c), i);
+	if (in->op >= HOP_COUNT)
+		return bad(v, "bad opcode %u", in->op);
+	if (in->shape >= m->nshapes)
+		return bad(v, "shape id %u out of range", in->shape);
+	if (st && checkshape(v, in->shape, st, 0))
+		return -1;
+	if (checkrefs(v, in->ops, in->nops, "operand") ||
+	    checkrefs(v, in->ctrl, in->nctrl, "control predecessor") ||
+	    checkattrs(v, in))
+		return -1;
+	if (!rangeok(in->called, in->ncalled, m->nids))
+		return bad(v, "called computation list out of range");
+	for (k = 0; k < in->ncalled; k++) {
+		x = m->ids[in->called + k];
+		if (x >= m->ncomps)
+			return bad(v, "called computation #%u does not exist",
+				x);
+		if (!st && (m->comps[x].root >= m->comps[x].nins))
+			return bad(v, "called computation #%u has no root", x);
+	}
+	if (in->op == HOP_PARAMETER && in->num < 0)
+		return bad(v, "negative parameter number %lld",
+			(long long)in->num);
+	return 0;
+}
+
+static int
+checkcomp(V *v, uint32_t c, uint8_t *st)
+{
+	const HloModule *m = v->m;
+	const HloComp *cp = &m->comps[c];
+	uint32_t i;
+
+	if (!strok(m, cp->name))
+		return mbad(v, "computation #%u has a bad name", c);
+	if (cp->thread && !strok(m, cp->thread))
+		return mbad(v, "computation %s: bad execution thread",
+			cname(v, c));
+	if (cp->nins > cp->cap)
+		return mbad(v, "computation %s: instruction count over "
+			"capacity", cname(v, c));
+	if (cp->root >= cp->nins || (cp->ins[cp->root].flags & HI_DEAD))
+		return mbad(v, "computation %s: no live root instruction",
+			cname(v, c));
+	for (i = 0; i < cp->nins; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) && checkinstr(v, c, i, st))
+			return -1;
+	return 0;
+}
+
+/* the parameter tables; parameters numbered 0..n-1 in each computation */
+static int
+checkparams(V *v)
+{
+	const HloModule *m = v->m;
+	uint32_t c, i, *slot;
+
+	v->pstart = xcalloc(m->ncomps + 1, sizeof *v->pstart);
+	for (c = 0; c < m->ncomps; c++) {
+		v->pstart[c + 1] = v->pstart[c];
+		for (i = 0; i < m->comps[c].nins; i++)
+			if (m->comps[c].ins[i].op == HOP_PARAMETER &&
+			    !(m->comps[c].ins[i].flags & HI_DEAD))
+				v->pstart[c + 1]++;
+	}
+	v->pidx = xreallocarray(NULL, v->pstart[m->ncomps] + 1,
+		sizeof *v->pidx);
+	memset(v->pidx, 0xff, (v->pstart[m->ncomps] + 1) * sizeof *v->pidx);
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if (in->op != HOP_PARAMETER || (in->flags & HI_DEAD))
+				continue;
+			v->c = c;
+			v->i = i;
+			if (in->num >= nparams(v, c))
+				return bad(v, "parameter number %lld, but the "
+					"computation has %u parameters (a gap)",
+					(long long)in->num, nparams(v, c));
+			slot = &v->pidx[v->pstart[c] + in->num];
+			if (*slot != HLO_NONE)
+				return bad(v, "parameter number %lld used twice",
+					(long long)in->num);
+			*slot = i;
+		}
+	return 0;
+}
+
+static uint32_t
+strhash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* instruction names unique in the module, computation names too */
+static int
+checknames(V *v)
+{
+	const HloModule *m = v->m;
+	uint32_t n = m->ncomps, c, i, cap = 64, h, *tab;
+	uint64_t *who;
+	int r = 0;
+
+	for (c = 0; c < m->ncomps; c++)
+		n += m->comps[c].nins;
+	while (cap < 2 * (uint64_t)n + 2)
+		cap *= 2;
+	tab = xcalloc(cap, sizeof *tab);
+	who = xcalloc(cap, sizeof *who);
+	for (c = 0; c < m->ncomps && !r; c++) {
+		for (i = 0; i <= m->comps[c].nins && !r; i++) {
+			const HloComp *cp = &m->comps[c];
+			int comp = i == cp->nins;
+			uint32_t name = comp ? cp->name : cp->ins[i].name;
+
+			if (!comp && (cp->ins[i].flags & HI_DEAD))
+				continue;
+			h = strhash(hlo_cstr(m, name)) * 2 + comp;
+			for (h &= cap - 1; tab[h]; h = (h + 1) & (cap - 1)) {
+				uint64_t w = who[h];
+				uint32_t oc = w >> 32, oi = w & 0xffffffffu;
+				int ocomp = oi == m->comps[oc].nins;
+
+				if (ocomp != comp || strcmp(hlo_cstr(m,
+				    tab[h] - 1), hlo_cstr(m, name)))
+					continue;
+				v->c = c;
+				v->i = i;
+				r = comp ? mbad(v, "computation name %s used "
+					"twice", hlo_cstr(m, name)) :
+					bad(v, "name also used in computation "
+					"%s", cnm(v, oc));
+				break;
+			}
+			tab[h] = name + 1;
+			who[h] = (uint64_t)c << 32 | i;
+		}
+	}
+	free(tab);
+	free(who);
+	return r;
+}
+
+static int
+checkcycles(V *v)
+{
+	const HloModule *m = v->m;
+	uint32_t c, n = 0, *order;
+	int r = 0;
+
+	for (c = 0; c < m->ncomps; c++)
+		if (m->comps[c].nins > n)
+			n = m->comps[c].nins;
+	order = xreallocarray(NULL, (n > m->ncomps ? n : m->ncomps) + 1,
+		sizeof *order);
+	for (c = 0; c < m->ncomps && !r; c++)
+		if (hlo_topo(m, c, order) < 0)
+			r = mbad(v, "computation %s: its instructions form a "
+				"cycle", cname(v, c));
+	if (!r && hlo_comp_order_all(m, order) < 0)
+		r = mbad(v, "computations call each other in a cycle");
+	free(order);
+	return r;
+}
+
+/* the semantic checks of one instruction */
+static int
+checkop(V *v, uint32_t c, uint32_t i)
+{
+	const HloInstr *in = &v->m->comps[c].ins[i];
+	int ar = hlo_opinfo[in->op].arity;
+	uint32_t x;
+	Str a, b;
+
+	v->c = c;
+	v->i = i;
+	if (ar >= 0 && in->nops != (uint32_t)ar)
+		return bad(v, "%u operands, %s takes %d", in->nops,
+			hlo_opinfo[in->op].name, ar);
+	if (in->ncalled && !(hlo_opinfo[in->op].flags & (F_CALLS | F_ASYNC)))
+		return bad(v, "%s calls computations", hlo_opinfo[in->op].name);
+	if (infer(v, in, &x))
+		return -1;
+	if (leq(v, x, in->shape, 0))
+		return 0;
+	a.n = 0;
+	a.b[0] = 0;
+	plnode(v, x, &a);
+	return bad(v, "shape %s but operands give %s", shs(v, in->shape, &b),
+		a.b);
+}
+
+static int
+verify(V *v)
+{
+	const HloModule *m = v->m;
+	uint8_t *st;
+	uint32_t c, i;
+	int r = 0;
+
+	if (!m->ncomps || m->entry >= m->ncomps)
+		return mbad(v, "no entry computation");
+	if (m->name && !strok(m, m->name))
+		return mbad(v, "bad module name");
+	st = xcalloc(m->nshapes + 1, 1);
+	for (c = 0; c < m->ncomps && !r; c++)
+		r = checkcomp(v, c, st);
+	free(st);
+	if (r || checkparams(v) || checknames(v) || checkcycles(v))
+		return -1;
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++)
+			if (!(m->comps[c].ins[i].flags & HI_DEAD) &&
+			    checkop(v, c, i))
+				return -1;
+	return 0;
+}
+
+static void
+vfree(V *v)
+{
+	free(v->nodes);
+	free(v->ints);
+	free(v->kids);
+	free(v->pstart);
+	free(v->pidx);
+}
+
+int
+hlo_verify(const HloModule *m, HloError *e)
+{
+	V v;
+	int r;
+
+	memset(&v, 0, sizeof v);
+	v.m = m;
+	v.e = e;
+	r = verify(&v);
+	vfree(&v);
+	return r;
+}
+
+int
+hlo_infer_shape(HloModule *m, uint32_t c, uint32_t i, uint32_t *shape,
+	HloError *e)
+{
+	V v;
+	uint32_t x;
+	int r;
+
+	if (c >= m->ncomps || i >= m->comps[c].nins)
+		return hlo_err(e, "error: verify: no instruction #%u in "
+			"computation #%u", i, c);
+	memset(&v, 0, sizeof v);
+	v.m = m;
+	v.e = e;
+	if (!strok(m, m->comps[c].name))
+		return mbad(&v, "computation #%u has a bad name", c);
+	r = checkinstr(&v, c, i, NULL);
+	if (!r)
+		r = infer(&v, &m->comps[c].ins[i], &x);
+	if (!r)
+		*shape = lintern(m, &v, x);
+	vfree(&v);
+	return r;
 }

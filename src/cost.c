@@ -37,8 +37,7 @@ typedef struct {
 enum {
 	MAXDEPTH = 256,		/* tuple nesting followed by the byte sums */
 	MAXNEST = 32,		/* nested fusions followed for operand reads */
-	MAXSP = 10,		/* spatial dims dim_labels can name (0-9) */
-	MAXLOOP = 1 << 26,	/* per-dim work limit of the conv count */
+	MAXLOOP = 1 << 22,	/* per-dim work limit of the conv count */
 };
 
 /* shapes. bytes are xla's ShapeUtil::ByteSizeOf(shape, 8) with the
@@ -99,7 +98,7 @@ dim(const HloModule *m, uint32_t s, int64_t d)
 
 	if (d < 0 || d >= sh->rank || sh->type == TY_TUPLE)
 		return 0;
-	return m->ints[sh->dims + d];
+	return m->ints[sh->dims + d] > 0 ? m->ints[sh->dims + d] : 0;
 }
 
 /* sums elements and bytes over the array leaves of s */
@@ -165,6 +164,13 @@ checkshapes(const HloModule *m, HloError *e)
 	return 0;
 }
 
+static const char *
+compname(const HloModule *m, uint32_t c)
+{
+	return m->comps[c].name < m->nbytes ? hlo_cstr(m, m->comps[c].name) :
+		"?";
+}
+
 static int
 checkattrs(const HloModule *m, const HloInstr *in)
 {
@@ -196,11 +202,9 @@ static int
 checkcomp(const HloModule *m, uint32_t c, HloError *e)
 {
 	const HloComp *cp = &m->comps[c];
-	const char *cn = hlo_cstr(m, cp->name);
+	const char *cn = compname(m, c);
 	uint32_t i, k;
 
-	if (cp->name >= m->nbytes)
-		cn = "?";
 	if (cp->nins && cp->root >= cp->nins)
 		return hlo_err(e, "error: computation %s: bad root", cn);
 	for (i = 0; i < cp->nins; i++) {
@@ -265,7 +269,7 @@ comporder(const HloModule *m, uint32_t *order, HloError *e)
 		callee = m->ids[in->called + f->k++];
 		if (st[callee] == 1) {
 			hlo_err(e, "error: computation %s calls itself",
-				hlo_cstr(m, m->comps[callee].name));
+				compname(m, callee));
 			goto out;
 		}
 		if (st[callee] == 0) {
@@ -387,81 +391,35 @@ dotflops(const HloModule *m, uint32_t c, const HloInstr *in, int ragged)
 	return 2 * el * w;
 }
 
-/* convolution */
-
-typedef struct {
-	int n;			/* spatial dims */
-	int ib, ifeat, of;	/* input batch and feature, output feature */
-	int is[MAXSP], ks[MAXSP], os[MAXSP];	/* spatial dims of lhs, rhs,
-						 * output */
-} ConvDims;
-
-/* one side of dim_labels: a, b are the two non-spatial letters */
+/* convolution dimension numbers from dim_labels; without them, xla's
+ * default bf01_oi01->bf01 */
 static int
-labels(const char *s, size_t n, char a, char b, int *pa, int *pb, int *sp,
-	int nsp)
-{
-	size_t i;
-	int seen = 0;
-
-	*pa = *pb = -1;
-	for (i = 0; i < (size_t)nsp; i++)
-		sp[i] = -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] == a && *pa < 0)
-			*pa = i;
-		else if (s[i] == b && *pb < 0)
-			*pb = i;
-		else if (s[i] >= '0' && s[i] < '0' + nsp && sp[s[i] - '0'] < 0)
-			sp[s[i] - '0'] = i, seen++;
-		else
-			return -1;
-	}
-	return *pa < 0 || *pb < 0 || seen != nsp ? -1 : 0;
-}
-
-/* decodes dim_labels ("b01f_01io->b01f") for a conv with the given
- * ranks; without dim_labels, xla's default bf01_oi01->bf01 */
-static int
-convdims(const HloModule *m, const HloInstr *in, int rl, int rr, int ro,
-	ConvDims *d)
+convdims(const HloModule *m, const HloInstr *in, int rank, HloConvDnums *d)
 {
 	uint32_t n;
 	const char *w = hlo_attr_word(m, in, A_DIM_LABELS, &n);
-	const char *u, *ar;
-	int i, ko, ki;
+	int i;
 
-	d->n = rl - 2;
-	if (d->n < 0 || d->n > MAXSP || rr != rl || ro != rl)
+	if (w)
+		return hlo_conv_dnums(w, n, rank, d);
+	if (rank < 2 || rank > HLO_CONV_MAXSP + 2)
 		return -1;
-	if (!w) {
-		d->ib = 0, d->ifeat = 1, d->of = 1;
-		for (i = 0; i < d->n; i++)
-			d->is[i] = d->ks[i] = d->os[i] = i + 2;
-		return 0;
-	}
-	u = memchr(w, '_', n);
-	ar = u ? memchr(u, '-', n - (u - w)) : NULL;
-	if (!u || !ar || ar + 1 >= w + n || ar[1] != '>')
-		return -1;
-	if (labels(w, u - w, 'b', 'f', &d->ib, &d->ifeat, d->is, d->n) ||
-	    (int)(u - w) != rl ||
-	    labels(u + 1, ar - u - 1, 'o', 'i', &ko, &ki, d->ks, d->n) ||
-	    (int)(ar - u - 1) != rr ||
-	    labels(ar + 2, w + n - ar - 2, 'b', 'f', &ko, &d->of, d->os, d->n) ||
-	    (int)(w + n - ar - 2) != ro)
-		return -1;
+	d->nsp = rank - 2;
+	d->in_batch = d->out_batch = d->k_out = 0;
+	d->in_feature = d->out_feature = d->k_in = 1;
+	for (i = 0; i < d->nsp; i++)
+		d->in_spatial[i] = d->k_spatial[i] = d->out_spatial[i] = i + 2;
 	return 0;
 }
 
-static int64_t
+static __int128
 floordiv(__int128 a, __int128 b)
 {
 	__int128 q = a / b;
 
 	if ((a % b != 0) && ((a < 0) != (b < 0)))
 		q--;
-	return (int64_t)q;
+	return q;
 }
 
 /* inverse of a modulo mod (gcd(a, mod) == 1) */
@@ -514,7 +472,7 @@ hits(int64_t step, __int128 c, int64_t n, int64_t in, int64_t bd)
 		return 0;
 	mod = bd / g;
 	x0 = (int64_t)((r / g) * modinv((step / g) % mod, mod) % mod);
-	return floordiv(hi - x0, mod) - floordiv(lo - 1 - x0, mod);
+	return (int64_t)(floordiv(hi - x0, mod) - floordiv(lo - 1 - x0, mod));
 }
 
 /* xla's valid-position count of one spatial dim: (kernel, output)
@@ -550,22 +508,24 @@ convflops(const HloModule *m, uint32_t c, const HloInstr *in)
 	uint32_t lhs, rhs, out = in->shape, nw, sd;
 	const int64_t *w;
 	int64_t fgc, bgc;
-	ConvDims d;
+	HloConvDnums d;
 	double v = 1;
 
 	if (in->nops < 2 || istuple(m, out))
 		return 0;
 	lhs = opshape(m, c, in, 0);
 	rhs = opshape(m, c, in, 1);
-	if (convdims(m, in, m->shapes[lhs].rank, m->shapes[rhs].rank,
-	    m->shapes[out].rank, &d) < 0)
+	if (m->shapes[rhs].rank != m->shapes[lhs].rank ||
+	    m->shapes[out].rank != m->shapes[lhs].rank ||
+	    convdims(m, in, m->shapes[lhs].rank, &d) < 0)
 		return 0;
 	w = window(m, in, &nw);
-	if (nw != (uint32_t)d.n)
+	if (nw != (uint32_t)d.nsp)
 		return 0;
 	for (sd = 0; sd < nw; sd++)
-		v *= validpos(dim(m, rhs, d.ks[sd]), dim(m, out, d.os[sd]),
-			dim(m, lhs, d.is[sd]), w + 7 * sd);
+		v *= validpos(dim(m, rhs, d.k_spatial[sd]),
+			dim(m, out, d.out_spatial[sd]),
+			dim(m, lhs, d.in_spatial[sd]), w + 7 * sd);
 	if (nw == 0)
 		v = validpos(1, 1, 1, one);
 	fgc = hlo_attr_int(m, in, A_FEATURE_GROUP_COUNT, 1);
@@ -574,9 +534,9 @@ convflops(const HloModule *m, uint32_t c, const HloInstr *in)
 		fgc = 1;
 	if (bgc <= 0)
 		bgc = 1;
-	return 2.0 * (double)(dim(m, lhs, d.ifeat) / fgc) *
-		(double)dim(m, out, d.of) *
-		(double)(dim(m, lhs, d.ib) / bgc) * v;
+	return 2.0 * (double)(dim(m, lhs, d.in_feature) / fgc) *
+		(double)dim(m, out, d.out_feature) *
+		(double)(dim(m, lhs, d.in_batch) / bgc) * v;
 }
 
 /* reduce-window: reducer cost * (window elements - 1) * output elements,

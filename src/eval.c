@@ -328,6 +328,17 @@ buildplan(HloEval *ev, uint32_t c)
 	return 1;
 }
 
+/* the instructions the root of c needs, operands first */
+int
+ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n)
+{
+	if (c >= ev->m->ncomps || buildplan(ev, c) < 0)
+		return -1;
+	*order = ev->plans[c].order;
+	*n = ev->plans[c].norder;
+	return 0;
+}
+
 /* checks v has the type and element count (arrays) or arity (tuples,
  * recursively) of shape */
 static int
@@ -546,7 +557,7 @@ dropvals(HloEval *ev, HloVal **vals, uint32_t n)
 
 static int
 runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
-	uint32_t nargs)
+	uint32_t nargs, const uint32_t *left)
 {
 	const HloModule *m = ev->m;
 	const HloInstr *in = hlo_ins(m, c, i);
@@ -572,7 +583,14 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 				"undefined", k, hlo_cstr(m, in->name));
 		}
 	}
+	ev->consume = 0;
+	for (k = 0; k < in->nops && k < 64 && left; k++) {
+		d = m->ids[in->ops + k];
+		if (left[d] == 1 && ops[k]->refs == 1 && !ops[k]->base)
+			ev->consume |= (uint64_t)1 << k;
+	}
 	r = instr(ev, c, i, ops, &vals[i]);
+	ev->consume = 0;
 	if (ops != small)
 		free(ops);
 	if (r < 0)
@@ -611,7 +629,7 @@ hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 	ev->depth++;
 	for (k = 0; k < p->norder; k++) {
 		i = p->order[k];
-		if (runinstr(ev, c, i, vals, args, nargs) < 0) {
+		if (runinstr(ev, c, i, vals, args, nargs, left) < 0) {
 			ev->depth--;
 			dropvals(ev, vals, n);
 			free(left);

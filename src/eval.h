@@ -37,6 +37,9 @@ typedef struct {
 	uint64_t steps, maxsteps;	/* instructions evaluated, allowed */
 	int depth;		/* nested computation calls */
 	int status;		/* EV_BAD or EV_NOEVAL after a failure */
+	uint64_t consume;	/* bit k: operand k of the instruction being
+				 * evaluated is dead after it and unshared,
+				 * so its buffer may become the result */
 	HloError *err;
 	EvPlan *plans;		/* per computation, built on first call */
 	EvProg **progs;		/* per computation: compiled scalar program,
@@ -143,6 +146,7 @@ HloVal *ev_view(HloEval *ev, HloVal *v, uint32_t shape);
 HloVal *ev_zero(HloEval *ev, uint32_t shape);
 int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
 	HloVal **out);
+int ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n);
 
 /* eval_elem.c */
 void lane_load(int type, const void *src, int64_t n, Lane *dst);

@@ -10,6 +10,27 @@
 
 #include "hlo.h"
 
+#ifdef HLOPT_FAILALLOC
+/* test builds only (make check-failalloc): the allocation numbered
+ * $HLOPT_FAIL_AT fails, as if memory ran out there. the one mutable
+ * global of hlopt, and never in a normal build. */
+static long failat = -2;
+
+static int
+failnow(void)
+{
+	const char *s;
+
+	if (failat == -2) {
+		s = getenv("HLOPT_FAIL_AT");
+		failat = s ? atol(s) : -1;
+	}
+	return failat >= 0 && failat-- == 0;
+}
+#else
+#define failnow() 0
+#endif
+
 static void
 oom(void)
 {
@@ -20,7 +41,7 @@ oom(void)
 void *
 xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = failnow() ? NULL : malloc(n ? n : 1);
 
 	if (!p)
 		oom();
@@ -30,7 +51,7 @@ xmalloc(size_t n)
 void *
 xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p = failnow() ? NULL : calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
 		oom();
@@ -41,6 +62,8 @@ void *
 xreallocarray(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
+		oom();
+	if (failnow())
 		oom();
 	p = realloc(p, n * size > 0 ? n * size : 1);
 	if (!p)

@@ -1,0 +1,1637 @@
+/* algsimp.c: xla's AlgebraicSimplifier ("algsimp"): the driver, which
+ * runs the visitor over every non-fusion computation until it stops
+ * changing (at most max_runs sweeps), the depth-first visit order of
+ * xla's HloComputation::Accept, users, literals and the builders the
+ * handlers (algsimp_*.c) share. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algsimp.h"
+
+/* XLA:CPU's simplification pipeline (cpu_compiler.cc) */
+static const AlgOpts cpu_opts = {
+	.fast_math = 0,
+	.minmax_nan = 1,
+	.dot_strength = 0,
+	.dot_to_mul = 1,
+	.cpu = 1,
+	.sink_bcast = 1,
+	.bcast_degenerate = 1,
+	.reduce_of_reshape = 1,
+	.reduce_concat = 1,
+	.window_to_reduce = 1,
+	.neg_pad = 1,
+	.conv_swap = 1,
+	.fold_conv_pad = 1,
+	.dus_to_pad = 1,
+	.reshape_transpose_concat = 1,
+	.uncond_reduce_tr = 0,
+	.small_gather = 4,
+	.max_runs = 50,
+};
+
+const AlgOpts *
+algsimp_cpu_opts(void)
+{
+	return &cpu_opts;
+}
+
+/* accessors */
+
+uint32_t
+opnd(Alg *a, uint32_t i, uint32_t k)
+{
+	return pass_res(&a->ed, a->m->ids[INS(a, i)->ops + k]);
+}
+
+int
+opc(Alg *a, uint32_t i)
+{
+	return INS(a, i)->op;
+}
+
+uint32_t
+nops(Alg *a, uint32_t i)
+{
+	return INS(a, i)->nops;
+}
+
+int
+ety(Alg *a, uint32_t i)
+{
+	return SH(a, i)->type;
+}
+
+int
+rank(Alg *a, uint32_t i)
+{
+	return SH(a, i)->type == TY_TUPLE ? 0 : SH(a, i)->rank;
+}
+
+int64_t
+dim(Alg *a, uint32_t i, int d)
+{
+	return a->m->ints[SH(a, i)->dims + d];
+}
+
+const int64_t *
+dims(Alg *a, uint32_t i)
+{
+	return a->m->ints + SH(a, i)->dims;
+}
+
+int64_t
+elems(Alg *a, uint32_t i)
+{
+	if (is_tuple(a, i))
+		return -1;
+	return hlo_shape_elems(a->m, INS(a, i)->shape);
+}
+
+int
+is_tuple(Alg *a, uint32_t i)
+{
+	return SH(a, i)->type == TY_TUPLE;
+}
+
+static int
+is_array_type(int t)
+{
+	return t != TY_TUPLE && t != TY_TOKEN && t != TY_OPAQUE &&
+		t != TY_BUFFER && t != TY_INVALID;
+}
+
+int
+same_shape(Alg *a, uint32_t x, uint32_t y)
+{
+	return same_shape_id(a, INS(a, x)->shape, INS(a, y)->shape);
+}
+
+int
+same_shape_id(Alg *a, uint32_t s, uint32_t t)
+{
+	return hlo_shape_eq_nolayout(a->m, s, t);
+}
+
+int
+is_scalar(Alg *a, uint32_t i)
+{
+	return is_array_type(ety(a, i)) && SH(a, i)->rank == 0;
+}
+
+int
+is_eff_scalar(Alg *a, uint32_t i)
+{
+	int d;
+
+	if (!is_array_type(ety(a, i)))
+		return 0;
+	for (d = 0; d < SH(a, i)->rank; d++)
+		if (dim(a, i, d) != 1)
+			return 0;
+	return 1;
+}
+
+int
+is_zero_elems(Alg *a, uint32_t i)
+{
+	int d;
+
+	if (!is_array_type(ety(a, i)))
+		return 0;
+	for (d = 0; d < SH(a, i)->rank; d++)
+		if (dim(a, i, d) == 0)
+			return 1;
+	return 0;
+}
+
+const int64_t *
+ints_attr(Alg *a, uint32_t i, int key, uint32_t *n)
+{
+	return hlo_attr_ints(a->m, INS(a, i), key, n);
+}
+
+int64_t
+int_attr(Alg *a, uint32_t i, int key, int64_t dflt)
+{
+	return hlo_attr_int(a->m, INS(a, i), key, dflt);
+}
+
+int
+ctl(Alg *a, uint32_t i)
+{
+	return a->ed.ctl[i] != 0;
+}
+
+int
+has_effect(Alg *a, uint32_t i)
+{
+	return pass_has_effect(a->m, INS(a, i), a->fx, a->ed.nfx);
+}
+
+int
+t_int(int t)
+{
+	int c = hlo_typeinfo[t].cls;
+
+	return c == C_SINT || c == C_UINT;
+}
+
+int
+t_sint(int t)
+{
+	return hlo_typeinfo[t].cls == C_SINT;
+}
+
+int
+t_uint(int t)
+{
+	return hlo_typeinfo[t].cls == C_UINT;
+}
+
+int
+t_float(int t)
+{
+	return hlo_typeinfo[t].cls == C_FLOAT;
+}
+
+int
+t_cplx(int t)
+{
+	return hlo_typeinfo[t].cls == C_CPLX;
+}
+
+int
+t_bits(int t)
+{
+	return hlo_typeinfo[t].bits;
+}
+
+void *
+alg_tmp(Alg *a, size_t n)
+{
+	return pass_alloc(a->ctx, n ? n : 1);
+}
+
+/* side arrays */
+
+static void
+growarr(void **p, uint32_t cap, size_t size)
+{
+	*p = xreallocarray(*p, cap, size);
+}
+
+static void
+grow(Alg *a, uint32_t n)
+{
+	uint32_t cap = a->cap ? a->cap : 64, i;
+
+	if (n <= a->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	growarr((void **)&a->state, cap, 1);
+	growarr((void **)&a->xhead, cap, 4);
+	growarr((void **)&a->xtail, cap, 4);
+	growarr((void **)&a->gnext, cap, 4);
+	growarr((void **)&a->glast, cap, 4);
+	growarr((void **)&a->mark, cap, 4);
+	for (i = a->cap; i < cap; i++)
+		a->mark[i] = 0;
+	a->cap = cap;
+}
+
+static void
+initslot(Alg *a, uint32_t i)
+{
+	a->state[i] = 0;
+	a->xhead[i] = a->xtail[i] = HLO_NONE;
+	a->gnext[i] = HLO_NONE;
+	a->glast[i] = i;
+}
+
+/* users */
+
+static void
+addextra(Alg *a, uint32_t x, uint32_t u)
+{
+	uint32_t k;
+
+	if (x >= a->m->comps[a->c].nins)
+		return;
+	if (a->nx == a->capx) {
+		a->capx = a->capx ? 2 * a->capx : 1024;
+		a->xuser = xreallocarray(a->xuser, a->capx, 4);
+		a->xnext = xreallocarray(a->xnext, a->capx, 4);
+	}
+	k = a->nx++;
+	a->xuser[k] = u;
+	a->xnext[k] = HLO_NONE;
+	if (a->xtail[x] == HLO_NONE)
+		a->xhead[x] = k;
+	else
+		a->xnext[a->xtail[x]] = k;
+	a->xtail[x] = k;
+}
+
+/* users as they are now: a fresh table, no history */
+static void
+rebuild_users(Alg *a)
+{
+	HloComp *cp = &a->m->comps[a->c];
+	uint32_t n = cp->nins, i, k, d, *fill, tot = 0;
+
+	grow(a, n + 1);
+	if (a->capu0 < n + 2) {
+		a->capu0 = n + 2;
+		a->ustart = xreallocarray(a->ustart, a->capu0, 4);
+	}
+	memset(a->ustart, 0, (n + 2) * 4u);
+	for (i = 0; i < n; i++) {
+		initslot(a, i);
+		if (cp->ins[i].flags & HI_DEAD)
+			continue;
+		for (k = 0; k < cp->ins[i].nops; k++)
+			if ((d = opnd(a, i, k)) < n) {
+				a->ustart[d + 1]++;
+				tot++;
+			}
+	}
+	for (i = 0; i < n; i++)
+		a->ustart[i + 1] += a->ustart[i];
+	if (a->capul < tot + 1) {
+		a->capul = tot + 1;
+		a->ulist = xreallocarray(a->ulist, a->capul, 4);
+	}
+	fill = alg_tmp(a, (n + 1) * 4u);
+	memcpy(fill, a->ustart, n * 4u);
+	for (i = 0; i < n; i++) {
+		if (cp->ins[i].flags & HI_DEAD)
+			continue;
+		for (k = 0; k < cp->ins[i].nops; k++)
+			if ((d = opnd(a, i, k)) < n)
+				a->ulist[fill[d]++] = i;
+	}
+	a->n0 = n;
+	a->nx = 0;
+}
+
+static int
+uses(Alg *a, uint32_t u, uint32_t x)
+{
+	uint32_t k, n = nops(a, u);
+
+	for (k = 0; k < n; k++)
+		if (opnd(a, u, k) == x)
+			return 1;
+	return 0;
+}
+
+static uint32_t
+collect(Alg *a, uint32_t x, uint32_t limit, uint32_t *out)
+{
+	HloComp *cp = &a->m->comps[a->c];
+	uint32_t z, k, u, cnt = 0, j;
+
+	if (x >= cp->nins)
+		return 0;
+	if (++a->epoch == 0) {
+		memset(a->mark, 0, a->cap * 4u);
+		a->epoch = 1;
+	}
+	for (z = x; z != HLO_NONE && cnt < limit; z = a->gnext[z]) {
+		for (j = 0; ; j++) {
+			if (z < a->n0 && j < a->ustart[z + 1] - a->ustart[z])
+				u = a->ulist[a->ustart[z] + j];
+			else
+				break;
+			if (u < cp->nins && !(cp->ins[u].flags & HI_DEAD) &&
+			    a->mark[u] != a->epoch && uses(a, u, x)) {
+				a->mark[u] = a->epoch;
+				if (out)
+					out[cnt] = u;
+				if (++cnt >= limit)
+					return cnt;
+			}
+		}
+		for (k = a->xhead[z]; k != HLO_NONE; k = a->xnext[k]) {
+			u = a->xuser[k];
+			if (u < cp->nins && !(cp->ins[u].flags & HI_DEAD) &&
+			    a->mark[u] != a->epoch && uses(a, u, x)) {
+				a->mark[u] = a->epoch;
+				if (out)
+					out[cnt] = u;
+				if (++cnt >= limit)
+					return cnt;
+			}
+		}
+	}
+	return cnt;
+}
+
+uint32_t
+users(Alg *a, uint32_t x, uint32_t **out)
+{
+	uint32_t need = a->ed.nuse[x] + 1;
+
+	if (a->capubuf < need) {
+		a->capubuf = need > 64 ? need : 64;
+		a->ubuf = xreallocarray(a->ubuf, a->capubuf, 4);
+	}
+	*out = a->ubuf;
+	return collect(a, x, need, a->ubuf);
+}
+
+uint32_t
+nusers(Alg *a, uint32_t x, uint32_t limit)
+{
+	if (a->ed.nuse[x] <= 1)
+		return a->ed.nuse[x] < limit ? a->ed.nuse[x] : limit;
+	return collect(a, x, limit, NULL);
+}
+
+int
+one_use(Alg *a, uint32_t x)
+{
+	return a->ed.nuse[x] == 1;
+}
+
+int
+one_user(Alg *a, uint32_t x)
+{
+	return a->ed.nuse[x] >= 1 && nusers(a, x, 2) == 1;
+}
+
+/* literals */
+
+const unsigned char *
+lit(Alg *a, uint32_t i, uint32_t *nbytes)
+{
+	const unsigned char *p;
+	int64_t n;
+	int t = ety(a, i);
+
+	if (opc(a, i) != HOP_CONSTANT || !is_array_type(t))
+		return NULL;
+	p = hlo_literal(a->m, INS(a, i), nbytes);
+	n = elems(a, i);
+	if (!p || n < 0 || (uint64_t)*nbytes < (uint64_t)n *
+	    (uint64_t)hlo_type_bytes(t))
+		return NULL;
+	return p;
+}
+
+int
+is_const(Alg *a, uint32_t i)
+{
+	return opc(a, i) == HOP_CONSTANT;
+}
+
+static uint64_t
+rawbits(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int k;
+
+	for (k = n > 8 ? 8 : n; k-- > 0;)
+		v = v << 8 | p[k];
+	return v;
+}
+
+static int64_t
+elem_i(int t, const unsigned char *p)
+{
+	int bits = t_bits(t);
+	uint64_t v = rawbits(p, hlo_type_bytes(t));
+
+	if (t == TY_PRED)
+		return p[0] != 0;
+	if (bits < 64)
+		v &= ((uint64_t)1 << bits) - 1;
+	if (t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
+		v |= ~(((uint64_t)1 << bits) - 1);
+	return (int64_t)v;
+}
+
+static double
+elem_f(int t, const unsigned char *p)
+{
+	if (t_float(t))
+		return hlo_float_decode(t, rawbits(p, hlo_type_bytes(t)));
+	if (t_cplx(t))
+		return hlo_float_decode(t == TY_C64 ? TY_F32 : TY_F64,
+			rawbits(p, hlo_type_bytes(t) / 2));
+	if (t_uint(t))
+		return (double)(uint64_t)elem_i(t, p);
+	return (double)elem_i(t, p);
+}
+
+static double
+elem_imag(int t, const unsigned char *p)
+{
+	int h = hlo_type_bytes(t) / 2;
+
+	return hlo_float_decode(t == TY_C64 ? TY_F32 : TY_F64,
+		rawbits(p + h, h));
+}
+
+static int
+fits(int t, int64_t v)
+{
+	int bits = t_bits(t);
+
+	if (t == TY_PRED)
+		return v == 0 || v == 1;
+	if (t_uint(t))
+		return v >= 0 && (bits >= 64 || v < ((int64_t)1 << bits));
+	if (bits >= 64)
+		return 1;
+	return v >= -((int64_t)1 << (bits - 1)) &&
+		v < ((int64_t)1 << (bits - 1));
+}
+
+/* the constant under a chain of broadcasts, HLO_NONE if none */
+static uint32_t
+unbcast(Alg *a, uint32_t i)
+{
+	uint32_t steps = 0;
+
+	while (opc(a, i) == HOP_BROADCAST && nops(a, i) == 1 && steps++ < 64)
+		i = opnd(a, i, 0);
+	return opc(a, i) == HOP_CONSTANT ? i : HLO_NONE;
+}
+
+/* every element of constant c equals v (mode 0: int8 value as IsAll,
+ * 1: float value, 2: the type's minimum, 3: its maximum) */
+static int
+all_equal(Alg *a, uint32_t c, int mode, double v)
+{
+	uint32_t nb;
+	const unsigned char *p = lit(a, c, &nb);
+	int t = ety(a, c), esz = hlo_type_bytes(t);
+	int64_t n = elems(a, c), k, iv = (int64_t)v;
+	double want = v;
+
+	if (!p)
+		return 0;
+	if (mode == 1 && !t_float(t))
+		return 0;
+	if (mode == 0 && !t_float(t) && !t_cplx(t) && !fits(t, iv))
+		return 0;
+	if (mode >= 2) {
+		if (t_cplx(t))
+			return 0;
+		if (t_float(t)) {
+			if (!hlo_float_has_inf(t))
+				return 0;
+			want = mode == 2 ? -INFINITY : INFINITY;
+		} else if (t == TY_PRED) {
+			iv = mode == 3;
+		} else if (t_uint(t)) {
+			iv = mode == 2 ? 0 : (t_bits(t) >= 64 ? -1 :
+				(int64_t)(((uint64_t)1 << t_bits(t)) - 1));
+		} else {
+			int b = t_bits(t);
+
+			iv = mode == 2 ? (b >= 64 ? INT64_MIN :
+				-((int64_t)1 << (b - 1))) : (b >= 64 ?
+				INT64_MAX : ((int64_t)1 << (b - 1)) - 1);
+		}
+	}
+	for (k = 0; k < n; k++, p += esz) {
+		if (t_float(t)) {
+			if (elem_f(t, p) != want)
+				return 0;
+		} else if (t_cplx(t)) {
+			if (elem_f(t, p) != want || elem_imag(t, p) != 0)
+				return 0;
+		} else if (elem_i(t, p) != iv) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int
+is_all(Alg *a, uint32_t i, int v)
+{
+	uint32_t c = unbcast(a, i);
+
+	return c != HLO_NONE && all_equal(a, c, 0, v);
+}
+
+int
+is_all_float(Alg *a, uint32_t i, double v)
+{
+	uint32_t c = unbcast(a, i);
+
+	return c != HLO_NONE && all_equal(a, c, 1, v);
+}
+
+int
+is_all_min(Alg *a, uint32_t i, int type)
+{
+	uint32_t c = unbcast(a, i);
+
+	return c != HLO_NONE && ety(a, c) == type && all_equal(a, c, 2, 0);
+}
+
+int
+is_all_max(Alg *a, uint32_t i, int type)
+{
+	uint32_t c = unbcast(a, i);
+
+	return c != HLO_NONE && ety(a, c) == type && all_equal(a, c, 3, 0);
+}
+
+int
+const_value(Alg *a, uint32_t i, double *v)
+{
+	uint32_t nb;
+	const unsigned char *p;
+	int t = ety(a, i);
+
+	if (!is_const(a, i) || !is_eff_scalar(a, i) ||
+	    !(t_float(t) || t_int(t)) || !(p = lit(a, i, &nb)))
+		return 0;
+	if (t_float(t))
+		*v = elem_f(t, p);
+	else
+		*v = (double)elem_i(t, p);
+	return 1;
+}
+
+int
+const_int(Alg *a, uint32_t i, int64_t *v)
+{
+	uint32_t nb;
+	const unsigned char *p;
+	int t = ety(a, i);
+
+	if (!is_const(a, i) || !t_int(t) || elems(a, i) < 1 ||
+	    !(p = lit(a, i, &nb)))
+		return 0;
+	*v = elem_i(t, p);
+	if (t_uint(t) && *v < 0)
+		return 0;	/* GetFirstInteger fails over int64 */
+	return 1;
+}
+
+int
+const_scalar_is(Alg *a, uint32_t i, int eff, int v)
+{
+	if (!is_const(a, i) || !(eff ? is_eff_scalar(a, i) :
+	    is_scalar(a, i)))
+		return 0;
+	return all_equal(a, i, 0, v);
+}
+
+int
+scalar_zero(Alg *a, uint32_t i)
+{
+	uint32_t nb;
+	const unsigned char *p;
+	int t = ety(a, i);
+
+	if (!is_const(a, i) || !is_eff_scalar(a, i) || !(p = lit(a, i, &nb)))
+		return 0;
+	if (t_float(t))
+		return elem_f(t, p) == 0;
+	if (t_cplx(t))
+		return elem_f(t, p) == 0 && elem_imag(t, p) == 0;
+	return elem_i(t, p) == 0;
+}
+
+int
+scalar_inf(Alg *a, uint32_t i, int neg)
+{
+	int t = ety(a, i);
+
+	if (!is_const(a, i) || !is_eff_scalar(a, i) || t_cplx(t))
+		return 0;
+	return all_equal(a, i, neg ? 2 : 3, 0);
+}
+
+/* shapes */
+
+uint32_t
+shp(Alg *a, int type, int r, const int64_t *d, uint32_t like)
+{
+	int64_t buf[2 * 16], *v = buf;
+	int k, lay = like != HLO_NONE &&
+		(a->m->shapes[like].flags & SH_LAYOUT);
+
+	if (r > 16)
+		v = alg_tmp(a, 2 * (size_t)r * 8);
+	memcpy(v, d, (size_t)r * 8);
+	for (k = 0; k < r; k++)
+		v[r + k] = r - 1 - k;
+	return hlo_shape(a->m, type, r, v, lay ? v + r : NULL, 0, 0);
+}
+
+uint32_t
+shp_type(Alg *a, uint32_t s, int type)
+{
+	return hlo_shape_with_type(a->m, s, type);
+}
+
+uint32_t
+shp_scalar(Alg *a, int type)
+{
+	return hlo_shape_scalar(a->m, type);
+}
+
+/* building */
+
+static const uint32_t *
+copyids(Alg *a, const uint32_t *v, uint32_t n, uint32_t *buf, uint32_t cap)
+{
+	uint32_t *d = n <= cap ? buf : alg_tmp(a, (size_t)n * 4);
+
+	if (n)
+		memcpy(d, v, (size_t)n * 4);
+	return d;
+}
+
+uint32_t
+mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
+{
+	uint32_t buf[16], name, id, k;
+	const uint32_t *v = copyids(a, ops, n, buf, 16);
+
+	name = hlo_fresh_name(a->m, hlo_opinfo[op].name);
+	id = hlo_instr_add(a->m, a->c, op, shape, name, n, v);
+	grow(a, id + 1);
+	initslot(a, id);
+	pass_edit_added(&a->ed, id);
+	for (k = 0; k < n; k++)
+		addextra(a, v[k], id);
+	return id;
+}
+
+void
+set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n)
+{
+	int64_t buf[16], *d = n <= 16 ? buf : alg_tmp(a, (size_t)n * 8);
+	HloAttr at;
+
+	if (n)
+		memcpy(d, v, (size_t)n * 8);
+	at = hlo_mk_ints(a->m, key, d, n);
+	hlo_attr_set(a->m, a->c, i, &at);
+}
+
+void
+set_word(Alg *a, uint32_t i, int key, const char *w)
+{
+	HloAttr at = hlo_mk_bytes(a->m, key, hlo_attrinfo[key].kind, w,
+		strlen(w));
+
+	hlo_attr_set(a->m, a->c, i, &at);
+}
+
+uint32_t
+mk_un(Alg *a, int op, uint32_t shape, uint32_t x)
+{
+	return mk(a, op, shape, 1, &x);
+}
+
+uint32_t
+mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y)
+{
+	uint32_t v[2] = {x, y};
+
+	return mk(a, op, shape, 2, v);
+}
+
+uint32_t
+mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y)
+{
+	uint32_t s = INS(a, x)->shape;
+
+	if (op == HOP_COMPARE)
+		s = shp_type(a, s, TY_PRED);
+	return mk_bin(a, op, s, x, y);
+}
+
+uint32_t
+mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y, uint32_t z)
+{
+	uint32_t v[3] = {x, y, z};
+
+	return mk(a, op, shape, 3, v);
+}
+
+uint32_t
+mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n)
+{
+	void *d = alg_tmp(a, n);
+	uint32_t id;
+	HloAttr at;
+
+	memcpy(d, bytes, n);
+	id = mk(a, HOP_CONSTANT, shape, 0, NULL);
+	at = hlo_mk_bytes(a->m, A_LITERAL, K_LITERAL, d, n);
+	hlo_attr_set(a->m, a->c, id, &at);
+	return id;
+}
+
+static void
+putbits(unsigned char *p, uint64_t v, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++, v >>= 8)
+		p[k] = (unsigned char)v;
+}
+
+/* one element of type t holding v (integers from iv when isint) */
+static void
+encode(int t, double v, int64_t iv, int isint, unsigned char *p)
+{
+	int esz = hlo_type_bytes(t);
+
+	memset(p, 0, esz);
+	if (t_float(t)) {
+		putbits(p, hlo_float_encode(t, isint ? (double)iv : v), esz);
+	} else if (t_cplx(t)) {
+		int h = esz / 2, ct = t == TY_C64 ? TY_F32 : TY_F64;
+
+		putbits(p, hlo_float_encode(ct, isint ? (double)iv : v), h);
+		putbits(p + h, hlo_float_encode(ct, 0), h);
+	} else if (t == TY_PRED) {
+		p[0] = isint ? iv != 0 : v != 0;
+	} else {
+		int64_t x = isint ? iv : (int64_t)v;
+		int bits = t_bits(t);
+
+		if (!isint && v != v)
+			x = 0;
+		if (bits < 64)
+			x = (int64_t)((uint64_t)x & (((uint64_t)1 << bits) -
+				1));
+		if (t_sint(t) && bits < 64 && bits > 8 - 0 &&
+		    (x >> (bits - 1) & 1))
+			x |= (int64_t)~(((uint64_t)1 << bits) - 1);
+		putbits(p, (uint64_t)x, esz);
+	}
+}
+
+uint32_t
+mk_scalar(Alg *a, int type, double v)
+{
+	unsigned char b[16];
+
+	encode(type, v, 0, 0, b);
+	return mk_const(a, shp_scalar(a, type), b, hlo_type_bytes(type));
+}
+
+uint32_t
+mk_scalar_i(Alg *a, int type, int64_t v)
+{
+	unsigned char b[16];
+
+	encode(type, 0, v, 1, b);
+	return mk_const(a, shp_scalar(a, type), b, hlo_type_bytes(type));
+}
+
+static uint32_t
+like(Alg *a, uint32_t base, double v, int64_t iv, int isint)
+{
+	unsigned char b[16];
+	int t = ety(a, base);
+	uint32_t k;
+
+	encode(t, v, iv, isint, b);
+	if (SH(a, base)->rank == 0)
+		return mk_const(a, INS(a, base)->shape, b, hlo_type_bytes(t));
+	k = mk_const(a, shp_scalar(a, t), b, hlo_type_bytes(t));
+	return mk_bcast(a, INS(a, base)->shape, k, NULL, 0);
+}
+
+uint32_t
+scalar_like(Alg *a, uint32_t base, double v)
+{
+	return like(a, base, v, 0, 0);
+}
+
+uint32_t
+scalar_like_i(Alg *a, uint32_t base, int64_t v)
+{
+	return like(a, base, 0, v, 1);
+}
+
+uint32_t
+mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d, uint32_t nd)
+{
+	uint32_t id = mk_un(a, HOP_BROADCAST, shape, x);
+
+	set_ints(a, id, A_DIMENSIONS, d, nd);
+	return id;
+}
+
+uint32_t
+mk_reshape(Alg *a, uint32_t shape, uint32_t x)
+{
+	return mk_un(a, HOP_RESHAPE, shape, x);
+}
+
+uint32_t
+mk_transpose(Alg *a, uint32_t shape, uint32_t x, const int64_t *perm)
+{
+	uint32_t id = mk_un(a, HOP_TRANSPOSE, shape, x);
+
+	set_ints(a, id, A_DIMENSIONS, perm, a->m->shapes[shape].rank);
+	return id;
+}
+
+uint32_t
+mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm)
+{
+	int r = rank(a, x), k;
+	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8);
+
+	for (k = 0; k < r; k++)
+		d[k] = dim(a, x, perm[k]);
+	return mk_transpose(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
+		perm);
+}
+
+uint32_t
+mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride)
+{
+	int r = rank(a, x), k;
+	int64_t *t = alg_tmp(a, (size_t)(3 * r + 1) * 8);
+	uint32_t id;
+
+	for (k = 0; k < r; k++) {
+		t[3 * k] = start[k];
+		t[3 * k + 1] = limit[k];
+		t[3 * k + 2] = stride ? stride[k] : 1;
+	}
+	id = mk_un(a, HOP_SLICE, shape, x);
+	set_ints(a, id, A_SLICE, t, 3 * r);
+	return id;
+}
+
+uint32_t
+mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride)
+{
+	int r = rank(a, x), k;
+	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8), s;
+
+	for (k = 0; k < r; k++) {
+		s = stride ? stride[k] : 1;
+		d[k] = (limit[k] - start[k] + s - 1) / s;
+	}
+	return mk_slice(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
+		start, limit, stride);
+}
+
+uint32_t
+mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v, const int64_t *cfg)
+{
+	uint32_t id = mk_bin(a, HOP_PAD, shape, x, v);
+
+	set_ints(a, id, A_PADDING, cfg, 3 * rank(a, x));
+	return id;
+}
+
+uint32_t
+mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg)
+{
+	int r = rank(a, x), k;
+	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8), n;
+
+	for (k = 0; k < r; k++) {
+		n = dim(a, x, k);
+		d[k] = cfg[3 * k] + cfg[3 * k + 1] + n +
+			(n > 0 ? (n - 1) * cfg[3 * k + 2] : 0);
+	}
+	return mk_pad(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x, v,
+		cfg);
+}
+
+uint32_t
+mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
+	int64_t d)
+{
+	uint32_t id = mk(a, HOP_CONCAT, shape, n, ops);
+
+	set_ints(a, id, A_DIMENSIONS, &d, 1);
+	return id;
+}
+
+uint32_t
+mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops, int64_t d)
+{
+	int r = rank(a, ops[0]);
+	int64_t *v = alg_tmp(a, (size_t)(r + 1) * 8);
+	uint32_t k;
+
+	memcpy(v, dims(a, ops[0]), (size_t)r * 8);
+	for (k = 1; k < n; k++)
+		v[d] += dim(a, ops[k], d);
+	return mk_concat(a, shp(a, ety(a, ops[0]), r, v, INS(a,
+		ops[0])->shape), n, ops, d);
+}
+
+uint32_t
+mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y, const char *dir)
+{
+	uint32_t id = mk_bin(a, HOP_COMPARE, shape, x, y);
+
+	set_word(a, id, A_DIRECTION, dir);
+	return id;
+}
+
+uint32_t
+mk_iota(Alg *a, uint32_t shape, int64_t d)
+{
+	uint32_t id = mk(a, HOP_IOTA, shape, 0, NULL);
+	HloAttr at = hlo_mk_int(A_IOTA_DIM, d);
+
+	hlo_attr_set(a->m, a->c, id, &at);
+	return id;
+}
+
+uint32_t
+mk_convert(Alg *a, uint32_t shape, uint32_t x)
+{
+	return mk_un(a, HOP_CONVERT, shape, x);
+}
+
+uint32_t
+mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd)
+{
+	uint32_t id = mk_un(a, HOP_REVERSE, INS(a, x)->shape, x);
+
+	set_ints(a, id, A_DIMENSIONS, d, nd);
+	return id;
+}
+
+uint32_t
+mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
+	const int64_t *d, uint32_t nd, uint32_t comp)
+{
+	uint32_t id = mk_bin(a, HOP_REDUCE, shape, x, init);
+
+	set_ints(a, id, A_DIMENSIONS, d, nd);
+	hlo_set_called(a->m, a->c, id, 1, &comp);
+	return id;
+}
+
+uint32_t
+mk_gte(Alg *a, uint32_t x, int64_t index)
+{
+	const HloShape *s = SH(a, x);
+	uint32_t id, es = a->m->ids[s->tuple + index];
+	HloAttr at = hlo_mk_int(A_INDEX, index);
+
+	id = mk_un(a, HOP_GTE, es, x);
+	hlo_attr_set(a->m, a->c, id, &at);
+	return id;
+}
+
+uint32_t
+mk_tuple(Alg *a, uint32_t n, const uint32_t *ops)
+{
+	uint32_t *el = alg_tmp(a, (size_t)(n + 1) * 4), k;
+
+	for (k = 0; k < n; k++)
+		el[k] = INS(a, ops[k])->shape;
+	return mk(a, HOP_TUPLE, hlo_shape_tuple(a->m, n, el), n, ops);
+}
+
+/* same opcode, attributes and called computations as i; new operands */
+uint32_t
+mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n, const uint32_t *ops)
+{
+	HloInstr src = *INS(a, i);
+	uint32_t id = mk(a, src.op, shape, n, ops);
+	HloAttr *at;
+	uint32_t *cl;
+
+	if (src.nattrs) {
+		at = alg_tmp(a, src.nattrs * sizeof *at);
+		memcpy(at, a->m->attrv + src.attrs, src.nattrs * sizeof *at);
+		hlo_set_attrs(a->m, a->c, id, src.nattrs, at);
+	}
+	if (src.ncalled) {
+		cl = alg_tmp(a, src.ncalled * 4u);
+		memcpy(cl, a->m->ids + src.called, src.ncalled * 4u);
+		hlo_set_called(a->m, a->c, id, src.ncalled, cl);
+	}
+	INS(a, id)->num = src.num;
+	INS(a, id)->flags = src.flags & ~HI_DEAD;
+	return id;
+}
+
+uint32_t
+mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
+	const uint32_t *idx, const int64_t *sizes)
+{
+	uint32_t *v = alg_tmp(a, (size_t)(nidx + 1) * 4), id;
+
+	v[0] = x;
+	memcpy(v + 1, idx, nidx * 4u);
+	id = mk(a, HOP_DYNSLICE, shape, nidx + 1, v);
+	set_ints(a, id, A_DYN_SLICE_SIZES, sizes, nidx);
+	return id;
+}
+
+uint32_t
+mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd, uint32_t nidx,
+	const uint32_t *idx)
+{
+	uint32_t *v = alg_tmp(a, (size_t)(nidx + 2) * 4);
+
+	v[0] = x;
+	v[1] = upd;
+	memcpy(v + 2, idx, nidx * 4u);
+	return mk(a, HOP_DYNUPDSLICE, shape, nidx + 2, v);
+}
+
+/* rewriting */
+
+void
+mark_changed(Alg *a)
+{
+	a->changed = 1;
+}
+
+/* after old's uses moved to new: its users are new's now */
+static void
+merged(Alg *a, uint32_t old, uint32_t new)
+{
+	if (a->ed.fwd[old] == old) {
+		rebuild_users(a);	/* replaced eagerly: rare */
+		return;
+	}
+	if (old < a->cap && new < a->cap) {
+		a->gnext[a->glast[new]] = old;
+		a->glast[new] = a->glast[old];
+	}
+}
+
+int
+rep(Alg *a, uint32_t old, uint32_t new)
+{
+	old = pass_res(&a->ed, old);
+	new = pass_res(&a->ed, new);
+	if (!pass_replace(&a->ed, old, new, 0, 0))
+		return 0;
+	merged(a, old, new);
+	a->changed = 1;
+	return 1;
+}
+
+int
+rep_compat(Alg *a, uint32_t old, uint32_t new)
+{
+	old = pass_res(&a->ed, old);
+	new = pass_res(&a->ed, new);
+	if ((a->ed.ctl[old] & CTL_PRED) || !same_shape(a, old, new))
+		return 0;
+	if (!pass_replace(&a->ed, old, new, 1, 0))
+		return 0;
+	merged(a, old, new);
+	a->changed = 1;
+	return 1;
+}
+
+void
+rep_uses(Alg *a, uint32_t old, uint32_t new)
+{
+	old = pass_res(&a->ed, old);
+	new = pass_res(&a->ed, new);
+	if (old == new)
+		return;
+	pass_replace_uses(&a->ed, old, new);
+	merged(a, old, new);
+	a->changed = 1;
+}
+
+void
+set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x)
+{
+	uint32_t n = nops(a, i), j;
+	uint32_t *v = alg_tmp(a, (size_t)(n + 1) * 4);
+
+	for (j = 0; j < n; j++)
+		v[j] = opnd(a, i, j);
+	v[k] = x;
+	pass_edit_set_operands(&a->ed, i, n, v);
+	addextra(a, x, i);
+}
+
+/* shared analyses */
+
+static int
+positive(Alg *a, uint32_t i, int *budget)
+{
+	uint32_t k;
+	int t = ety(a, i);
+
+	if (--*budget < 0 || !is_array_type(t))
+		return 0;
+	for (k = 0; k < nops(a, i); k++)
+		if (t_cplx(ety(a, opnd(a, i, k))))
+			return 0;
+	switch (opc(a, i)) {
+	case HOP_POWER:
+		return !t_sint(t) && positive(a, opnd(a, i, 0), budget);
+	case HOP_ABS:
+	case HOP_RSQRT:
+	case HOP_SQRT:
+		return positive(a, opnd(a, i, 0), budget);
+	case HOP_MUL:
+		return !t_sint(t) && opnd(a, i, 0) == opnd(a, i, 1) &&
+			positive(a, opnd(a, i, 0), budget);
+	default:
+		return 0;	/* a get-tuple-element of the cudnn batch
+				 * norm: no such target on CPU */
+	}
+}
+
+static int
+nonneg(Alg *a, uint32_t i, int *budget)
+{
+	uint32_t k;
+	int t = ety(a, i), bits;
+	double v;
+
+	if (--*budget < 0 || !is_array_type(t))
+		return 0;
+	for (k = 0; k < nops(a, i); k++)
+		if (t_cplx(ety(a, opnd(a, i, k))))
+			return 0;
+	switch (opc(a, i)) {
+	case HOP_MUL:
+		return opnd(a, i, 0) == opnd(a, i, 1) && !t_sint(t);
+	case HOP_EXP:
+		return 1;
+	case HOP_IOTA:
+		if (!t_sint(t))
+			return 1;
+		bits = t_bits(t);
+		if (bits >= 64)
+			return 1;
+		return (uint64_t)dim(a, i, int_attr(a, i, A_IOTA_DIM, 0)) <=
+			(uint64_t)1 << (bits - 1);
+	case HOP_ABS:
+		return !t_sint(t) || nonneg(a, opnd(a, i, 0), budget);
+	case HOP_BROADCAST:
+		return nonneg(a, opnd(a, i, 0), budget);
+	case HOP_CONSTANT:
+		return const_value(a, i, &v) && !signbit(v) && !isnan(v);
+	case HOP_MIN:
+		return nonneg(a, opnd(a, i, 0), budget) &&
+			nonneg(a, opnd(a, i, 1), budget);
+	case HOP_MAX:
+		return nonneg(a, opnd(a, i, 0), budget) ||
+			nonneg(a, opnd(a, i, 1), budget);
+	case HOP_POWER:
+		return !t_sint(t) && nonneg(a, opnd(a, i, 0), budget);
+	case HOP_SELECT:
+		return nonneg(a, opnd(a, i, 1), budget) &&
+			nonneg(a, opnd(a, i, 2), budget);
+	default:
+		return positive(a, i, budget);
+	}
+}
+
+int
+is_nonneg(Alg *a, uint32_t i)
+{
+	int budget = 256;
+
+	return nonneg(a, i, &budget);
+}
+
+int
+comp_root_op(Alg *a, uint32_t comp)
+{
+	const HloComp *cp;
+
+	if (comp >= a->m->ncomps)
+		return -1;
+	cp = &a->m->comps[comp];
+	if (cp->root >= cp->nins)
+		return -1;
+	return cp->ins[cp->root].op;
+}
+
+/* the root of comp is op(parameter, parameter) */
+int
+reduce_kind(Alg *a, uint32_t comp)
+{
+	const HloComp *cp;
+	const HloInstr *r;
+	uint32_t x, y;
+
+	if (comp >= a->m->ncomps)
+		return -1;
+	cp = &a->m->comps[comp];
+	if (cp->root >= cp->nins)
+		return -1;
+	r = &cp->ins[cp->root];
+	if (r->nops != 2)
+		return -1;
+	x = a->m->ids[r->ops];
+	y = a->m->ids[r->ops + 1];
+	if (x >= cp->nins || y >= cp->nins ||
+	    cp->ins[x].op != HOP_PARAMETER || cp->ins[y].op != HOP_PARAMETER)
+		return -1;
+	return r->op;
+}
+
+int
+perm_is_sorted(const int64_t *p, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 1; k < n; k++)
+		if (p[k - 1] > p[k])
+			return 0;
+	return 1;
+}
+
+static int64_t
+product(const int64_t *v, int n)
+{
+	int64_t p = 1;
+	int k;
+
+	for (k = 0; k < n; k++)
+		p *= v[k];
+	return p;
+}
+
+/* CommonFactors: boundaries (i, j) of the shortest runs of a and b with
+ * equal products, from (0, 0) to (ra, rb); pairs holds 2 * (ra + rb + 2) */
+uint32_t
+common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
+	int64_t *pairs)
+{
+	int64_t i = 0, j = 0, pi = -1, pj = -1, sa = 1, sb = 1;
+	uint32_t n = 0;
+	int k, ina, inb, na, nb;
+
+	if (ra == rb && (!ra || !memcmp(a, b, (size_t)ra * 8))) {
+		for (k = 0; k <= ra; k++) {
+			pairs[2 * n] = pairs[2 * n + 1] = k;
+			n++;
+		}
+		return n;
+	}
+	if (product(a, ra) == 0) {
+		pairs[0] = pairs[1] = 0;
+		pairs[2] = ra;
+		pairs[3] = rb;
+		return 2;
+	}
+	for (;;) {
+		if (sa == sb && (i > pi || j > pj)) {
+			pi = i, pj = j;
+			pairs[2 * n] = i;
+			pairs[2 * n + 1] = j;
+			n++;
+			continue;
+		}
+		ina = i < ra;
+		inb = j < rb;
+		if (!ina && !inb)
+			break;
+		na = sa < sb || (ina && (!inb || (sa == sb && a[i] <= b[j])));
+		nb = sb < sa || (inb && (!ina || (sa == sb && b[j] <= a[i])));
+		if (!na && !nb)
+			break;		/* products differ: not a reshape */
+		if (na)
+			sa *= a[i++];
+		if (nb)
+			sb *= b[j++];
+	}
+	return n;
+}
+
+/* DimensionsUnmodifiedByReshape: (input, output) dimension pairs */
+uint32_t
+unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
+	int64_t *pairs)
+{
+	int64_t *f = malloc(sizeof *f * 2 * ((size_t)ra + rb + 4));
+	uint32_t n, k, m = 0;
+
+	if (!f)
+		return 0;
+	n = common_factors(a, ra, b, rb, f);
+	for (k = 0; k + 1 < n; k++)
+		if (f[2 * k + 2] - f[2 * k] == 1 &&
+		    f[2 * k + 3] - f[2 * k + 1] == 1) {
+			pairs[2 * m] = f[2 * k];
+			pairs[2 * m + 1] = f[2 * k + 1];
+			m++;
+		}
+	free(f);
+	return m;
+}
+
+/* InsertedOrDeleted1SizedDimensions from shape s to shape t */
+static int
+degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
+	uint32_t *ndel, int64_t *ins, uint32_t *nins)
+{
+	int64_t *u = malloc(sizeof *u * 2 * ((size_t)ra + rb + 4));
+	int64_t p0, p1, q0, q1, d;
+	uint32_t n, k;
+	int ok = 1;
+
+	if (!u)
+		return 0;
+	n = unmodified_dims(a, ra, b, rb, u);
+	*ndel = *nins = 0;
+	for (k = 0; k <= n && ok; k++) {
+		p0 = k > 0 ? u[2 * k - 2] : -1;
+		p1 = k > 0 ? u[2 * k - 1] : -1;
+		q0 = k < n ? u[2 * k] : ra;
+		q1 = k < n ? u[2 * k + 1] : rb;
+		for (d = p0 + 1; d < q0 && ok; d++) {
+			if (a[d] > 1)
+				ok = 0;
+			else
+				del[(*ndel)++] = d;
+		}
+		for (d = p1 + 1; d < q1 && ok; d++) {
+			if (b[d] > 1)
+				ok = 0;
+			else
+				ins[(*nins)++] = d;
+		}
+	}
+	free(u);
+	return ok;
+}
+
+int
+reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
+	uint32_t *ndel, int64_t *ins, uint32_t *nins)
+{
+	if (is_tuple(a, from) || is_tuple(a, to))
+		return 0;
+	return degenerate(dims(a, from), rank(a, from), dims(a, to),
+		rank(a, to), del, ndel, ins, nins);
+}
+
+/* the visitor */
+
+static void
+visit(Alg *a, uint32_t i)
+{
+	if (ctl(a, i))
+		return;		/* xla refuses to replace these */
+	switch (opc(a, i)) {
+	case HOP_ABS: h_abs(a, i); break;
+	case HOP_ADD: h_add(a, i); break;
+	case HOP_AND: h_and(a, i); break;
+	case HOP_OR: h_or(a, i); break;
+	case HOP_XOR: h_xor(a, i); break;
+	case HOP_NOT: h_not(a, i); break;
+	case HOP_NEGATE: h_negate(a, i); break;
+	case HOP_SUBTRACT: h_subtract(a, i); break;
+	case HOP_MUL: h_multiply(a, i); break;
+	case HOP_DIVIDE: h_divide(a, i); break;
+	case HOP_REMAINDER: h_remainder(a, i); break;
+	case HOP_COMPARE: h_compare(a, i); break;
+	case HOP_SELECT: h_select(a, i); break;
+	case HOP_MAX: h_maximum(a, i); break;
+	case HOP_MIN: h_minimum(a, i); break;
+	case HOP_CLAMP: h_clamp(a, i); break;
+	case HOP_POWER: h_power(a, i); break;
+	case HOP_EXP: h_exp(a, i); break;
+	case HOP_LOG: h_log(a, i); break;
+	case HOP_SQRT: h_sqrt(a, i); break;
+	case HOP_RSQRT: h_rsqrt(a, i); break;
+	case HOP_CONVERT: h_convert(a, i); break;
+	case HOP_REAL: h_real(a, i); break;
+	case HOP_IMAG: h_imag(a, i); break;
+	case HOP_COMPLEX: h_complex(a, i); break;
+	case HOP_BITCASTCVT: h_bitcast_convert(a, i); break;
+	case HOP_REDUCEPRECISION: h_reduce_precision(a, i); break;
+	case HOP_MAP: h_map(a, i); break;
+	case HOP_CONSTANT: h_constant(a, i); break;
+	case HOP_IOTA: h_iota(a, i); break;
+	case HOP_BROADCAST: h_broadcast(a, i); break;
+	case HOP_RESHAPE: h_reshape(a, i); break;
+	case HOP_TRANSPOSE: h_transpose(a, i); break;
+	case HOP_BITCAST: h_bitcast(a, i); break;
+	case HOP_COPY: h_copy(a, i); break;
+	case HOP_SLICE: h_slice(a, i); break;
+	case HOP_PAD: h_pad(a, i); break;
+	case HOP_CONCAT: h_concat(a, i); break;
+	case HOP_REVERSE: h_reverse(a, i); break;
+	case HOP_DYNSLICE: h_dynslice(a, i); break;
+	case HOP_DYNUPDSLICE: h_dus(a, i); break;
+	case HOP_GTE: h_gte(a, i); break;
+	case HOP_REDUCE: h_reduce(a, i); break;
+	case HOP_REDUCEWINDOW: h_reduce_window(a, i); break;
+	case HOP_DOT: h_dot(a, i); break;
+	case HOP_CONV: h_convolution(a, i); break;
+	case HOP_GATHER: h_gather(a, i); break;
+	case HOP_SCATTER: h_scatter(a, i); break;
+	case HOP_SORT: h_sort(a, i); break;
+	case HOP_ALLREDUCE:
+	case HOP_REDUCESCATTER: h_all_reduce(a, i); break;
+	case HOP_ALLGATHER: h_all_gather(a, i); break;
+	case HOP_ALLTOALL: h_all_to_all(a, i); break;
+	case HOP_CUSTOMCALL: h_custom_call(a, i); break;
+	case HOP_OPTBARRIER: h_opt_barrier(a, i); break;
+	default: break;
+	}
+}
+
+static void
+push(Alg *a, uint32_t *top, uint32_t x)
+{
+	if (*top == a->capstack) {
+		a->capstack = a->capstack ? 2 * a->capstack : 256;
+		a->stack = xreallocarray(a->stack, a->capstack, 4);
+	}
+	a->stack[(*top)++] = x;
+}
+
+/* xla's HloInstruction::Accept: post order, operands first (left to
+ * right), then control predecessors; operands are read when an
+ * instruction is first reached, so instructions added by earlier
+ * rewrites can be visited too */
+static void
+dfs(Alg *a, uint32_t start)
+{
+	HloComp *cp;
+	uint32_t top = 0, x, k, n, d;
+
+	push(a, &top, start);
+	while (top) {
+		cp = &a->m->comps[a->c];
+		x = a->stack[top - 1];
+		if (x >= cp->nins || (cp->ins[x].flags & HI_DEAD) ||
+		    a->state[x] == 2) {
+			top--;
+			continue;
+		}
+		if (a->state[x] == 1) {
+			top--;
+			visit(a, x);
+			a->state[x] = 2;
+			continue;
+		}
+		a->state[x] = 1;
+		n = cp->ins[x].nctrl;
+		for (k = n; k-- > 0;) {
+			d = pass_res(&a->ed, a->m->ids[cp->ins[x].ctrl + k]);
+			if (d < cp->nins && !a->state[d])
+				push(a, &top, d);
+		}
+		n = cp->ins[x].nops;
+		for (k = n; k-- > 0;) {
+			cp = &a->m->comps[a->c];
+			d = opnd(a, x, k);
+			if (d < cp->nins && !a->state[d])
+				push(a, &top, d);
+		}
+	}
+}
+
+/* one sweep over computation c; 1 if it changed anything */
+static int
+sweep(Alg *a, uint32_t c)
+{
+	HloComp *cp;
+	uint32_t n, i, nroots = 0, *roots;
+
+	pass_edit_begin(&a->ed, c);
+	a->c = c;
+	a->changed = 0;
+	rebuild_users(a);
+	cp = &a->m->comps[c];
+	n = cp->nins;
+	roots = alg_tmp(a, (n + 1) * 4u);
+	for (i = 0; i < n; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) && a->ed.nuse[i] == 0 &&
+		    i != cp->root && !(a->ed.ctl[i] & CTL_SUCC))
+			roots[nroots++] = i;
+	for (i = 0; i < nroots; i++)
+		dfs(a, roots[i]);
+	if (a->m->comps[c].root < a->m->comps[c].nins)
+		dfs(a, a->m->comps[c].root);
+	if (pass_edit_end(&a->ed) < 0)
+		return -1;
+	return a->changed;
+}
+
+static void
+alg_free(Alg *a)
+{
+	pass_edit_free(&a->ed);
+	free(a->state);
+	free(a->xhead);
+	free(a->xtail);
+	free(a->gnext);
+	free(a->glast);
+	free(a->mark);
+	free(a->ustart);
+	free(a->ulist);
+	free(a->xuser);
+	free(a->xnext);
+	free(a->stack);
+	free(a->ubuf);
+}
+
+int
+algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o)
+{
+	Alg a;
+	uint32_t *order, nc, k, c;
+	int n, r, runs, changed = 0, rc = 0;
+
+	memset(&a, 0, sizeof a);
+	a.m = m;
+	a.ctx = ctx;
+	a.o = o;
+	nc = m->ncomps;
+	order = alg_tmp(&a, (nc + 1) * 4u);
+	n = hlo_comp_order_all(m, order);
+	if (n < 0)
+		return hlo_err(&ctx->err, "algsimp: computations call each "
+			"other in a cycle");
+	a.fx = pass_comp_effects(m, ctx);
+	pass_edit_init(&a.ed, m, ctx, a.fx, nc);
+	for (k = 0; k < (uint32_t)n && rc == 0; k++) {
+		c = order[k];
+		if (c >= m->ncomps || (m->comps[c].flags & HC_FUSION))
+			continue;
+		runs = 0;
+		do {
+			r = sweep(&a, c);
+			if (r < 0) {
+				rc = -1;
+				break;
+			}
+			if (r) {
+				changed = 1;
+				ctx->stats.rewrites++;
+			}
+		} while (r > 0 && ++runs < o->max_runs);
+	}
+	alg_free(&a);
+	return rc < 0 ? -1 : changed;
+}
+
+int
+pass_algsimp(HloModule *m, PassCtx *ctx)
+{
+	return algsimp_run(m, ctx, &cpu_opts);
+}

@@ -1,0 +1,275 @@
+/* algsimp.h: the inside of the algebraic simplifier (passes/algsimp*.c),
+ * xla's AlgebraicSimplifier with XLA:CPU's options, layout-insensitive.
+ *
+ * The visitor walks one computation depth first from its dead roots and
+ * its root, as xla's HloComputation::Accept does, and hands each
+ * instruction to the handler of its opcode. Handlers read operands
+ * through opnd (replacements are forwarded lazily by PassEdit), build new
+ * instructions with the mk* helpers and replace with rep / rep_compat,
+ * which have the semantics of xla's ReplaceInstruction (uses, root,
+ * metadata, and the dead operand cone removed). */
+#ifndef ALGSIMP_H
+#define ALGSIMP_H
+
+#include "pass.h"
+
+/* AlgebraicSimplifierOptions as XLA:CPU sets them */
+typedef struct {
+	int fast_math;		/* enable_fast_math */
+	int minmax_nan;		/* minmax_propagate_nan */
+	int dot_strength;	/* enable_dot_strength_reduction */
+	int dot_to_mul;		/* enable_dot_to_multiply_rewrite */
+	int cpu;		/* executing_on_cpu */
+	int sink_bcast;		/* enable_sink_broadcast */
+	int bcast_degenerate;	/* enable_broadcast_degenerate_dimension */
+	int reduce_of_reshape;	/* enable_reduce_of_reshape */
+	int reduce_concat;	/* unconditional reduce-of-concat */
+	int window_to_reduce;	/* enable_window_reduce_to_reduce_replacement */
+	int neg_pad;		/* enable_negative_padding_replacement */
+	int conv_swap;		/* enable_conv_operand_swap */
+	int fold_conv_pad;	/* folding pad into convolution */
+	int dus_to_pad;		/* dynamic-update-slice to pad */
+	int reshape_transpose_concat;	/* rewrite_reshape_transpose_as_
+				 * slice_concatenate */
+	int uncond_reduce_tr;	/* unconditionally_simplify_reduce_of_
+				 * transpose_or_reshape */
+	int64_t small_gather;	/* very_small_gather_size */
+	int max_runs;		/* kAlgSimpRerunLimit */
+} AlgOpts;
+
+typedef struct {
+	HloModule *m;
+	PassCtx *ctx;
+	PassEdit ed;
+	uint32_t c;		/* the computation being simplified */
+	const AlgOpts *o;
+	int changed;		/* this sweep changed something */
+	uint8_t *fx;		/* pass_comp_effects */
+	/* per instruction of c, grown as instructions are added */
+	uint32_t cap;
+	uint8_t *state;		/* visit: 0 new, 1 expanded, 2 visited */
+	uint32_t *xhead, *xtail;	/* users added since the sweep began */
+	uint32_t *gnext, *glast;	/* instructions forwarded into this one */
+	uint32_t *mark;
+	uint32_t epoch;
+	/* users when the sweep began: ulist[ustart[i] .. ustart[i+1]) */
+	uint32_t n0;
+	uint32_t *ustart, *ulist;
+	uint32_t capu0, capul;
+	/* the pool behind xhead */
+	uint32_t *xuser, *xnext;
+	uint32_t nx, capx;
+	/* scratch */
+	uint32_t *stack;
+	uint32_t capstack;
+	uint32_t *ubuf;
+	uint32_t capubuf;
+} Alg;
+
+/* accessors; pointers are valid until the next instruction is added */
+#define INS(a, i) (&(a)->m->comps[(a)->c].ins[i])
+#define SH(a, i) (&(a)->m->shapes[INS(a, i)->shape])
+
+uint32_t opnd(Alg *a, uint32_t i, uint32_t k);
+int opc(Alg *a, uint32_t i);
+uint32_t nops(Alg *a, uint32_t i);
+int ety(Alg *a, uint32_t i);		/* element type */
+int rank(Alg *a, uint32_t i);
+int64_t dim(Alg *a, uint32_t i, int d);
+const int64_t *dims(Alg *a, uint32_t i);
+int64_t elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
+int is_tuple(Alg *a, uint32_t i);
+int same_shape(Alg *a, uint32_t x, uint32_t y);	/* ignoring layout */
+int same_shape_id(Alg *a, uint32_t s, uint32_t t);
+int is_scalar(Alg *a, uint32_t i);	/* rank 0 array */
+int is_eff_scalar(Alg *a, uint32_t i);	/* array of one element */
+int is_zero_elems(Alg *a, uint32_t i);	/* array with no elements */
+const int64_t *ints_attr(Alg *a, uint32_t i, int key, uint32_t *n);
+int64_t int_attr(Alg *a, uint32_t i, int key, int64_t dflt);
+int ctl(Alg *a, uint32_t i);		/* has control dependencies */
+int has_effect(Alg *a, uint32_t i);
+
+/* type classes */
+int t_int(int t);			/* integral, pred excluded */
+int t_sint(int t);
+int t_uint(int t);
+int t_float(int t);
+int t_cplx(int t);
+int t_bits(int t);
+
+/* users */
+uint32_t users(Alg *a, uint32_t x, uint32_t **out);
+				/* distinct live users, in a buffer valid
+				 * until the next call */
+uint32_t nusers(Alg *a, uint32_t x, uint32_t limit);
+				/* distinct users, counting stops at limit */
+int one_use(Alg *a, uint32_t x);	/* m::WithOneUse */
+int one_user(Alg *a, uint32_t x);	/* m::WithOneUser, user_count()==1 */
+
+/* literals */
+const unsigned char *lit(Alg *a, uint32_t i, uint32_t *nbytes);
+				/* constant's bytes, NULL if elided */
+int is_const(Alg *a, uint32_t i);
+int is_all(Alg *a, uint32_t i, int v);	/* xla's IsAll(op, int8) through
+				 * broadcasts */
+int is_all_float(Alg *a, uint32_t i, double v);
+int is_all_min(Alg *a, uint32_t i, int type);
+int is_all_max(Alg *a, uint32_t i, int type);
+int const_value(Alg *a, uint32_t i, double *v);
+				/* GetConstantValue: effective scalar float
+				 * or integer constant */
+int const_int(Alg *a, uint32_t i, int64_t *v);
+				/* first element of an integer constant */
+int const_scalar_is(Alg *a, uint32_t i, int eff, int v);
+				/* m::ConstantScalar(v) / effective scalar */
+int scalar_zero(Alg *a, uint32_t i);	/* IsScalarConstantZero */
+int scalar_inf(Alg *a, uint32_t i, int neg);
+
+/* shapes */
+uint32_t shp(Alg *a, int type, int rank, const int64_t *dims,
+	uint32_t like);			/* array shape; a default layout if
+					 * like (a shape id) has one */
+uint32_t shp_type(Alg *a, uint32_t s, int type);
+uint32_t shp_scalar(Alg *a, int type);
+
+/* building; operands must be resolved ids; the result is resolved */
+uint32_t mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops);
+uint32_t mk_un(Alg *a, int op, uint32_t shape, uint32_t x);
+uint32_t mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y);
+uint32_t mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y);
+				/* MakeBinaryHlo: shape from x, or pred for
+				 * compare */
+uint32_t mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y,
+	uint32_t z);
+uint32_t mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n);
+uint32_t mk_scalar(Alg *a, int type, double v);
+uint32_t mk_scalar_i(Alg *a, int type, int64_t v);
+uint32_t scalar_like(Alg *a, uint32_t like, double v);
+				/* MakeScalarLike: constant, broadcast to
+				 * like's shape unless scalar */
+uint32_t scalar_like_i(Alg *a, uint32_t like, int64_t v);
+uint32_t mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d,
+	uint32_t nd);
+uint32_t mk_reshape(Alg *a, uint32_t shape, uint32_t x);
+uint32_t mk_transpose(Alg *a, uint32_t shape, uint32_t x,
+	const int64_t *perm);
+uint32_t mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm);
+uint32_t mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride);
+uint32_t mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride);
+uint32_t mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v,
+	const int64_t *cfg);		/* cfg: rank (low, high, interior) */
+uint32_t mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg);
+uint32_t mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
+	int64_t dim);
+uint32_t mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops,
+	int64_t dim);
+uint32_t mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y,
+	const char *dir);
+uint32_t mk_iota(Alg *a, uint32_t shape, int64_t d);
+uint32_t mk_convert(Alg *a, uint32_t shape, uint32_t x);
+uint32_t mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd);
+uint32_t mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
+	const int64_t *d, uint32_t nd, uint32_t comp);
+uint32_t mk_gte(Alg *a, uint32_t x, int64_t index);
+uint32_t mk_tuple(Alg *a, uint32_t n, const uint32_t *ops);
+uint32_t mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n,
+	const uint32_t *ops);		/* CloneWithNewOperands */
+uint32_t mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
+	const uint32_t *idx, const int64_t *sizes);
+uint32_t mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd,
+	uint32_t nidx, const uint32_t *idx);
+void set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n);
+void set_word(Alg *a, uint32_t i, int key, const char *w);
+
+/* rewriting: 1 when done */
+int rep(Alg *a, uint32_t old, uint32_t new);	/* ReplaceInstruction */
+int rep_compat(Alg *a, uint32_t old, uint32_t new);
+				/* ReplaceInstructionIfCompatible */
+void rep_uses(Alg *a, uint32_t old, uint32_t new);
+				/* ReplaceAllUsesWith, nothing removed */
+void set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x);
+				/* ReplaceOperandWith */
+void mark_changed(Alg *a);
+
+/* handlers: algsimp_elem.c, algsimp_shape.c, algsimp_misc.c */
+int h_abs(Alg *a, uint32_t i);
+int h_add(Alg *a, uint32_t i);
+int h_and(Alg *a, uint32_t i);
+int h_or(Alg *a, uint32_t i);
+int h_xor(Alg *a, uint32_t i);
+int h_not(Alg *a, uint32_t i);
+int h_negate(Alg *a, uint32_t i);
+int h_subtract(Alg *a, uint32_t i);
+int h_multiply(Alg *a, uint32_t i);
+int h_divide(Alg *a, uint32_t i);
+int h_remainder(Alg *a, uint32_t i);
+int h_compare(Alg *a, uint32_t i);
+int h_select(Alg *a, uint32_t i);
+int h_maximum(Alg *a, uint32_t i);
+int h_minimum(Alg *a, uint32_t i);
+int h_clamp(Alg *a, uint32_t i);
+int h_power(Alg *a, uint32_t i);
+int h_exp(Alg *a, uint32_t i);
+int h_log(Alg *a, uint32_t i);
+int h_sqrt(Alg *a, uint32_t i);
+int h_rsqrt(Alg *a, uint32_t i);
+int h_convert(Alg *a, uint32_t i);
+int h_real(Alg *a, uint32_t i);
+int h_imag(Alg *a, uint32_t i);
+int h_complex(Alg *a, uint32_t i);
+int h_bitcast_convert(Alg *a, uint32_t i);
+int h_reduce_precision(Alg *a, uint32_t i);
+int h_map(Alg *a, uint32_t i);
+
+int h_constant(Alg *a, uint32_t i);
+int h_iota(Alg *a, uint32_t i);
+int h_broadcast(Alg *a, uint32_t i);
+int h_reshape(Alg *a, uint32_t i);
+int h_transpose(Alg *a, uint32_t i);
+int h_bitcast(Alg *a, uint32_t i);
+int h_copy(Alg *a, uint32_t i);
+int h_slice(Alg *a, uint32_t i);
+int h_pad(Alg *a, uint32_t i);
+int h_concat(Alg *a, uint32_t i);
+int h_reverse(Alg *a, uint32_t i);
+int h_dynslice(Alg *a, uint32_t i);
+int h_dus(Alg *a, uint32_t i);
+int h_gte(Alg *a, uint32_t i);
+
+int h_reduce(Alg *a, uint32_t i);
+int h_reduce_window(Alg *a, uint32_t i);
+int h_dot(Alg *a, uint32_t i);
+int h_convolution(Alg *a, uint32_t i);
+int h_gather(Alg *a, uint32_t i);
+int h_scatter(Alg *a, uint32_t i);
+int h_sort(Alg *a, uint32_t i);
+int h_all_reduce(Alg *a, uint32_t i);
+int h_all_gather(Alg *a, uint32_t i);
+int h_all_to_all(Alg *a, uint32_t i);
+int h_custom_call(Alg *a, uint32_t i);
+int h_opt_barrier(Alg *a, uint32_t i);
+
+/* shared analyses */
+int is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative */
+int reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
+				 * either order: HOP_ADD, ...; -1 if not */
+int comp_root_op(Alg *a, uint32_t comp);
+int perm_is_sorted(const int64_t *p, uint32_t n);
+int reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
+	uint32_t *ndel, int64_t *ins, uint32_t *nins);
+				/* ReshapeMerelyInsertsOrDeletes1Sized-
+				 * Dimensions of shapes of from -> to */
+uint32_t unmodified_dims(const int64_t *a, int ra, const int64_t *b,
+	int rb, int64_t *pairs);	/* DimensionsUnmodifiedByReshape:
+				 * (in, out) pairs; returns the count */
+uint32_t common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
+	int64_t *pairs);		/* CommonFactors: (i, j) pairs */
+void *alg_tmp(Alg *a, size_t n);	/* pass scratch */
+
+/* algsimp.c: runs the simplifier with the options given */
+const AlgOpts *algsimp_cpu_opts(void);
+int algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o);
+
+#endif

@@ -1,0 +1,242 @@
+/* pass.h: the pass framework: the registry (passes.def), the context
+ * every pass runs in, the editing helpers passes share (rewrite.c) and
+ * the driver that parses and runs pass sequences (pipeline.c).
+ *
+ * A pass is int run(HloModule *, PassCtx *): 1 changed the module, 0 left
+ * it unchanged, -1 error (ctx->err says what). A pass leaves every
+ * computation it touched compacted (hlo_comp_compact): no HI_DEAD
+ * instructions, topological order. It keeps nothing between runs.
+ */
+#ifndef PASS_H
+#define PASS_H
+
+#include "hlo.h"
+
+typedef struct PassCtx PassCtx;
+
+typedef struct {
+	const char *name;	/* xla's HloPassInterface::name() */
+	int (*run)(HloModule *, PassCtx *);
+	const char *desc;
+} Pass;
+
+/* pass ids: PASS_dce, ...; the index in hlo_passes is the RL action id */
+enum {
+#define PASS(id, name, desc) PASS_##id,
+#include "passes.def"
+#undef PASS
+	PASS_COUNT
+};
+
+#define PASS(id, name, desc) int pass_##id(HloModule *m, PassCtx *ctx);
+#include "passes.def"
+#undef PASS
+
+/* passes/registry.c */
+extern const Pass hlo_passes[PASS_COUNT];
+int pass_lookup(const char *name, size_t n);	/* -1 if unknown */
+
+/* a bump allocator for per-pass scratch memory; pass_reset frees it all */
+typedef struct {
+	char *buf;		/* current block */
+	size_t len, cap;
+	void **old;		/* full blocks, freed at reset */
+	size_t nold, capold;
+} PassArena;
+
+/* options: zero is xla's default for every pass */
+typedef struct {
+	int single_call_site;	/* call-inliner: inline only computations
+				 * with one call site */
+	int cse_layout_sensitive;	/* cse: shapes compared with layout */
+	int dce_remove_collectives;	/* dce: remove dead collectives that
+				 * do not constrain the layout */
+} PassOptions;
+
+/* filled by passes, reset by the driver before each pass */
+typedef struct {
+	int64_t rewrites;	/* rewrites done (each pass's own unit) */
+} PassStats;
+
+struct PassCtx {
+	PassOptions opt;
+	unsigned flags;		/* PASS_VERIFY, ... */
+	PassArena scratch;	/* freed after every pass */
+	HloError err;		/* set when a pass or the driver fails */
+	PassStats stats;
+};
+
+enum {
+	PASS_VERIFY = 1 << 0,	/* hlo_verify after every pass */
+	PASS_NAMES = 1 << 1,	/* count instructions added and removed by
+				 * name after every pass (PassStep) */
+};
+
+/* passes/pipeline.c: sequences of passes.
+ * A sequence is a list of pass names separated by commas or white space;
+ * fix(a,b,...) runs its members again until none of them changes the
+ * module (at most PASS_FIX_LIMIT rounds); '#' starts a comment that ends
+ * at the end of the line. "@FILE" reads the sequence from FILE. */
+#define PASS_FIX_LIMIT 25
+enum { SEQ_FIX = -1, SEQ_END = -2 };	/* items besides pass ids */
+
+typedef struct {
+	int *items;		/* pass ids, SEQ_FIX ... SEQ_END groups */
+	uint32_t n, cap;
+} PassSeq;
+
+typedef struct {
+	int pass;		/* index in hlo_passes */
+	int changed;
+	int64_t before, after;	/* live instructions in the module */
+	int64_t added, removed;	/* by name, with PASS_NAMES; else from the
+				 * counts before and after */
+	int64_t rewrites;	/* PassStats.rewrites */
+	double ms;
+} PassStep;
+
+typedef struct {
+	PassStep *steps;
+	uint32_t n, cap;
+} PassLog;
+
+void pass_ctx_init(PassCtx *ctx);
+void pass_ctx_free(PassCtx *ctx);
+int pass_seq_parse(const char *spec, PassSeq *s, HloError *e);
+int pass_seq_parse_text(const char *text, size_t n, const char *fname,
+	PassSeq *s, HloError *e);
+void pass_seq_add(PassSeq *s, int item);
+void pass_seq_free(PassSeq *s);
+void pass_seq_format(const PassSeq *s, HloBuf *b);
+				/* canonical text: names joined by ',' */
+int pass_run(HloModule *m, int pass, PassCtx *ctx, PassLog *log);
+int pass_run_seq(HloModule *m, const PassSeq *s, PassCtx *ctx,
+	PassLog *log);		/* 1 changed, 0 not, -1 error; log may be
+				 * NULL */
+void pass_log_free(PassLog *log);
+int64_t pass_count_instrs(const HloModule *m);
+				/* live instructions, every computation */
+
+/* passes/rewrite.c: helpers passes share */
+void *pass_alloc(PassCtx *ctx, size_t n);	/* scratch, 16-aligned */
+void *pass_zalloc(PassCtx *ctx, size_t n, size_t size);
+				/* zeroed n * size bytes, overflow checked */
+void pass_reset(PassCtx *ctx);
+
+/* side effects as xla's HloInstruction::HasSideEffect: the instruction's
+ * own, or any instruction of a computation it calls, transitively */
+uint8_t *pass_comp_effects(const HloModule *m, PassCtx *ctx);
+				/* per computation: 1 if it has a side
+				 * effect; sized m->ncomps */
+int pass_has_effect(const HloModule *m, const HloInstr *in,
+	const uint8_t *fx, uint32_t nfx);
+
+/* xla's HloComputation::MakeInstructionPostOrder: depth first from every
+ * instruction without users or control successors, in array order,
+ * operands in order, control predecessors first; returns the count */
+uint32_t pass_post_order(const HloModule *m, uint32_t c, uint32_t *order,
+	PassCtx *ctx);
+/* xla's HloModule::MakeComputationPostOrder over all computations:
+ * callees before callers; returns the count, -1 on a call cycle */
+int pass_comp_post_order(const HloModule *m, uint32_t *order);
+
+/* frontend_attributes={k="v",...}: the value of key, NULL if absent */
+const char *pass_frontend_attr(const HloModule *m, const HloInstr *in,
+	const char *key, uint32_t *n);
+int pass_is_custom_call(const HloModule *m, const HloInstr *in,
+	const char *target);
+int pass_metadata_has_op_name(const HloModule *m, const HloInstr *in);
+
+/* attribute comparison: equal unless an attribute whose key has
+ * ignore[key] set differs (ignore may be NULL) */
+int pass_attrs_equal(const HloModule *m, const HloInstr *a,
+	const HloInstr *b, const uint8_t *ignore);
+
+/* computations: callers and deletion */
+typedef struct {
+	uint32_t comp, instr;
+} PassSite;
+typedef struct {
+	uint32_t *start;	/* callers of c: site[start[c] .. start[c+1]) */
+	PassSite *site;		/* in (computation, instruction) order, one
+				 * entry per called_computations slot */
+	uint32_t n;
+} PassCallers;
+void pass_callers(const HloModule *m, PassCallers *cg, PassCtx *ctx);
+void pass_drop_comps(HloModule *m, const uint8_t *drop);
+				/* deletes the computations marked and
+				 * renumbers; references to them must be
+				 * gone */
+
+/* xla's HloComputation::Equal(other, layout_sensitive): a structural
+ * comparison from the roots */
+int pass_comp_equal(const HloModule *m, uint32_t a, uint32_t b,
+	int layout_sensitive, PassCtx *ctx);
+
+/* PassEdit: replacing and deleting instructions of one computation the
+ * way xla's HloComputation does, in time linear in what changes.
+ * Replacements are recorded in fwd and applied to every operand, control
+ * predecessor and the root by pass_edit_end; until then read operands
+ * through pass_res. nuse counts the live operand slots that use each
+ * instruction (replacements included). */
+enum { CTL_PRED = 1, CTL_SUCC = 2 };
+
+typedef struct {
+	HloModule *m;
+	PassCtx *ctx;
+	uint32_t c;
+	uint32_t *fwd;		/* replacement map */
+	uint32_t *nuse;		/* live users, by operand slot */
+	uint8_t *ctl;		/* CTL_PRED, CTL_SUCC */
+	uint32_t *stack;	/* pass_remove_cascade's work list */
+	uint32_t stacklen;
+	uint32_t cap;		/* of fwd, nuse, ctl */
+	const uint8_t *fx;	/* pass_comp_effects, or NULL */
+	uint32_t nfx;
+	int replaced;		/* anything forwarded since begin */
+	int changed;		/* anything changed since begin */
+	int64_t removed;	/* instructions deleted since begin */
+} PassEdit;
+
+void pass_edit_init(PassEdit *ed, HloModule *m, PassCtx *ctx,
+	const uint8_t *fx, uint32_t nfx);
+void pass_edit_free(PassEdit *ed);
+void pass_edit_begin(PassEdit *ed, uint32_t c);
+int pass_edit_end(PassEdit *ed);	/* applies fwd, compacts if anything
+				 * changed; -1 on a cycle (ctx->err) */
+uint32_t pass_res(PassEdit *ed, uint32_t x);
+void pass_edit_added(PassEdit *ed, uint32_t i);
+				/* call after adding instruction i */
+void pass_edit_set_operands(PassEdit *ed, uint32_t i, uint32_t n,
+	const uint32_t *ops);
+int pass_is_dead(PassEdit *ed, uint32_t i);
+				/* xla's IsDead: no users, not the root */
+int pass_removable(PassEdit *ed, uint32_t i);
+				/* no control dependencies, not a
+				 * parameter */
+void pass_replace_uses(PassEdit *ed, uint32_t old, uint32_t new);
+				/* ReplaceAllUsesWith (the root included) */
+void pass_remove(PassEdit *ed, uint32_t i);
+				/* RemoveInstruction: i must be dead */
+void pass_remove_cascade(PassEdit *ed, uint32_t i);
+				/* RemoveInstructionAndUnusedOperands */
+int pass_replace(PassEdit *ed, uint32_t old, uint32_t new,
+	int preserve_sharding, int relay_ctrl);
+				/* ReplaceInstruction: 1 done, 0 refused
+				 * (sharding, control dependencies) */
+void pass_ctrl_succs(PassEdit *ed, uint32_t i, uint32_t **succ,
+	uint32_t *n);		/* control successors of i (scratch) */
+void pass_add_ctrl(PassEdit *ed, uint32_t from, uint32_t to);
+				/* from becomes a control predecessor of to */
+void pass_drop_ctrl(PassEdit *ed, uint32_t i);
+				/* DropAllControlDeps */
+uint32_t pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc,
+	uint32_t si, uint32_t nops, const uint32_t *ops);
+				/* a copy of instruction si of computation
+				 * sc, added to dc with operands ops; fresh
+				 * name from the old one, no control deps */
+
+/* passes/dce.c: xla's HloDCE, for passes that end with one */
+int pass_dce_module(HloModule *m, PassCtx *ctx);
+
+#endif

@@ -1,0 +1,983 @@
+/* rewrite.c: what passes share: scratch memory, side effects, xla's
+ * instruction and computation orders, attribute and computation
+ * comparison, callers, and PassEdit, which replaces and deletes
+ * instructions with the semantics of xla's HloComputation methods. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+/* scratch */
+
+void *
+pass_alloc(PassCtx *ctx, size_t n)
+{
+	PassArena *a = &ctx->scratch;
+	size_t need = (n + 15) & ~(size_t)15, cap;
+	void *p;
+
+	if (need < n)
+		need = SIZE_MAX;	/* xmalloc reports it */
+	if (need > a->cap - a->len || !a->buf) {
+		if (a->buf) {
+			if (a->nold == a->capold) {
+				a->capold = a->capold ? 2 * a->capold : 8;
+				a->old = xreallocarray(a->old, a->capold,
+					sizeof *a->old);
+			}
+			a->old[a->nold++] = a->buf;
+		}
+		cap = a->cap > (1 << 16) ? 2 * a->cap : 1 << 16;
+		if (cap < need)
+			cap = need;
+		a->buf = xmalloc(cap);
+		a->cap = cap;
+		a->len = 0;
+	}
+	p = a->buf + a->len;
+	a->len += need;
+	return p;
+}
+
+void *
+pass_zalloc(PassCtx *ctx, size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		n = SIZE_MAX / size;	/* pass_alloc fails loudly */
+	p = pass_alloc(ctx, n * size);
+	memset(p, 0, n * size);
+	return p;
+}
+
+void
+pass_reset(PassCtx *ctx)
+{
+	PassArena *a = &ctx->scratch;
+	size_t i;
+
+	for (i = 0; i < a->nold; i++)
+		free(a->old[i]);
+	a->nold = 0;
+	a->len = 0;
+}
+
+/* side effects */
+
+static int
+compeffect(const HloModule *m, uint32_t c, const uint8_t *fx)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i;
+
+	for (i = 0; i < cp->nins; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) &&
+		    pass_has_effect(m, &cp->ins[i], fx, m->ncomps))
+			return 1;
+	return 0;
+}
+
+/* per computation: whether any instruction in it has a side effect,
+ * looking through called computations (a call cycle is iterated to a
+ * fixed point) */
+uint8_t *
+pass_comp_effects(const HloModule *m, PassCtx *ctx)
+{
+	uint8_t *fx = pass_zalloc(ctx, m->ncomps + 1, 1);
+	uint32_t *order = pass_alloc(ctx, (m->ncomps + 1) * sizeof *order);
+	int n = hlo_comp_order_all(m, order), i, again;
+	uint32_t c;
+
+	if (n >= 0) {
+		for (i = 0; i < n; i++)
+			fx[order[i]] = compeffect(m, order[i], fx);
+		return fx;
+	}
+	do {
+		again = 0;
+		for (c = 0; c < m->ncomps; c++)
+			if (!fx[c] && compeffect(m, c, fx))
+				fx[c] = again = 1;
+	} while (again);
+	return fx;
+}
+
+int
+pass_has_effect(const HloModule *m, const HloInstr *in, const uint8_t *fx,
+	uint32_t nfx)
+{
+	uint32_t k, d;
+
+	if (hlo_has_side_effect(m, in))
+		return 1;
+	for (k = 0; k < in->ncalled; k++) {
+		d = m->ids[in->called + k];
+		if (d >= nfx || !fx || fx[d])
+			return 1;
+	}
+	return 0;
+}
+
+/* orders */
+
+uint32_t
+pass_post_order(const HloModule *m, uint32_t c, uint32_t *order,
+	PassCtx *ctx)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, i, k, top, cnt = 0, x, d;
+	uint8_t *used = pass_zalloc(ctx, n + 1, 1);
+	uint8_t *state = pass_zalloc(ctx, n + 1, 1);
+	uint32_t *stack;
+	size_t slots = n + 1;
+
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		slots += in->nops + in->nctrl;
+		for (k = 0; k < in->nops; k++)
+			if ((d = m->ids[in->ops + k]) < n)
+				used[d] = 1;
+		for (k = 0; k < in->nctrl; k++)
+			if ((d = m->ids[in->ctrl + k]) < n)
+				used[d] = 1;
+	}
+	stack = pass_alloc(ctx, slots * sizeof *stack);
+	for (i = 0; i < n; i++) {
+		if (used[i] || state[i] || (cp->ins[i].flags & HI_DEAD))
+			continue;
+		top = 0;
+		stack[top++] = i;
+		while (top) {
+			const HloInstr *in;
+
+			x = stack[top - 1];
+			if (state[x]) {
+				top--;
+				if (state[x] != 2) {
+					state[x] = 2;
+					order[cnt++] = x;
+				}
+				continue;
+			}
+			state[x] = 1;
+			in = &cp->ins[x];
+			for (k = in->nops; k-- > 0;)
+				if ((d = m->ids[in->ops + k]) < n &&
+				    state[d] != 2 && top < slots)
+					stack[top++] = d;
+			for (k = 0; k < in->nctrl; k++)
+				if ((d = m->ids[in->ctrl + k]) < n &&
+				    state[d] != 2 && top < slots)
+					stack[top++] = d;
+		}
+	}
+	/* instructions only reachable from a cycle */
+	for (i = 0; i < n; i++)
+		if (!state[i] && !(cp->ins[i].flags & HI_DEAD))
+			order[cnt++] = i;
+	return cnt;
+}
+
+int
+pass_comp_post_order(const HloModule *m, uint32_t *order)
+{
+	return hlo_comp_order_all(m, order);
+}
+
+/* attributes */
+
+/* finds key in a {k="v", k2=v2} list; the value is returned without its
+ * quotes, escapes left as they are */
+const char *
+pass_frontend_attr(const HloModule *m, const HloInstr *in, const char *key,
+	uint32_t *n)
+{
+	uint32_t len, klen = strlen(key);
+	const char *s = hlo_attr_word(m, in, A_FRONTEND_ATTRIBUTES, &len);
+	const char *e, *k, *v;
+
+	if (!s)
+		return NULL;
+	e = s + len;
+	if (s < e && *s == '{')
+		s++;
+	while (s < e) {
+		while (s < e && (*s == ' ' || *s == ',' || *s == '\n'))
+			s++;
+		if (s >= e || *s == '}')
+			break;
+		k = s;
+		while (s < e && *s != '=' && *s != ',' && *s != '}')
+			s++;
+		if (s >= e || *s != '=')
+			return NULL;
+		len = s - k;
+		if (len >= 2 && k[0] == '"' && k[len - 1] == '"')
+			k++, len -= 2;
+		s++;
+		if (s < e && *s == '"') {
+			v = ++s;
+			while (s < e && *s != '"')
+				s += *s == '\\' ? 2 : 1;
+			if (s > e)
+				s = e;
+			if (len == klen && !memcmp(k, key, klen)) {
+				*n = s - v;
+				return v;
+			}
+			s++;
+		} else {
+			v = s;
+			while (s < e && *s != ',' && *s != '}')
+				s++;
+			if (len == klen && !memcmp(k, key, klen)) {
+				*n = s - v;
+				return v;
+			}
+		}
+	}
+	return NULL;
+}
+
+int
+pass_is_custom_call(const HloModule *m, const HloInstr *in,
+	const char *target)
+{
+	return in->op == HOP_CUSTOMCALL &&
+		hlo_attr_is(m, in, A_CUSTOM_CALL_TARGET, target);
+}
+
+int
+pass_metadata_has_op_name(const HloModule *m, const HloInstr *in)
+{
+	uint32_t n, i;
+	const char *s = hlo_attr_word(m, in, A_METADATA, &n);
+	static const char key[] = "op_name=\"";
+
+	if (!s)
+		return 0;
+	for (i = 0; i + sizeof key - 1 < n; i++)
+		if (!memcmp(s + i, key, sizeof key - 1) &&
+		    (i == 0 || s[i - 1] == ' ' || s[i - 1] == '{'))
+			return s[i + sizeof key - 1] != '"';
+	return 0;
+}
+
+static int
+attreq(const HloModule *m, const HloAttr *a, const HloAttr *b)
+{
+	if (a->key != b->key || a->kind != b->kind || a->name != b->name ||
+	    a->n != b->n)
+		return 0;
+	switch (a->kind) {
+	case K_INT:
+	case K_BOOL:
+		return a->v == b->v;
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		return !a->n || a->v == b->v || !memcmp(m->ints + a->v,
+			m->ints + b->v, a->n * 8u);
+	default:
+		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
+			return 0;
+		return !a->n || a->v == b->v || !memcmp(m->bytes + a->v,
+			m->bytes + b->v, a->n);
+	}
+}
+
+int
+pass_attrs_equal(const HloModule *m, const HloInstr *a, const HloInstr *b,
+	const uint8_t *ignore)
+{
+	const HloAttr *x = m->attrv + a->attrs, *y = m->attrv + b->attrs;
+	uint32_t i = 0, j = 0;
+
+	for (;;) {
+		while (ignore && i < a->nattrs && ignore[x[i].key])
+			i++;
+		while (ignore && j < b->nattrs && ignore[y[j].key])
+			j++;
+		if (i == a->nattrs || j == b->nattrs)
+			return i == a->nattrs && j == b->nattrs;
+		if (!attreq(m, &x[i], &y[j]))
+			return 0;
+		i++, j++;
+	}
+}
+
+/* computations */
+
+void
+pass_callers(const HloModule *m, PassCallers *cg, PassCtx *ctx)
+{
+	uint32_t c, i, k, d, n = m->ncomps, *fill;
+
+	cg->n = n;
+	cg->start = pass_zalloc(ctx, n + 2, sizeof *cg->start);
+	for (c = 0; c < n; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		for (i = 0; i < cp->nins; i++) {
+			if (cp->ins[i].flags & HI_DEAD)
+				continue;
+			for (k = 0; k < cp->ins[i].ncalled; k++)
+				if ((d = m->ids[cp->ins[i].called + k]) < n)
+					cg->start[d + 1]++;
+		}
+	}
+	for (c = 0; c < n; c++)
+		cg->start[c + 1] += cg->start[c];
+	cg->site = pass_alloc(ctx, (cg->start[n] + 1) * sizeof *cg->site);
+	fill = pass_alloc(ctx, (n + 1) * sizeof *fill);
+	memcpy(fill, cg->start, n * sizeof *fill);
+	for (c = 0; c < n; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		for (i = 0; i < cp->nins; i++) {
+			if (cp->ins[i].flags & HI_DEAD)
+				continue;
+			for (k = 0; k < cp->ins[i].ncalled; k++) {
+				if ((d = m->ids[cp->ins[i].called + k]) >= n)
+					continue;
+				cg->site[fill[d]].comp = c;
+				cg->site[fill[d]++].instr = i;
+			}
+		}
+	}
+}
+
+void
+pass_drop_comps(HloModule *m, const uint8_t *drop)
+{
+	uint32_t n = m->ncomps, *newid, c, k, i, j;
+
+	newid = xreallocarray(NULL, n + 1, sizeof *newid);
+	for (c = k = 0; c < n; c++) {
+		if (drop[c]) {
+			free(m->comps[c].ins);
+			newid[c] = HLO_NONE;
+			continue;
+		}
+		newid[c] = k;
+		m->comps[k++] = m->comps[c];
+	}
+	m->ncomps = k;
+	if (m->entry < n)
+		m->entry = newid[m->entry];
+	for (c = 0; c < m->ncomps; c++) {
+		HloComp *cp = &m->comps[c];
+
+		for (i = 0; i < cp->nins; i++)
+			for (j = 0; j < cp->ins[i].ncalled; j++) {
+				uint32_t *d = &m->ids[cp->ins[i].called + j];
+
+				*d = *d < n ? newid[*d] : HLO_NONE;
+			}
+	}
+	free(newid);
+}
+
+/* attributes Identical() does not look at */
+static const uint8_t *
+identical_ignores(void)
+{
+	static const uint8_t ign[A_COUNT] = {
+		[A_METADATA] = 1, [A_ORIGIN] = 1, [A_STATISTICS] = 1,
+		[A_FRONTEND_ATTRIBUTES] = 1, [A_SHARDING] = 1,
+	};
+
+	return ign;
+}
+
+static int compequal(const HloModule *m, uint32_t a, uint32_t b, int ls,
+	int depth);
+
+/* xla's Identical() with operands assumed equal and called computations
+ * compared with Equal() */
+static int
+identical_noops(const HloModule *m, const HloInstr *x, const HloInstr *y,
+	int ls, int depth)
+{
+	uint32_t k;
+
+	if (x->op != y->op || x->nops != y->nops ||
+	    x->ncalled != y->ncalled)
+		return 0;
+	if (ls ? x->shape != y->shape :
+	    !hlo_shape_eq_nolayout(m, x->shape, y->shape))
+		return 0;
+	if (x->op == HOP_AFTERALL || x->op == HOP_ADDDEP)
+		return 0;
+	if (x->op == HOP_PARAMETER && x->num != y->num)
+		return 0;
+	if (!pass_attrs_equal(m, x, y, identical_ignores()))
+		return 0;
+	for (k = 0; k < x->ncalled; k++)
+		if (!compequal(m, m->ids[x->called + k],
+		    m->ids[y->called + k], ls, depth + 1))
+			return 0;
+	return 1;
+}
+
+static uint32_t
+hashpair(uint64_t p)
+{
+	p ^= p >> 33;
+	p *= 0xff51afd7ed558ccdULL;
+	p ^= p >> 33;
+	return (uint32_t)p;
+}
+
+static int
+compequal(const HloModule *m, uint32_t a, uint32_t b, int ls, int depth)
+{
+	const HloComp *ca, *cb;
+	uint64_t *seen, *work, p;
+	uint32_t cap, mask, top = 0, nwork, nseen = 0, j, x, y, k;
+	int ok = 1;
+
+	if (a == b)
+		return 1;
+	if (a >= m->ncomps || b >= m->ncomps || depth > 64)
+		return 0;
+	ca = &m->comps[a];
+	cb = &m->comps[b];
+	if (ca->thread != cb->thread || ca->root >= ca->nins ||
+	    cb->root >= cb->nins)
+		return 0;
+	for (cap = 64; cap < 2 * (ca->nins + cb->nins) + 2; cap *= 2)
+		;
+	mask = cap - 1;
+	seen = xcalloc(cap, sizeof *seen);
+	nwork = ca->nins + cb->nins + 2;
+	work = xreallocarray(NULL, nwork, sizeof *work);
+	work[top++] = (uint64_t)ca->root << 32 | cb->root;
+	while (top && ok) {
+		p = work[--top];
+		for (j = hashpair(p) & mask; seen[j]; j = (j + 1) & mask)
+			if (seen[j] == p + 1)
+				break;
+		if (seen[j])
+			continue;
+		if (2 * (nseen + 1) > cap) {
+			ok = 0;		/* pairs do not correspond 1:1 */
+			break;
+		}
+		seen[j] = p + 1;
+		nseen++;
+		x = p >> 32;
+		y = (uint32_t)p;
+		if (x >= ca->nins || y >= cb->nins ||
+		    !identical_noops(m, &ca->ins[x], &cb->ins[y], ls, depth)) {
+			ok = 0;
+			break;
+		}
+		for (k = 0; k < ca->ins[x].nops; k++) {
+			if (top == nwork) {
+				nwork *= 2;
+				work = xreallocarray(work, nwork, sizeof *work);
+			}
+			work[top++] = (uint64_t)m->ids[ca->ins[x].ops + k] << 32 |
+				m->ids[cb->ins[y].ops + k];
+		}
+	}
+	free(seen);
+	free(work);
+	return ok;
+}
+
+int
+pass_comp_equal(const HloModule *m, uint32_t a, uint32_t b,
+	int layout_sensitive, PassCtx *ctx)
+{
+	(void)ctx;
+	return compequal(m, a, b, layout_sensitive, 0);
+}
+
+/* PassEdit */
+
+static void
+edgrow(PassEdit *ed, uint32_t n)
+{
+	uint32_t cap = ed->cap ? ed->cap : 64;
+
+	if (n <= ed->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	ed->fwd = xreallocarray(ed->fwd, cap, sizeof *ed->fwd);
+	ed->nuse = xreallocarray(ed->nuse, cap, sizeof *ed->nuse);
+	ed->ctl = xreallocarray(ed->ctl, cap, sizeof *ed->ctl);
+	ed->cap = cap;
+}
+
+void
+pass_edit_init(PassEdit *ed, HloModule *m, PassCtx *ctx, const uint8_t *fx,
+	uint32_t nfx)
+{
+	memset(ed, 0, sizeof *ed);
+	ed->m = m;
+	ed->ctx = ctx;
+	ed->fx = fx;
+	ed->nfx = fx ? nfx : 0;
+}
+
+void
+pass_edit_free(PassEdit *ed)
+{
+	free(ed->fwd);
+	free(ed->nuse);
+	free(ed->ctl);
+	free(ed->stack);
+	memset(ed, 0, sizeof *ed);
+}
+
+static void
+recount(PassEdit *ed)
+{
+	HloComp *cp = &ed->m->comps[ed->c];
+	uint32_t i, k, d, n = cp->nins;
+
+	for (i = 0; i < n; i++) {
+		ed->nuse[i] = 0;
+		ed->ctl[i] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if ((d = pass_res(ed, ed->m->ids[in->ops + k])) < n)
+				ed->nuse[d]++;
+		if (in->nctrl)
+			ed->ctl[i] |= CTL_PRED;
+		for (k = 0; k < in->nctrl; k++)
+			if ((d = pass_res(ed, ed->m->ids[in->ctrl + k])) < n)
+				ed->ctl[d] |= CTL_SUCC;
+	}
+}
+
+void
+pass_edit_begin(PassEdit *ed, uint32_t c)
+{
+	uint32_t i, n = ed->m->comps[c].nins;
+
+	ed->c = c;
+	edgrow(ed, n + 1);
+	for (i = 0; i < n; i++)
+		ed->fwd[i] = i;
+	recount(ed);
+	ed->replaced = ed->changed = 0;
+	ed->removed = 0;
+}
+
+int
+pass_edit_end(PassEdit *ed)
+{
+	HloModule *m = ed->m;
+
+	if (ed->replaced)
+		hlo_forward(m, ed->c, ed->fwd);
+	if (ed->changed && hlo_comp_compact(m, ed->c) < 0)
+		return hlo_err(&ed->ctx->err, "computation %s: rewriting "
+			"made a cycle", hlo_cstr(m, m->comps[ed->c].name));
+	return 0;
+}
+
+uint32_t
+pass_res(PassEdit *ed, uint32_t x)
+{
+	uint32_t n = ed->m->comps[ed->c].nins, r = x, t;
+
+	if (x >= n)
+		return x;
+	while (ed->fwd[r] != r)
+		r = ed->fwd[r];
+	while (ed->fwd[x] != r) {	/* path compression */
+		t = ed->fwd[x];
+		ed->fwd[x] = r;
+		x = t;
+	}
+	return r;
+}
+
+void
+pass_edit_added(PassEdit *ed, uint32_t i)
+{
+	HloModule *m = ed->m;
+	const HloInstr *in;
+	uint32_t k, d, n = m->comps[ed->c].nins;
+
+	edgrow(ed, n + 1);
+	ed->fwd[i] = i;
+	ed->nuse[i] = 0;
+	ed->ctl[i] = 0;
+	in = &m->comps[ed->c].ins[i];
+	for (k = 0; k < in->nops; k++)
+		if ((d = pass_res(ed, m->ids[in->ops + k])) < n)
+			ed->nuse[d]++;
+	if (in->nctrl)
+		ed->ctl[i] |= CTL_PRED;
+	for (k = 0; k < in->nctrl; k++)
+		if ((d = pass_res(ed, m->ids[in->ctrl + k])) < n)
+			ed->ctl[d] |= CTL_SUCC;
+	ed->changed = 1;
+}
+
+void
+pass_edit_set_operands(PassEdit *ed, uint32_t i, uint32_t n,
+	const uint32_t *ops)
+{
+	HloModule *m = ed->m;
+	HloInstr *in = &m->comps[ed->c].ins[i];
+	uint32_t k, d, nins = m->comps[ed->c].nins;
+
+	for (k = 0; k < in->nops; k++)
+		if ((d = pass_res(ed, m->ids[in->ops + k])) < nins)
+			ed->nuse[d]--;
+	hlo_set_operands(m, ed->c, i, n, ops);
+	in = &m->comps[ed->c].ins[i];
+	for (k = 0; k < in->nops; k++)
+		if ((d = pass_res(ed, m->ids[in->ops + k])) < nins)
+			ed->nuse[d]++;
+	ed->changed = 1;
+}
+
+int
+pass_is_dead(PassEdit *ed, uint32_t i)
+{
+	return ed->nuse[i] == 0 && ed->m->comps[ed->c].root != i;
+}
+
+int
+pass_removable(PassEdit *ed, uint32_t i)
+{
+	return !ed->ctl[i] && ed->m->comps[ed->c].ins[i].op != HOP_PARAMETER;
+}
+
+/* the slow path of pass_replace_uses: new uses old itself, and keeps
+ * that use (xla's ReplaceAllUsesWith skips the new producer) */
+static void
+replace_eager(PassEdit *ed, uint32_t old, uint32_t new)
+{
+	HloModule *m = ed->m;
+	HloComp *cp = &m->comps[ed->c];
+	uint32_t i, k, own = 0;
+
+	for (i = 0; i < cp->nins; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++) {
+			uint32_t *d = &m->ids[in->ops + k];
+
+			if (pass_res(ed, *d) != old)
+				continue;
+			if (i == new)
+				own++;
+			else
+				*d = new;
+		}
+	}
+	ed->nuse[new] += ed->nuse[old] - own;
+	ed->nuse[old] = own;
+}
+
+void
+pass_replace_uses(PassEdit *ed, uint32_t old, uint32_t new)
+{
+	HloModule *m = ed->m;
+	HloComp *cp = &m->comps[ed->c];
+	const HloInstr *in;
+	uint32_t k;
+
+	old = pass_res(ed, old);
+	new = pass_res(ed, new);
+	if (old == new)
+		return;
+	in = &cp->ins[new];
+	for (k = 0; k < in->nops; k++)
+		if (pass_res(ed, m->ids[in->ops + k]) == old) {
+			replace_eager(ed, old, new);
+			goto root;
+		}
+	ed->fwd[old] = new;
+	ed->nuse[new] += ed->nuse[old];
+	ed->nuse[old] = 0;
+	ed->replaced = 1;
+root:
+	if (cp->root == old)
+		cp->root = new;
+	ed->changed = 1;
+}
+
+void
+pass_remove(PassEdit *ed, uint32_t i)
+{
+	HloModule *m = ed->m;
+	HloInstr *in = &m->comps[ed->c].ins[i];
+	uint32_t k, d, n = m->comps[ed->c].nins;
+
+	if (in->flags & HI_DEAD)
+		return;
+	in->flags |= HI_DEAD;
+	for (k = 0; k < in->nops; k++)
+		if ((d = pass_res(ed, m->ids[in->ops + k])) < n && ed->nuse[d])
+			ed->nuse[d]--;
+	ed->removed++;
+	ed->changed = 1;
+}
+
+void
+pass_remove_cascade(PassEdit *ed, uint32_t i)
+{
+	HloModule *m = ed->m;
+	HloComp *cp = &m->comps[ed->c];
+	uint32_t top = 0, x, k, d, n = cp->nins;
+
+	if (!pass_is_dead(ed, i) || !pass_removable(ed, i))
+		return;
+	if (!ed->stack) {
+		ed->stack = xreallocarray(NULL, 64, sizeof *ed->stack);
+		ed->stacklen = 64;
+	}
+	ed->stack[top++] = i;
+	while (top) {
+		const HloInstr *in;
+
+		x = ed->stack[--top];
+		in = &cp->ins[x];
+		if ((in->flags & HI_DEAD) || !pass_is_dead(ed, x) ||
+		    !pass_removable(ed, x) || (x != i &&
+		    pass_has_effect(m, in, ed->fx, ed->nfx)))
+			continue;
+		for (k = 0; k < in->nops; k++) {
+			if ((d = pass_res(ed, m->ids[in->ops + k])) >= n)
+				continue;
+			if (top == ed->stacklen) {
+				ed->stacklen *= 2;
+				ed->stack = xreallocarray(ed->stack,
+					ed->stacklen, sizeof *ed->stack);
+			}
+			ed->stack[top++] = d;
+		}
+		pass_remove(ed, x);
+	}
+}
+
+static int
+has_attr(const HloModule *m, const HloInstr *in, int key)
+{
+	return hlo_attr(m, in, key) != NULL;
+}
+
+static int
+same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b, int key)
+{
+	const HloAttr *x = hlo_attr(m, a, key), *y = hlo_attr(m, b, key);
+
+	if (!x || !y)
+		return !x && !y;
+	return attreq(m, x, y);
+}
+
+static void
+copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key)
+{
+	HloModule *m = ed->m;
+	const HloAttr *a = hlo_attr(m, &m->comps[ed->c].ins[from], key);
+	HloAttr v;
+
+	if (!a)
+		return;
+	v = *a;
+	hlo_attr_set(m, ed->c, to, &v);
+}
+
+static int
+frontend_empty(const HloModule *m, const HloInstr *in)
+{
+	uint32_t n, i;
+	const char *s = hlo_attr_word(m, in, A_FRONTEND_ATTRIBUTES, &n);
+
+	if (!s)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (s[i] != '{' && s[i] != '}' && s[i] != ' ')
+			return 0;
+	return 1;
+}
+
+static void
+copy_ctrl_from(PassEdit *ed, uint32_t from, uint32_t to)
+{
+	HloModule *m = ed->m;
+	uint32_t k, n, *succ, npred = m->comps[ed->c].ins[from].nctrl;
+	uint32_t *pred = pass_alloc(ed->ctx, (npred + 1) * sizeof *pred);
+
+	memcpy(pred, m->ids + m->comps[ed->c].ins[from].ctrl, npred * 4u);
+	for (k = 0; k < npred; k++)
+		pass_add_ctrl(ed, pass_res(ed, pred[k]), to);
+	pass_ctrl_succs(ed, from, &succ, &n);
+	for (k = 0; k < n; k++)
+		pass_add_ctrl(ed, to, succ[k]);
+}
+
+int
+pass_replace(PassEdit *ed, uint32_t old, uint32_t new, int preserve_sharding,
+	int relay_ctrl)
+{
+	HloModule *m = ed->m;
+	uint32_t c = ed->c;
+	HloInstr *o, *w;
+
+	old = pass_res(ed, old);
+	new = pass_res(ed, new);
+	if (old == new)
+		return 0;
+	o = &m->comps[c].ins[old];
+	w = &m->comps[c].ins[new];
+	if (preserve_sharding && has_attr(m, o, A_SHARDING) &&
+	    has_attr(m, w, A_SHARDING) && !same_attr(m, o, w, A_SHARDING))
+		return 0;
+	if (relay_ctrl && ed->ctl[old]) {
+		copy_ctrl_from(ed, old, new);
+		pass_drop_ctrl(ed, old);
+	} else if (ed->ctl[old]) {
+		return 0;
+	}
+	o = &m->comps[c].ins[old];
+	w = &m->comps[c].ins[new];
+	if (!pass_metadata_has_op_name(m, w) &&
+	    pass_metadata_has_op_name(m, o))
+		copy_attr(ed, old, new, A_METADATA);
+	w = &m->comps[c].ins[new];
+	if (frontend_empty(m, w) && has_attr(m, o, A_FRONTEND_ATTRIBUTES))
+		copy_attr(ed, old, new, A_FRONTEND_ATTRIBUTES);
+	w = &m->comps[c].ins[new];
+	if (has_attr(m, o, A_ORIGIN) && w->op != HOP_FUSION &&
+	    hlo_shape_eq_nolayout(m, o->shape, w->shape))
+		copy_attr(ed, old, new, A_ORIGIN);
+	w = &m->comps[c].ins[new];
+	if (!has_attr(m, w, A_SHARDING))
+		copy_attr(ed, old, new, A_SHARDING);
+	pass_replace_uses(ed, old, new);
+	o = &m->comps[c].ins[old];
+	w = &m->comps[c].ins[new];
+	if (o->op == w->op && (o->op != HOP_GTE ||
+	    hlo_attr_int(m, o, A_INDEX, -1) == hlo_attr_int(m, w, A_INDEX,
+	    -2)) && (o->op != HOP_PARAMETER || o->num == w->num))
+		w->name = o->name;
+	pass_remove_cascade(ed, old);
+	return 1;
+}
+
+void
+pass_ctrl_succs(PassEdit *ed, uint32_t i, uint32_t **succ, uint32_t *n)
+{
+	HloModule *m = ed->m;
+	HloComp *cp = &m->comps[ed->c];
+	uint32_t j, k, cnt = 0;
+
+	*succ = NULL;
+	*n = 0;
+	if (!(ed->ctl[i] & CTL_SUCC))
+		return;
+	for (j = 0; j < cp->nins; j++)
+		if (!(cp->ins[j].flags & HI_DEAD))
+			for (k = 0; k < cp->ins[j].nctrl; k++)
+				if (pass_res(ed, m->ids[cp->ins[j].ctrl + k]) ==
+				    i) {
+					cnt++;
+					break;
+				}
+	*succ = pass_alloc(ed->ctx, (cnt + 1) * sizeof **succ);
+	for (j = 0; j < cp->nins; j++)
+		if (!(cp->ins[j].flags & HI_DEAD))
+			for (k = 0; k < cp->ins[j].nctrl; k++)
+				if (pass_res(ed, m->ids[cp->ins[j].ctrl + k]) ==
+				    i) {
+					(*succ)[(*n)++] = j;
+					break;
+				}
+}
+
+void
+pass_add_ctrl(PassEdit *ed, uint32_t from, uint32_t to)
+{
+	HloModule *m = ed->m;
+	HloInstr *in = &m->comps[ed->c].ins[to];
+	uint32_t k, n = in->nctrl, *v;
+
+	if (from == to)
+		return;
+	for (k = 0; k < n; k++)
+		if (pass_res(ed, m->ids[in->ctrl + k]) == from)
+			return;
+	v = pass_alloc(ed->ctx, (n + 1) * sizeof *v);
+	memcpy(v, m->ids + in->ctrl, n * 4u);
+	v[n] = from;
+	hlo_set_ctrl(m, ed->c, to, n + 1, v);
+	ed->ctl[to] |= CTL_PRED;
+	ed->ctl[from] |= CTL_SUCC;
+	ed->changed = 1;
+}
+
+void
+pass_drop_ctrl(PassEdit *ed, uint32_t i)
+{
+	HloModule *m = ed->m;
+	HloComp *cp = &m->comps[ed->c];
+	uint32_t j, k, w;
+
+	cp->ins[i].nctrl = 0;
+	for (j = 0; j < cp->nins; j++) {
+		HloInstr *in = &cp->ins[j];
+
+		if ((in->flags & HI_DEAD) || !in->nctrl)
+			continue;
+		for (k = w = 0; k < in->nctrl; k++)
+			if (pass_res(ed, m->ids[in->ctrl + k]) != i)
+				m->ids[in->ctrl + w++] = m->ids[in->ctrl + k];
+		in->nctrl = w;
+	}
+	recount(ed);
+	ed->changed = 1;
+}
+
+uint32_t
+pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
+	uint32_t nops, const uint32_t *ops)
+{
+	HloInstr src = m->comps[sc].ins[si];
+	HloAttr abuf[16], *attrs = abuf;
+	uint32_t cbuf[16], *called = cbuf, j, name;
+
+	if (src.nattrs > 16)
+		attrs = xreallocarray(NULL, src.nattrs, sizeof *attrs);
+	if (src.ncalled > 16)
+		called = xreallocarray(NULL, src.ncalled, sizeof *called);
+	memcpy(attrs, m->attrv + src.attrs, src.nattrs * sizeof *attrs);
+	memcpy(called, m->ids + src.called, src.ncalled * 4u);
+	name = hlo_fresh_name(m, hlo_cstr(m, src.name));
+	j = hlo_instr_add(m, dc, src.op, src.shape, name, nops, ops);
+	if (src.nattrs)
+		hlo_set_attrs(m, dc, j, src.nattrs, attrs);
+	if (src.ncalled)
+		hlo_set_called(m, dc, j, src.ncalled, called);
+	m->comps[dc].ins[j].num = src.num;
+	m->comps[dc].ins[j].flags = src.flags & ~HI_DEAD;
+	if (attrs != abuf)
+		free(attrs);
+	if (called != cbuf)
+		free(called);
+	return j;
+}

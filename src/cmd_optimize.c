@@ -1,0 +1,337 @@
+/* cmd_optimize.c: hlopt optimize IN [-o OUT] [--to text|proto]
+ * [--passes LIST|@FILE] [--report FILE] [--format text|json] [--verify]
+ * [--verify-each] [--time] */
+#include <argtable2.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "hlo.h"
+#include "cmd.h"
+#include "cost.h"
+#include "eval.h"
+#include "pass.h"
+
+typedef struct {
+	const char *in;
+	PassSeq seq;
+	PassLog log;
+	HloCost before, after;
+	int verified;		/* -1 skipped, else HloVerifyResult verdict */
+	HloVerifyResult vr;
+	double ms;
+} Report;
+
+static void
+json_str(HloBuf *b, const char *s)
+{
+	hlo_buf_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			hlo_buf_printf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			hlo_buf_printf(b, "\\u%04x", *s);
+		else
+			hlo_buf_put(b, s, 1);
+	}
+	hlo_buf_puts(b, "\"");
+}
+
+/* s quoted for a POSIX shell when it needs it */
+static void
+shell_word(HloBuf *b, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_,./-+=:@", *p))
+			break;
+	if (*s && !*p) {
+		hlo_buf_puts(b, s);
+		return;
+	}
+	hlo_buf_puts(b, "'");
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			hlo_buf_puts(b, "'\\''");
+		else
+			hlo_buf_put(b, p, 1);
+	}
+	hlo_buf_puts(b, "'");
+}
+
+static void
+replay_line(const Report *r, HloBuf *b)
+{
+	HloBuf seq = {0};
+
+	pass_seq_format(&r->seq, &seq);
+	hlo_buf_puts(b, "hlopt optimize ");
+	shell_word(b, r->in);
+	hlo_buf_puts(b, " --passes ");
+	shell_word(b, seq.buf ? seq.buf : "");
+	hlo_buf_free(&seq);
+}
+
+static const char *
+verdict(int v)
+{
+	switch (v) {
+	case 0:
+		return "equal";
+	case 1:
+		return "different";
+	case 3:
+		return "not evaluable";
+	}
+	return "skipped";
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double
+rate(const PassStep *st)
+{
+	return st->ms > 0 ? st->before / (st->ms / 1e3) : 0;
+}
+
+static void
+report_text(const HloModule *m, const Report *r, HloBuf *b)
+{
+	HloBuf seq = {0};
+	uint32_t i;
+
+	pass_seq_format(&r->seq, &seq);
+	hlo_buf_printf(b, "input         %s\n", r->in);
+	hlo_buf_printf(b, "passes        %s\n", seq.buf ? seq.buf : "");
+	hlo_buf_puts(b, "replay        ");
+	replay_line(r, b);
+	hlo_buf_printf(b, "\ninstructions  %lld -> %lld (%+lld)\n",
+		(long long)r->before.instructions,
+		(long long)r->after.instructions,
+		(long long)(r->after.instructions - r->before.instructions));
+	hlo_buf_printf(b, "computations  %lld -> %lld\n",
+		(long long)r->before.computations,
+		(long long)r->after.computations);
+	hlo_buf_printf(b, "passes run    %u in %.3f ms\n", r->log.n, r->ms);
+	hlo_buf_printf(b, "verify        %s%s%s\n", verdict(r->verified),
+		r->verified > 0 ? ": " : "", r->verified > 0 ? r->vr.msg : "");
+	hlo_buf_printf(b, "\n%4s  %-28s %7s %9s %9s %8s %8s %10s %12s\n",
+		"step", "pass", "changed", "before", "after", "removed",
+		"added", "ms", "instrs/s");
+	for (i = 0; i < r->log.n; i++) {
+		const PassStep *st = &r->log.steps[i];
+
+		hlo_buf_printf(b, "%4u  %-28s %7d %9lld %9lld %8lld %8lld "
+			"%10.3f %12.0f\n", i + 1, hlo_passes[st->pass].name,
+			st->changed, (long long)st->before,
+			(long long)st->after, (long long)st->removed,
+			(long long)st->added, st->ms, rate(st));
+	}
+	hlo_buf_puts(b, "\ncost before\n");
+	hlo_cost_text(m, &r->before, b);
+	hlo_buf_puts(b, "\ncost after\n");
+	hlo_cost_text(m, &r->after, b);
+	hlo_buf_free(&seq);
+}
+
+static void
+report_json(const HloModule *m, const Report *r, HloBuf *b)
+{
+	HloBuf seq = {0}, rp = {0};
+	uint32_t i;
+
+	pass_seq_format(&r->seq, &seq);
+	replay_line(r, &rp);
+	hlo_buf_puts(b, "{\n  \"input\": ");
+	json_str(b, r->in);
+	hlo_buf_puts(b, ",\n  \"sequence\": ");
+	json_str(b, seq.buf ? seq.buf : "");
+	hlo_buf_puts(b, ",\n  \"replay\": ");
+	json_str(b, rp.buf);
+	hlo_buf_printf(b, ",\n  \"instructions_before\": %lld,\n"
+		"  \"instructions_after\": %lld,\n  \"ms\": %.3f,\n"
+		"  \"verify\": {\"verdict\": \"%s\", \"message\": ",
+		(long long)r->before.instructions,
+		(long long)r->after.instructions, r->ms, verdict(r->verified));
+	json_str(b, r->verified > 0 ? r->vr.msg : "");
+	hlo_buf_puts(b, "},\n  \"steps\": [");
+	for (i = 0; i < r->log.n; i++) {
+		const PassStep *st = &r->log.steps[i];
+
+		hlo_buf_printf(b, "%s\n    {\"step\": %u, \"id\": %d, "
+			"\"pass\": \"%s\", \"changed\": %s, \"before\": %lld, "
+			"\"after\": %lld, \"removed\": %lld, \"added\": %lld, "
+			"\"rewrites\": %lld, \"ms\": %.3f, "
+			"\"instructions_per_s\": %.0f}", i ? "," : "", i + 1,
+			st->pass, hlo_passes[st->pass].name,
+			st->changed ? "true" : "false", (long long)st->before,
+			(long long)st->after, (long long)st->removed,
+			(long long)st->added, (long long)st->rewrites, st->ms,
+			rate(st));
+	}
+	hlo_buf_puts(b, r->log.n ? "\n  ],\n  \"cost_before\": " :
+		"],\n  \"cost_before\": ");
+	hlo_cost_json(m, &r->before, b);
+	while (b->len && (b->buf[b->len - 1] == '\n'))
+		b->len--;
+	hlo_buf_puts(b, ",\n  \"cost_after\": ");
+	hlo_cost_json(m, &r->after, b);
+	while (b->len && (b->buf[b->len - 1] == '\n'))
+		b->len--;
+	hlo_buf_puts(b, "\n}\n");
+	hlo_buf_free(&seq);
+	hlo_buf_free(&rp);
+}
+
+static void
+timing(const Report *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->log.n; i++) {
+		const PassStep *st = &r->log.steps[i];
+
+		fprintf(stderr, "%-28s %10.3f ms %12.0f instrs/s %9lld -> "
+			"%lld\n", hlo_passes[st->pass].name, st->ms, rate(st),
+			(long long)st->before, (long long)st->after);
+	}
+}
+
+int
+cmd_optimize(int argc, char **argv)
+{
+	struct arg_lit *help = arg_lit0(NULL, "help", "print this help");
+	struct arg_str *out = arg_str0("o", "output", "OUT",
+		"output module, - for stdout (default -)");
+	struct arg_str *to = arg_str0(NULL, "to", "text|proto",
+		"output format (default: by OUT's extension, .pb is proto)");
+	struct arg_str *passes = arg_str0("p", "passes", "LIST|@FILE",
+		"pass names separated by commas, fix(...) groups, 'default'; "
+		"@FILE: one per line, # comments (default: default)");
+	struct arg_str *rep = arg_str0(NULL, "report", "FILE",
+		"write the report to FILE, - for stdout (default: stdout "
+		"when OUT is a file)");
+	struct arg_str *format = arg_str0(NULL, "format", "text|json",
+		"report format (default text)");
+	struct arg_lit *verify = arg_lit0(NULL, "verify",
+		"evaluate input and output on the same inputs; exit 1 when "
+		"they differ, 3 when the module cannot be evaluated");
+	struct arg_int *seed = arg_int0(NULL, "seed", "N",
+		"--verify: input seed (default 1)");
+	struct arg_lit *each = arg_lit0(NULL, "verify-each",
+		"check the module's invariants after every pass");
+	struct arg_lit *tim = arg_lit0(NULL, "time",
+		"print the time of every pass on stderr");
+	struct arg_file *in = arg_file1(NULL, NULL, "IN",
+		"input module, text or proto, - for stdin");
+	struct arg_end *end = arg_end(5);
+	void *argtable[] = {help, out, to, passes, rep, format, verify, seed,
+		each, tim, in, end};
+	const char *summary = "run a sequence of passes over a module";
+	HloModule *m = NULL, *orig = NULL;
+	PassCtx ctx;
+	Report r;
+	HloBuf b = {0};
+	HloError e;
+	HloVerifyOpts vo;
+	const char *outpath, *reppath = NULL;
+	int status = EXIT_OK, json = 0;
+	double t0;
+
+	memset(&r, 0, sizeof r);
+	r.verified = -1;
+	pass_ctx_init(&ctx);
+	if (cmd_parse_args("optimize", summary, argtable, argc, argv, &status))
+		goto done;
+	if (format->count && (json = cmd_format_arg(format->sval[0],
+	    "text|json", &status)) < 0)
+		goto done;
+	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
+	    &status) < 0)
+		goto done;
+	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
+	    &r.seq, &e) < 0) {
+		fprintf(stderr, "hlopt: %s\n", e.msg);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	r.in = in->filename[0];
+	outpath = out->count ? out->sval[0] : "-";
+	if (rep->count)
+		reppath = rep->sval[0];
+	else if (strcmp(outpath, "-"))
+		reppath = "-";
+	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
+		goto done;
+	if (verify->count)
+		orig = hlo_module_clone(m);
+	if (hlo_cost(m, &r.before, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", r.in, e.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
+	ctx.flags = PASS_NAMES | (each->count ? PASS_VERIFY : 0);
+	t0 = now_ms();
+	if (pass_run_seq(m, &r.seq, &ctx, &r.log) < 0) {
+		fprintf(stderr, "%s: %s\n", r.in, ctx.err.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
+	r.ms = now_ms() - t0;
+	if (hlo_cost(m, &r.after, &e) < 0) {
+		fprintf(stderr, "%s: after the passes: %s\n", r.in, e.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
+	if (orig) {
+		memset(&vo, 0, sizeof vo);
+		vo.trials = 2;
+		vo.seed = seed->count ? (uint64_t)seed->ival[0] : 1;
+		vo.rtol = 1e-3;
+		vo.atol = 1e-5;
+		vo.limit = EV_DEFAULT_LIMIT;
+		r.verified = hlo_eval_verify(orig, m, &vo, &r.vr);
+	}
+	if (cmd_write_module(m, outpath, to->count ? to->sval[0] : NULL,
+	    &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
+	if (tim->count)
+		timing(&r);
+	if (reppath) {
+		if (json)
+			report_json(m, &r, &b);
+		else
+			report_text(m, &r, &b);
+		if (hlo_write_file(reppath, b.buf, b.len, &e) < 0) {
+			fprintf(stderr, "%s\n", e.msg);
+			status = EXIT_ERR;
+			goto done;
+		}
+	}
+	if (r.verified > 0) {
+		fprintf(stderr, "%s: verify: %s: %s\n", r.in,
+			verdict(r.verified), r.vr.msg);
+		status = r.verified == 3 ? EXIT_NOEVAL : EXIT_ERR;
+	}
+done:
+	hlo_buf_free(&b);
+	pass_seq_free(&r.seq);
+	pass_log_free(&r.log);
+	pass_ctx_free(&ctx);
+	hlo_module_free(m);
+	hlo_module_free(orig);
+	arg_freetable(argtable, sizeof argtable / sizeof argtable[0]);
+	return status;
+}

@@ -1,0 +1,1363 @@
+/* eval_linalg.c: dot, convolution, batch-norm, triangular-solve,
+ * cholesky and fft.
+ *
+ * dot and convolution pack their operands into contiguous row-major
+ * matrices of a compute type (f32 for f32 and narrower floats, f64 for
+ * f64 and integers in a convolution, c128 for complex, i64 for integer
+ * dots) and multiply them with GEMM. A convolution is lowered to GEMM on
+ * canonical layouts (input [batch][spatial..][feature], kernel
+ * [spatial..][in][out]) through im2col, taken in row chunks to bound the
+ * scratch memory; pointwise and whole-window convolutions skip im2col and
+ * depthwise ones use a direct loop. */
+#include <complex.h>
+#include <gsl/gsl_cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hlo.h"
+#include "eval.h"
+
+#define MAXR 64
+#define IM2COL_BYTES ((int64_t)32 << 20)
+
+enum { CK_F32, CK_F64, CK_C128, CK_I64 };
+
+static const int ckbytes[] = {4, 8, 16, 8};
+
+static int
+cls(int t)
+{
+	return hlo_typeinfo[t].cls;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* n elements of type at src into the compute kind at dst */
+static void
+tock(int kind, int type, const void *src, int64_t n, void *dst)
+{
+	const unsigned char *p = src;
+	Lane l[EV_CHUNK];
+	int64_t k, j, w, esz = hlo_type_bytes(type);
+
+	switch (kind) {
+	case CK_F32:
+		ev_to_float(type, src, n, dst);
+		return;
+	case CK_F64:
+		ev_to_double(type, src, n, dst);
+		return;
+	}
+	for (k = 0; k < n; k += w) {
+		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+		lane_load(type, p + k * esz, w, l);
+		for (j = 0; j < w; j++) {
+			if (kind == CK_C128) {
+				double *d = (double *)dst + 2 * (k + j);
+
+				d[0] = cls(type) == C_CPLX ? l[j].c[0] :
+					cls(type) == C_FLOAT ? l[j].f :
+					cls(type) == C_SINT ? (double)l[j].s :
+					(double)l[j].u;
+				d[1] = cls(type) == C_CPLX ? l[j].c[1] : 0;
+			} else {
+				((int64_t *)dst)[k + j] = l[j].s;
+			}
+		}
+	}
+}
+
+/* n compute-kind elements into type (rounding as a store does) */
+static void
+fromck(int kind, int type, const void *src, int64_t n, void *dst)
+{
+	unsigned char *p = dst;
+	Lane l[EV_CHUNK];
+	int64_t k, j, w, esz = hlo_type_bytes(type);
+
+	if (kind == CK_F32 && cls(type) == C_FLOAT) {
+		ev_from_float(type, src, n, dst);
+		return;
+	}
+	if (kind == CK_F64 && type == TY_F64) {
+		memcpy(dst, src, n * 8);
+		return;
+	}
+	for (k = 0; k < n; k += w) {
+		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+		for (j = 0; j < w; j++) {
+			double re = 0, im = 0;
+
+			switch (kind) {
+			case CK_F32: re = ((const float *)src)[k + j]; break;
+			case CK_F64: re = ((const double *)src)[k + j]; break;
+			case CK_C128:
+				re = ((const double *)src)[2 * (k + j)];
+				im = ((const double *)src)[2 * (k + j) + 1];
+				break;
+			}
+			switch (cls(type)) {
+			case C_FLOAT: l[j].f = re; break;
+			case C_CPLX: l[j].c[0] = re; l[j].c[1] = im; break;
+			case C_PRED:
+				l[j].u = kind == CK_I64 ?
+					((const int64_t *)src)[k + j] != 0 :
+					re != 0;
+				break;
+			default:
+				l[j].s = kind == CK_I64 ?
+					((const int64_t *)src)[k + j] :
+					(int64_t)llrint(re);
+			}
+		}
+		lane_store(type, l, w, p + k * esz);
+	}
+}
+
+/* a contiguous copy of v in compute kind, its dims taken in the order
+ * perm (reversed where rev[d]); *own says whether to free it */
+static void *
+pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
+	int kind, int *own, uint64_t *bytes)
+{
+	int rank, d, ident = 1;
+	const int64_t *dims = ev_dims(ev, v->shape, &rank);
+	int64_t str[MAXR], sstr[MAXR], cnt[MAXR], dstr[MAXR], off = 0;
+	int64_t esz = ev_esz(v->type);
+	unsigned char *tmp, *out;
+	int native;
+
+	native = (kind == CK_F32 && v->type == TY_F32) ||
+		(kind == CK_F64 && v->type == TY_F64);
+	for (d = 0; d < rank; d++)
+		if (perm[d] != d || (rev && rev[d]))
+			ident = 0;
+	*own = 0;
+	*bytes = 0;
+	if (ident && native)
+		return v->data;
+	*bytes = (uint64_t)v->n * ckbytes[kind];
+	out = ev_scratch(ev, *bytes);
+	if (!out)
+		return NULL;
+	*own = 1;
+	if (ident) {
+		tock(kind, v->type, v->data, v->n, out);
+		return out;
+	}
+	ev_strides(dims, rank, esz, str);
+	for (d = 0; d < rank; d++) {
+		cnt[d] = dims[perm[d]];
+		sstr[d] = str[perm[d]];
+		if (rev && rev[d]) {
+			off += (cnt[d] - 1) * sstr[d];
+			sstr[d] = -sstr[d];
+		}
+	}
+	if (native) {
+		ev_strides(cnt, rank, esz, dstr);
+		ev_copy_nd(out, dstr, v->data + off, sstr, cnt, rank, esz);
+		return out;
+	}
+	tmp = ev_scratch(ev, (uint64_t)v->n * esz);
+	if (!tmp) {
+		ev_scratch_free(ev, out, *bytes);
+		return NULL;
+	}
+	ev_strides(cnt, rank, esz, dstr);
+	ev_copy_nd(tmp, dstr, v->data + off, sstr, cnt, rank, esz);
+	tock(kind, v->type, tmp, v->n, out);
+	ev_scratch_free(ev, tmp, (uint64_t)v->n * esz);
+	return out;
+}
+
+/* writes a contiguous compute-kind buffer, whose dims are v's taken in
+ * the order perm, into v */
+static int
+unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
+	const int64_t *perm)
+{
+	int rank, d, ident = 1;
+	const int64_t *dims = ev_dims(ev, v->shape, &rank);
+	int64_t str[MAXR], dstr[MAXR], cnt[MAXR], sstr[MAXR];
+	int64_t esz = ev_esz(v->type);
+	unsigned char *tmp;
+
+	for (d = 0; d < rank; d++)
+		if (perm[d] != d)
+			ident = 0;
+	if (ident) {
+		if (buf != v->data)
+			fromck(kind, v->type, buf, v->n, v->data);
+		return 0;
+	}
+	tmp = ev_scratch(ev, (uint64_t)v->n * esz);
+	if (!tmp)
+		return -1;
+	fromck(kind, v->type, buf, v->n, tmp);
+	ev_strides(dims, rank, esz, str);
+	for (d = 0; d < rank; d++) {
+		cnt[d] = dims[perm[d]];
+		dstr[d] = str[perm[d]];
+	}
+	ev_strides(cnt, rank, esz, sstr);
+	ev_copy_nd(v->data, dstr, tmp, sstr, cnt, rank, esz);
+	ev_scratch_free(ev, tmp, (uint64_t)v->n * esz);
+	return 0;
+}
+
+/* C[m][n] (+)= sum_k A[m][k] B[k][n], in the compute kind */
+static void
+gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
+	int64_t lda, int ta, const void *B, int64_t ldb, int tb, void *C,
+	int64_t ldc, int acc)
+{
+	enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans;
+	enum CBLAS_TRANSPOSE tB = tb ? CblasTrans : CblasNoTrans;
+	double t0 = now();
+	int64_t i, j, k;
+
+	if (M <= 0 || N <= 0)
+		return;
+	switch (kind) {
+	case CK_F32:
+		if (K == 0) {
+			for (i = 0; i < M && !acc; i++)
+				memset((float *)C + i * ldc, 0, N * 4);
+			break;
+		}
+		cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1, A, lda, B, ldb,
+			acc ? 1 : 0, C, ldc);
+		break;
+	case CK_F64:
+		if (K == 0) {
+			for (i = 0; i < M && !acc; i++)
+				memset((double *)C + i * ldc, 0, N * 8);
+			break;
+		}
+		cblas_dgemm(CblasRowMajor, tA, tB, M, N, K, 1, A, lda, B, ldb,
+			acc ? 1 : 0, C, ldc);
+		break;
+	case CK_C128: {
+		double one[2] = {1, 0}, beta[2] = {acc ? 1 : 0, 0};
+
+		if (K == 0) {
+			for (i = 0; i < M && !acc; i++)
+				memset((double *)C + 2 * i * ldc, 0, N * 16);
+			break;
+		}
+		cblas_zgemm(CblasRowMajor, tA, tB, M, N, K, one, A, lda, B,
+			ldb, beta, C, ldc);
+		break;
+	}
+	default: {
+		const uint64_t *a = A, *b = B;
+		uint64_t *cc = C, x;
+
+		for (i = 0; i < M; i++) {
+			if (!acc)
+				memset(cc + i * ldc, 0, N * 8);
+			for (k = 0; k < K; k++) {
+				x = ta ? a[k * lda + i] : a[i * lda + k];
+				for (j = 0; j < N; j++)
+					cc[i * ldc + j] += x * (tb ?
+						b[j * ldb + k] : b[k * ldb + j]);
+			}
+		}
+	}
+	}
+	ev->flops += 2 * (uint64_t)M * N * (K ? K : 1);
+	ev->gemm_secs += now() - t0;
+}
+
+static int
+dotkind(int a, int b, int r)
+{
+	if (cls(a) == C_CPLX || cls(b) == C_CPLX || cls(r) == C_CPLX)
+		return CK_C128;
+	if (a == TY_F64 || b == TY_F64 || r == TY_F64)
+		return CK_F64;
+	if (cls(a) == C_FLOAT || cls(b) == C_FLOAT || cls(r) == C_FLOAT)
+		return CK_F32;
+	return CK_I64;
+}
+
+static int
+has(const int64_t *v, uint32_t n, int64_t x)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k] == x)
+			return 1;
+	return 0;
+}
+
+static const int64_t *
+ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
+{
+	static const int64_t none[1] = {0};
+	const int64_t *p = hlo_attr_ints(m, in, key, n);
+
+	if (!p) {
+		*n = 0;
+		return none;
+	}
+	return p;
+}
+
+static int
+isident(const int64_t *p, int n)
+{
+	int d;
+
+	for (d = 0; d < n; d++)
+		if (p[d] != d)
+			return 0;
+	return 1;
+}
+
+typedef struct {
+	int rank;
+	const int64_t *dims;
+	int64_t perm[MAXR], tperm[MAXR];	/* [b][m][k] and [b][k][m] */
+	int64_t B, M, K;
+	int nfree;
+	int64_t freed[MAXR];
+} DotSide;
+
+static int
+dotside(HloEval *ev, HloVal *v, const int64_t *bd, uint32_t nb,
+	const int64_t *cd, uint32_t nc, DotSide *s)
+{
+	int d, p = 0, q = 0;
+	uint32_t k;
+
+	s->dims = ev_dims(ev, v->shape, &s->rank);
+	if (s->rank > MAXR)
+		return -1;
+	s->B = s->M = s->K = 1;
+	s->nfree = 0;
+	for (k = 0; k < nb; k++) {
+		if (bd[k] < 0 || bd[k] >= s->rank || has(cd, nc, bd[k]))
+			return -1;
+		s->perm[p++] = s->tperm[q++] = bd[k];
+		s->B *= s->dims[bd[k]];
+	}
+	for (d = 0; d < s->rank; d++) {
+		if (has(bd, nb, d) || has(cd, nc, d))
+			continue;
+		s->perm[p++] = d;
+		s->freed[s->nfree++] = s->dims[d];
+		s->M *= s->dims[d];
+	}
+	for (k = 0; k < nc; k++) {
+		if (cd[k] < 0 || cd[k] >= s->rank)
+			return -1;
+		s->perm[p++] = cd[k];
+		s->tperm[q++] = cd[k];
+		s->K *= s->dims[cd[k]];
+	}
+	for (d = 0; d < s->rank; d++)
+		if (!has(bd, nb, d) && !has(cd, nc, d))
+			s->tperm[q++] = d;
+	return p == s->rank ? 0 : -1;
+}
+
+/* packs a side as [b][m][k] (or [b][k][m] when that is free: *t = 1) */
+static void *
+packside(HloEval *ev, HloVal *v, DotSide *s, int kind, int *t, int *own,
+	uint64_t *bytes)
+{
+	int native = (kind == CK_F32 && v->type == TY_F32) ||
+		(kind == CK_F64 && v->type == TY_F64);
+
+	*t = 0;
+	if (native && !isident(s->perm, s->rank) && isident(s->tperm, s->rank))
+		*t = 1;
+	return pack(ev, v, *t ? s->tperm : s->perm, NULL, kind, own, bytes);
+}
+
+static int
+dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	const int64_t *lb, *lc, *rb, *rc, *od;
+	uint32_t nlb, nlc, nrb, nrc, k;
+	DotSide L, R;
+	HloVal *v;
+	void *A, *B, *C;
+	int kind, ta, tb, oa, ob, orank, d, ocn = 0;
+	uint64_t ba, bb, bc = 0;
+	int64_t b, lda, ldb;
+
+	lb = ints(m, in, A_LHS_BATCH, &nlb);
+	lc = ints(m, in, A_LHS_CONTRACT, &nlc);
+	rb = ints(m, in, A_RHS_BATCH, &nrb);
+	rc = ints(m, in, A_RHS_CONTRACT, &nrc);
+	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
+	    ops[1]->type >= TY_TUPLE || nlb != nrb || nlc != nrc ||
+	    dotside(ev, ops[0], lb, nlb, lc, nlc, &L) < 0 ||
+	    dotside(ev, ops[1], rb, nrb, rc, nrc, &R) < 0)
+		return ev_unsupported(ev, c, i, "bad dot dimensions");
+	for (k = 0; k < nlb; k++)
+		if (L.dims[lb[k]] != R.dims[rb[k]])
+			return ev_unsupported(ev, c, i, "batch sizes differ");
+	for (k = 0; k < nlc; k++)
+		if (L.dims[lc[k]] != R.dims[rc[k]])
+			return ev_unsupported(ev, c, i, "contracting sizes "
+				"differ");
+	od = ev_dims(ev, in->shape, &orank);
+	if (orank != (int)nlb + L.nfree + R.nfree)
+		return ev_unsupported(ev, c, i, "result rank differs");
+	for (d = 0; d < (int)nlb; d++)
+		if (od[d] != L.dims[lb[d]])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	for (d = 0; d < L.nfree; d++)
+		if (od[nlb + d] != L.freed[d])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	for (d = 0; d < R.nfree; d++)
+		if (od[nlb + L.nfree + d] != R.freed[d])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	v = hlo_val_array(ev, in->shape);
+	if (!v)
+		return -1;
+	kind = dotkind(ops[0]->type, ops[1]->type, v->type);
+	A = packside(ev, ops[0], &L, kind, &ta, &oa, &ba);
+	if (!A) {
+		hlo_val_unref(ev, v);
+		return -1;
+	}
+	B = packside(ev, ops[1], &R, kind, &tb, &ob, &bb);
+	if (!B)
+		goto fail;
+	/* B was packed as [b][n][k]; gemm wants [b][k][n] unless trans */
+	tb = !tb;
+	if ((kind == CK_F32 && v->type == TY_F32) ||
+	    (kind == CK_F64 && v->type == TY_F64)) {
+		C = v->data;
+	} else {
+		bc = (uint64_t)v->n * ckbytes[kind];
+		C = ev_scratch(ev, bc);
+		if (!C)
+			goto fail;
+		ocn = 1;
+	}
+	lda = ta ? L.M : L.K;
+	ldb = tb ? R.K : R.M;
+	for (b = 0; b < L.B; b++)
+		gemm(ev, kind, L.M, R.M, L.K,
+			(char *)A + b * L.M * L.K * ckbytes[kind], lda, ta,
+			(char *)B + b * R.M * R.K * ckbytes[kind], ldb, tb,
+			(char *)C + b * L.M * R.M * ckbytes[kind], R.M, 0);
+	if (ocn) {
+		fromck(kind, v->type, C, v->n, v->data);
+		ev_scratch_free(ev, C, bc);
+	}
+	if (oa)
+		ev_scratch_free(ev, A, ba);
+	if (ob)
+		ev_scratch_free(ev, B, bb);
+	*out = v;
+	return 0;
+fail:
+	if (oa)
+		ev_scratch_free(ev, A, ba);
+	hlo_val_unref(ev, v);
+	return -1;
+}
+
+/* convolution */
+
+typedef struct {
+	int ns;			/* spatial dims */
+	int64_t ib, iff, is[MAXR];	/* input batch, feature, spatial */
+	int64_t ki, ko, ks[MAXR];	/* kernel in, out, spatial */
+	int64_t ob, of, os[MAXR];	/* output batch, feature, spatial */
+} ConvDn;
+
+static int
+labelpart(const char *s, const char *e, char a, char b, int64_t *da,
+	int64_t *db, int64_t *sp, int *ns)
+{
+	int d = 0, n = 0, k;
+	const char *p;
+
+	*da = *db = -1;
+	for (p = s; p < e; p++, d++) {
+		if (*p == a)
+			*da = d;
+		else if (*p == b)
+			*db = d;
+		else if (*p >= '0' && *p <= '9')
+			n++;
+		else
+			return -1;
+	}
+	for (k = 0; k < n; k++)
+		sp[k] = -1;
+	for (p = s, d = 0; p < e; p++, d++)
+		if (*p >= '0' && *p <= '9') {
+			if (*p - '0' >= n || sp[*p - '0'] >= 0)
+				return -1;
+			sp[*p - '0'] = d;
+		}
+	if (*da < 0 || *db < 0)
+		return -1;
+	*ns = n;
+	return d;
+}
+
+static int
+convdn(const char *w, uint32_t n, ConvDn *cd)
+{
+	const char *e = w + n, *u, *ar;
+	int n1, n2, n3;
+
+	u = memchr(w, '_', n);
+	ar = u ? memchr(u, '-', e - u) : NULL;
+	if (!u || !ar || ar + 1 >= e || ar[1] != '>')
+		return -1;
+	if (labelpart(w, u, 'b', 'f', &cd->ib, &cd->iff, cd->is, &n1) < 0 ||
+	    labelpart(u + 1, ar, 'i', 'o', &cd->ki, &cd->ko, cd->ks, &n2) < 0 ||
+	    labelpart(ar + 2, e, 'b', 'f', &cd->ob, &cd->of, cd->os, &n3) < 0)
+		return -1;
+	if (n1 != n2 || n1 != n3 || n1 > MAXR - 2)
+		return -1;
+	cd->ns = n1;
+	return 0;
+}
+
+typedef struct {
+	int64_t size, stride, lo, hi, wdil, bdil, rev;
+} WinDim;
+
+typedef struct {
+	ConvDn dn;
+	WinDim w[MAXR];
+	int64_t B, C, S[MAXR], Co, KS[MAXR], Bo, OS[MAXR], Cig;
+	int64_t fgc, bgc, G, Coq;
+	int64_t nS, nKS, nOS;	/* products */
+	int kind;
+	int64_t esz;
+} Conv;
+
+static int
+convsetup(HloEval *ev, const HloInstr *in, HloVal *x, HloVal *k, Conv *cv)
+{
+	const HloModule *m = ev->m;
+	const char *lab;
+	uint32_t n;
+	const HloAttr *wa = hlo_attr(m, in, A_WINDOW);
+	const int64_t *xd, *kd, *od, *wv;
+	int xr, kr, orank, d;
+
+	lab = hlo_attr_word(m, in, A_DIM_LABELS, &n);
+	if (!lab || convdn(lab, n, &cv->dn) < 0)
+		return -1;
+	xd = ev_dims(ev, x->shape, &xr);
+	kd = ev_dims(ev, k->shape, &kr);
+	od = ev_dims(ev, in->shape, &orank);
+	if (xr != cv->dn.ns + 2 || kr != xr || orank != xr)
+		return -1;
+	if (wa && (int)wa->n != 7 * cv->dn.ns)
+		return -1;
+	if (!wa && cv->dn.ns)
+		return -1;
+	wv = wa ? hlo_ints_at(m, wa->v) : NULL;
+	cv->fgc = hlo_attr_int(m, in, A_FEATURE_GROUP_COUNT, 1);
+	cv->bgc = hlo_attr_int(m, in, A_BATCH_GROUP_COUNT, 1);
+	cv->B = xd[cv->dn.ib];
+	cv->C = xd[cv->dn.iff];
+	cv->Co = kd[cv->dn.ko];
+	cv->Cig = kd[cv->dn.ki];
+	cv->Bo = od[cv->dn.ob];
+	cv->nS = cv->nKS = cv->nOS = 1;
+	if (cv->fgc < 1 || cv->bgc < 1 || (cv->fgc > 1 && cv->bgc > 1) ||
+	    cv->C % cv->fgc || cv->Co % (cv->fgc * cv->bgc) ||
+	    cv->B % cv->bgc || cv->Cig * cv->fgc != cv->C ||
+	    cv->Bo != cv->B / cv->bgc || od[cv->dn.of] != cv->Co)
+		return -1;
+	cv->G = cv->fgc * cv->bgc;
+	cv->Coq = cv->Co / cv->G;
+	for (d = 0; d < cv->dn.ns; d++) {
+		WinDim *w = &cv->w[d];
+		int64_t dilated, padded, ws;
+
+		memcpy(w, wv + 7 * d, sizeof *w);
+		cv->S[d] = xd[cv->dn.is[d]];
+		cv->KS[d] = kd[cv->dn.ks[d]];
+		cv->OS[d] = od[cv->dn.os[d]];
+		if (w->size != cv->KS[d] || w->stride < 1 || w->wdil < 1 ||
+		    w->bdil < 1)
+			return -1;
+		dilated = cv->S[d] ? (cv->S[d] - 1) * w->bdil + 1 : 0;
+		padded = dilated + w->lo + w->hi;
+		ws = w->size ? (w->size - 1) * w->wdil + 1 : 0;
+		if ((padded < ws ? 0 : (padded - ws) / w->stride + 1) !=
+		    cv->OS[d])
+			return -1;
+		cv->nS *= cv->S[d];
+		cv->nKS *= cv->KS[d];
+		cv->nOS *= cv->OS[d];
+	}
+	return 0;
+}
+
+/* input position of output position o and kernel position k on dim d,
+ * -1 for padding or a dilation hole */
+static int64_t
+inpos(const Conv *cv, int d, int64_t o, int64_t k)
+{
+	const WinDim *w = &cv->w[d];
+	int64_t p = o * w->stride - w->lo + k * w->wdil;
+
+	if (w->bdil > 1) {
+		if (p < 0 || p % w->bdil)
+			return -1;
+		p /= w->bdil;
+	}
+	return p >= 0 && p < cv->S[d] ? p : -1;
+}
+
+/* rows [r0, r1) of group q's im2col matrix: row = (ob, os..),
+ * column = (ks.., ci) */
+static void
+im2col(const Conv *cv, const unsigned char *X, int64_t q, int64_t r0,
+	int64_t r1, unsigned char *P)
+{
+	int64_t K = cv->nKS * cv->Cig, esz = cv->esz, r, kk, rem, pos, p;
+	int64_t boff = cv->bgc > 1 ? q * cv->Bo : 0;
+	int64_t coff = cv->fgc > 1 ? q * cv->Cig : 0;
+	int64_t oidx[MAXR], kidx[MAXR], ob;
+	int d, ok;
+
+	for (r = r0; r < r1; r++) {
+		rem = r;
+		for (d = cv->dn.ns - 1; d >= 0; d--) {
+			oidx[d] = rem % cv->OS[d];
+			rem /= cv->OS[d];
+		}
+		ob = rem;
+		for (kk = 0; kk < cv->nKS; kk++) {
+			rem = kk;
+			for (d = cv->dn.ns - 1; d >= 0; d--) {
+				kidx[d] = rem % cv->KS[d];
+				rem /= cv->KS[d];
+			}
+			pos = 0;
+			ok = 1;
+			for (d = 0; d < cv->dn.ns && ok; d++) {
+				p = inpos(cv, d, oidx[d], kidx[d]);
+				ok = p >= 0;
+				pos = pos * cv->S[d] + p;
+			}
+			if (ok)
+				memcpy(P + ((r - r0) * K + kk * cv->Cig) * esz,
+					X + (((boff + ob) * cv->nS + pos) *
+					cv->C + coff) * esz, cv->Cig * esz);
+			else
+				memset(P + ((r - r0) * K + kk * cv->Cig) * esz,
+					0, cv->Cig * esz);
+		}
+	}
+}
+
+static int
+pointwise(const Conv *cv)
+{
+	int d;
+
+	for (d = 0; d < cv->dn.ns; d++) {
+		const WinDim *w = &cv->w[d];
+
+		if (w->size != 1 || w->lo || w->hi || w->bdil != 1 ||
+		    w->stride != 1 || cv->OS[d] != cv->S[d])
+			return 0;
+	}
+	return 1;
+}
+
+static int
+wholewindow(const Conv *cv)
+{
+	int d;
+
+	for (d = 0; d < cv->dn.ns; d++) {
+		const WinDim *w = &cv->w[d];
+
+		if (w->size != cv->S[d] || w->lo || w->hi || w->bdil != 1 ||
+		    w->wdil != 1 || cv->OS[d] != 1)
+			return 0;
+	}
+	return cv->fgc == 1;
+}
+
+/* depthwise, one input feature per group: a direct loop over features */
+static void
+depthwise_f32(const Conv *cv, const float *X, const float *W, float *O)
+{
+	int64_t mult = cv->Coq, C = cv->C, Co = cv->Co, b, r, kk, rem, p;
+	int64_t oidx[MAXR], kidx[MAXR], pos, ch, j;
+	int d, ok;
+
+	memset(O, 0, sizeof(float) * cv->Bo * cv->nOS * Co);
+	for (b = 0; b < cv->B; b++)
+		for (r = 0; r < cv->nOS; r++) {
+			float *o = O + (b * cv->nOS + r) * Co;
+
+			rem = r;
+			for (d = cv->dn.ns - 1; d >= 0; d--) {
+				oidx[d] = rem % cv->OS[d];
+				rem /= cv->OS[d];
+			}
+			for (kk = 0; kk < cv->nKS; kk++) {
+				const float *x, *w = W + kk * Co;
+
+				rem = kk;
+				for (d = cv->dn.ns - 1; d >= 0; d--) {
+					kidx[d] = rem % cv->KS[d];
+					rem /= cv->KS[d];
+				}
+				pos = 0;
+				ok = 1;
+				for (d = 0; d < cv->dn.ns && ok; d++) {
+					p = inpos(cv, d, oidx[d], kidx[d]);
+					ok = p >= 0;
+					pos = pos * cv->S[d] + p;
+				}
+				if (!ok)
+					continue;
+				x = X + (b * cv->nS + pos) * C;
+				if (mult == 1)
+					for (ch = 0; ch < C; ch++)
+						o[ch] += x[ch] * w[ch];
+				else
+					for (ch = 0; ch < C; ch++)
+						for (j = 0; j < mult; j++)
+							o[ch * mult + j] += x[ch] *
+								w[ch * mult + j];
+			}
+		}
+}
+
+static int
+convgemm(HloEval *ev, const Conv *cv, const unsigned char *X,
+	const unsigned char *W, unsigned char *O)
+{
+	int64_t K = cv->nKS * cv->Cig, rows = cv->Bo * cv->nOS, esz = cv->esz;
+	int64_t q, r0, r1, chunk;
+	unsigned char *P;
+	uint64_t pb;
+
+	if (pointwise(cv)) {
+		for (q = 0; q < cv->G; q++)
+			gemm(ev, cv->kind, rows, cv->Coq, cv->Cig,
+				X + ((cv->bgc > 1 ? q * cv->Bo * cv->nS : 0) *
+				cv->C + (cv->fgc > 1 ? q * cv->Cig : 0)) * esz,
+				cv->C, 0, W + q * cv->Coq * esz, cv->Co, 0,
+				O + q * cv->Coq * esz, cv->Co, 0);
+		return 0;
+	}
+	if (wholewindow(cv)) {
+		for (q = 0; q < cv->G; q++)
+			gemm(ev, cv->kind, cv->Bo, cv->Coq, K,
+				X + (q * cv->Bo * cv->nS * cv->C) * esz, K, 0,
+				W + q * cv->Coq * esz, cv->Co, 0,
+				O + q * cv->Coq * esz, cv->Co, 0);
+		return 0;
+	}
+	chunk = K ? IM2COL_BYTES / (K * esz) : rows;
+	if (chunk < 1)
+		chunk = 1;
+	if (chunk > rows)
+		chunk = rows;
+	pb = (uint64_t)chunk * (K ? K : 1) * esz;
+	P = ev_scratch(ev, pb);
+	if (!P)
+		return -1;
+	for (q = 0; q < cv->G; q++)
+		for (r0 = 0; r0 < rows; r0 = r1) {
+			r1 = r0 + chunk < rows ? r0 + chunk : rows;
+			im2col(cv, X, q, r0, r1, P);
+			gemm(ev, cv->kind, r1 - r0, cv->Coq, K, P, K, 0,
+				W + q * cv->Coq * esz, cv->Co, 0,
+				O + (r0 * cv->Co + q * cv->Coq) * esz, cv->Co,
+				0);
+		}
+	ev_scratch_free(ev, P, pb);
+	return 0;
+}
+
+static int
+conv(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	int64_t xp[MAXR], kp[MAXR], op[MAXR];
+	uint8_t rev[MAXR];
+	Conv cv;
+	HloVal *v;
+	void *X, *W, *O;
+	int ox, ow, d, ns;
+	uint64_t bx, bw, bo;
+	double t0;
+
+	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
+	    ops[1]->type >= TY_TUPLE ||
+	    convsetup(ev, in, ops[0], ops[1], &cv) < 0)
+		return ev_unsupported(ev, c, i, "bad convolution dimensions");
+	v = hlo_val_array(ev, in->shape);
+	if (!v)
+		return -1;
+	cv.kind = dotkind(ops[0]->type, ops[1]->type, v->type);
+	if (cv.kind == CK_I64)
+		cv.kind = CK_F64;
+	cv.esz = ckbytes[cv.kind];
+	ns = cv.dn.ns;
+	xp[0] = cv.dn.ib;
+	kp[ns] = cv.dn.ki;
+	kp[ns + 1] = cv.dn.ko;
+	op[0] = cv.dn.ob;
+	memset(rev, 0, sizeof rev);
+	for (d = 0; d < ns; d++) {
+		xp[1 + d] = cv.dn.is[d];
+		kp[d] = cv.dn.ks[d];
+		op[1 + d] = cv.dn.os[d];
+		rev[d] = cv.w[d].rev != 0;
+	}
+	xp[ns + 1] = cv.dn.iff;
+	op[ns + 1] = cv.dn.of;
+	X = pack(ev, ops[0], xp, NULL, cv.kind, &ox, &bx);
+	if (!X)
+		goto fail0;
+	W = pack(ev, ops[1], kp, rev, cv.kind, &ow, &bw);
+	if (!W)
+		goto fail1;
+	bo = (uint64_t)v->n * cv.esz;
+	O = ev_scratch(ev, bo);
+	if (!O)
+		goto fail2;
+	t0 = now();
+	if (cv.fgc == cv.C && cv.Cig == 1 && cv.kind == CK_F32 && cv.C > 1) {
+		depthwise_f32(&cv, X, W, O);
+		ev->flops += 2 * (uint64_t)v->n * cv.nKS;
+		ev->gemm_secs += now() - t0;
+	} else if (convgemm(ev, &cv, X, W, O) < 0) {
+		goto fail3;
+	}
+	if (unpack(ev, O, cv.kind, v, op) < 0)
+		goto fail3;
+	ev_scratch_free(ev, O, bo);
+	if (ow)
+		ev_scratch_free(ev, W, bw);
+	if (ox)
+		ev_scratch_free(ev, X, bx);
+	*out = v;
+	return 0;
+fail3:
+	ev_scratch_free(ev, O, bo);
+fail2:
+	if (ow)
+		ev_scratch_free(ev, W, bw);
+fail1:
+	if (ox)
+		ev_scratch_free(ev, X, bx);
+fail0:
+	hlo_val_unref(ev, v);
+	return -1;
+}
+
+/* batch normalization, in double over [outer][feature][inner] */
+
+typedef struct {
+	int64_t outer, F, inner;
+} BnGeo;
+
+static int
+bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
+{
+	int rank, d;
+	const int64_t *dims = ev_dims(ev, x->shape, &rank);
+
+	if (fi < 0 || fi >= rank)
+		return -1;
+	g->outer = g->inner = 1;
+	for (d = 0; d < rank; d++) {
+		if (d < fi)
+			g->outer *= dims[d];
+		else if (d > fi)
+			g->inner *= dims[d];
+	}
+	g->F = dims[fi];
+	return 0;
+}
+
+static double *
+todouble(HloEval *ev, HloVal *v, int64_t want)
+{
+	double *p;
+
+	if (v->type >= TY_TUPLE || cls(v->type) != C_FLOAT || v->n != want)
+		return NULL;
+	p = ev_scratch(ev, (uint64_t)v->n * 8);
+	if (p)
+		ev_to_double(v->type, v->data, v->n, p);
+	return p;
+}
+
+static void
+bnstats(const double *x, const BnGeo *g, double *mean, double *var)
+{
+	int64_t o, f, k, cnt = g->outer * g->inner;
+	double s, d;
+
+	for (f = 0; f < g->F; f++) {
+		s = 0;
+		for (o = 0; o < g->outer; o++)
+			for (k = 0; k < g->inner; k++)
+				s += x[(o * g->F + f) * g->inner + k];
+		mean[f] = cnt ? s / cnt : 0;
+		s = 0;
+		for (o = 0; o < g->outer; o++)
+			for (k = 0; k < g->inner; k++) {
+				d = x[(o * g->F + f) * g->inner + k] - mean[f];
+				s += d * d;
+			}
+		var[f] = cnt ? s / cnt : 0;
+	}
+}
+
+static int
+bnout(HloEval *ev, uint32_t shape, const double *src, int64_t n,
+	HloVal **out)
+{
+	HloVal *v = hlo_val_array(ev, shape);
+
+	if (!v)
+		return -1;
+	if (v->n != n || cls(v->type) != C_FLOAT) {
+		hlo_val_unref(ev, v);
+		return ev_fail(ev, EV_BAD, "batch-norm result shape mismatch");
+	}
+	ev_from_double(v->type, src, n, v->data);
+	*out = v;
+	return 0;
+}
+
+static int
+batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	const char *epsw;
+	uint32_t ne, k;
+	double eps = 0.001, *d[5] = {0}, *mean = NULL, *var = NULL, *r = NULL;
+	double *gs = NULL, *go = NULL, inv, sg, sgx, cnt;
+	int64_t fi = hlo_attr_int(m, in, A_FEATURE_INDEX, -1), o, f, j, x;
+	BnGeo g;
+	HloVal *t = NULL;
+	const HloShape *sh = hlo_sh(m, in->shape);
+	int rc = -1, nin = in->op == HOP_BNTRAIN ? 3 : 5;
+	char buf[64];
+
+	epsw = hlo_attr_word(m, in, A_EPSILON, &ne);
+	if (epsw && ne < sizeof buf) {
+		memcpy(buf, epsw, ne);
+		buf[ne] = 0;
+		eps = strtod(buf, NULL);
+	}
+	if ((int)in->nops != nin || ops[0]->type >= TY_TUPLE ||
+	    bngeo(ev, ops[0], fi, &g) < 0)
+		return ev_unsupported(ev, c, i, "bad batch-norm operands");
+	for (k = 0; k < (uint32_t)nin; k++) {
+		d[k] = todouble(ev, ops[k], k == 0 || (in->op == HOP_BNGRAD &&
+			k == 4) ? ops[0]->n : g.F);
+		if (!d[k]) {
+			if (ev->status == EV_OK)
+				ev_unsupported(ev, c, i, "bad batch-norm "
+					"operands");
+			goto done;
+		}
+	}
+	mean = xcalloc(g.F + 1, 8);
+	var = xcalloc(g.F + 1, 8);
+	r = ev_scratch(ev, (uint64_t)ops[0]->n * 8);
+	if (!r)
+		goto done;
+	cnt = (double)g.outer * g.inner;
+	if (in->op == HOP_BNTRAIN)
+		bnstats(d[0], &g, mean, var);
+	else
+		for (f = 0; f < g.F; f++) {
+			mean[f] = d[in->op == HOP_BNINFER ? 3 : 2][f];
+			var[f] = d[in->op == HOP_BNINFER ? 4 : 3][f];
+		}
+	if (in->op != HOP_BNGRAD) {
+		for (o = 0; o < g.outer; o++)
+			for (f = 0; f < g.F; f++) {
+				inv = 1 / sqrt(var[f] + eps);
+				for (j = 0; j < g.inner; j++) {
+					x = (o * g.F + f) * g.inner + j;
+					r[x] = (d[0][x] - mean[f]) * inv *
+						d[1][f] + d[2][f];
+				}
+			}
+	} else {
+		gs = xcalloc(g.F + 1, 8);
+		go = xcalloc(g.F + 1, 8);
+		for (f = 0; f < g.F; f++) {
+			sg = sgx = 0;
+			for (o = 0; o < g.outer; o++)
+				for (j = 0; j < g.inner; j++) {
+					x = (o * g.F + f) * g.inner + j;
+					sg += d[4][x];
+					sgx += d[4][x] * (d[0][x] - mean[f]);
+				}
+			inv = 1 / sqrt(var[f] + eps);
+			go[f] = sg;
+			gs[f] = sgx * inv;
+			for (o = 0; o < g.outer; o++)
+				for (j = 0; j < g.inner; j++) {
+					x = (o * g.F + f) * g.inner + j;
+					r[x] = d[1][f] * inv * (d[4][x] -
+						sg / cnt - (d[0][x] - mean[f]) *
+						sgx / cnt / (var[f] + eps));
+				}
+		}
+	}
+	if (in->op == HOP_BNINFER) {
+		rc = bnout(ev, in->shape, r, ops[0]->n, out);
+		goto done;
+	}
+	if (sh->type != TY_TUPLE || sh->ntuple != 3) {
+		ev_unsupported(ev, c, i, "result is not a 3-tuple");
+		goto done;
+	}
+	t = hlo_val_tuple(ev, in->shape);
+	if (bnout(ev, hlo_tuple_elems(m, sh)[0], r, ops[0]->n,
+	    &t->elems[0]) < 0 || bnout(ev, hlo_tuple_elems(m, sh)[1],
+	    in->op == HOP_BNTRAIN ? mean : gs, g.F, &t->elems[1]) < 0 ||
+	    bnout(ev, hlo_tuple_elems(m, sh)[2],
+	    in->op == HOP_BNTRAIN ? var : go, g.F, &t->elems[2]) < 0) {
+		hlo_val_unref(ev, t);
+		goto done;
+	}
+	*out = t;
+	rc = 0;
+done:
+	for (k = 0; k < (uint32_t)nin; k++)
+		if (d[k])
+			ev_scratch_free(ev, d[k], (uint64_t)ops[k]->n * 8);
+	if (r)
+		ev_scratch_free(ev, r, (uint64_t)ops[0]->n * 8);
+	free(mean);
+	free(var);
+	free(gs);
+	free(go);
+	return rc;
+}
+
+/* triangular-solve and cholesky, in double, batched over leading dims */
+
+static int
+trisolve(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	int left = hlo_attr_int(m, in, A_LEFT_SIDE, 0) != 0;
+	int lower = hlo_attr_int(m, in, A_LOWER, 0) != 0;
+	int unit = hlo_attr_int(m, in, A_UNIT_DIAGONAL, 0) != 0;
+	int trans = !hlo_attr_is(m, in, A_TRANSPOSE_A, "NO_TRANSPOSE") &&
+		hlo_attr(m, in, A_TRANSPOSE_A);
+	int ra, rb;
+	const int64_t *ad = ev_dims(ev, ops[0]->shape, &ra);
+	const int64_t *bd = ev_dims(ev, ops[1]->shape, &rb);
+	int64_t M, N, nb, b, n;
+	double *A, *B;
+	HloVal *v;
+
+	if (ops[0]->type >= TY_TUPLE || ops[1]->type >= TY_TUPLE || ra < 2 ||
+	    rb != ra || cls(ops[0]->type) != C_FLOAT ||
+	    ops[1]->type != ops[0]->type)
+		return ev_unsupported(ev, c, i, "bad operands (complex "
+			"triangular-solve is not supported)");
+	M = bd[rb - 2];
+	N = bd[rb - 1];
+	n = ad[ra - 1];
+	if (ad[ra - 2] != n || (left ? M : N) != n || ops[1]->n == 0)
+		return ev_unsupported(ev, c, i, "bad operand dims");
+	nb = ops[1]->n / (M * N);
+	v = hlo_val_array(ev, in->shape);
+	if (!v)
+		return -1;
+	A = todouble(ev, ops[0], ops[0]->n);
+	B = A ? todouble(ev, ops[1], ops[1]->n) : NULL;
+	if (!B) {
+		if (A)
+			ev_scratch_free(ev, A, (uint64_t)ops[0]->n * 8);
+		hlo_val_unref(ev, v);
+		return -1;
+	}
+	for (b = 0; b < nb; b++)
+		cblas_dtrsm(CblasRowMajor, left ? CblasLeft : CblasRight,
+			lower ? CblasLower : CblasUpper,
+			trans ? CblasTrans : CblasNoTrans,
+			unit ? CblasUnit : CblasNonUnit, M, N, 1,
+			A + b * n * n, n, B + b * M * N, N);
+	ev_from_double(v->type, B, v->n, v->data);
+	ev_scratch_free(ev, A, (uint64_t)ops[0]->n * 8);
+	ev_scratch_free(ev, B, (uint64_t)ops[1]->n * 8);
+	*out = v;
+	return 0;
+}
+
+static void
+chol1(double *a, int64_t n, int lower)
+{
+	int64_t i, j, k;
+	double s;
+	int bad = 0;
+
+	for (j = 0; j < n && !bad; j++) {
+		for (i = j; i < n; i++) {
+			s = lower ? a[i * n + j] : a[j * n + i];
+			for (k = 0; k < j; k++)
+				s -= lower ? a[i * n + k] * a[j * n + k] :
+					a[k * n + i] * a[k * n + j];
+			if (i == j) {
+				if (!(s > 0)) {
+					bad = 1;
+					break;
+				}
+				s = sqrt(s);
+			} else {
+				s /= lower ? a[j * n + j] : a[j * n + j];
+			}
+			if (lower)
+				a[i * n + j] = s;
+			else
+				a[j * n + i] = s;
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (bad)
+				a[i * n + j] = NAN;
+			else if (lower ? j > i : j < i)
+				a[i * n + j] = 0;
+}
+
+static int
+cholesky(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	int lower = hlo_attr_int(ev->m, in, A_LOWER, 0) != 0, r;
+	const int64_t *ad = ev_dims(ev, ops[0]->shape, &r);
+	int64_t n, b, nb;
+	double *A;
+	HloVal *v;
+
+	if (ops[0]->type >= TY_TUPLE || r < 2 || cls(ops[0]->type) != C_FLOAT ||
+	    ad[r - 1] != ad[r - 2])
+		return ev_unsupported(ev, c, i, "bad operand");
+	n = ad[r - 1];
+	nb = n ? ops[0]->n / (n * n) : 0;
+	v = hlo_val_array(ev, in->shape);
+	if (!v)
+		return -1;
+	A = todouble(ev, ops[0], ops[0]->n);
+	if (!A && ops[0]->n) {
+		hlo_val_unref(ev, v);
+		return -1;
+	}
+	for (b = 0; b < nb; b++)
+		chol1(A + b * n * n, n, lower);
+	if (A) {
+		ev_from_double(v->type, A, v->n, v->data);
+		ev_scratch_free(ev, A, (uint64_t)ops[0]->n * 8);
+	}
+	*out = v;
+	return 0;
+}
+
+/* fft: a direct DFT along each transformed dimension */
+
+static void
+dft_axis(double complex *x, int64_t outer, int64_t n, int64_t inner,
+	int inverse, double complex *tmp, const double complex *tw)
+{
+	int64_t o, k, j, t;
+	double complex s;
+
+	for (o = 0; o < outer; o++)
+		for (t = 0; t < inner; t++) {
+			double complex *p = x + o * n * inner + t;
+
+			for (k = 0; k < n; k++) {
+				s = 0;
+				for (j = 0; j < n; j++) {
+					double complex w = tw[(j * k) % n];
+
+					s += p[j * inner] * (inverse ? conj(w) : w);
+				}
+				tmp[k] = inverse ? s / n : s;
+			}
+			for (k = 0; k < n; k++)
+				p[k * inner] = tmp[k];
+		}
+}
+
+static int
+fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	uint32_t nl, k;
+	const int64_t *len = ints(m, in, A_FFT_LENGTH, &nl);
+	const char *ty;
+	uint32_t nty;
+	int kind, r, ro, d;
+	const int64_t *xd, *od;
+	int64_t full[MAXR], n, outer, inner, tot = 1, j, q, src, last;
+	double complex *buf, *tmp, *tw;
+	double *dd;
+	HloVal *v;
+	uint64_t bytes;
+
+	ty = hlo_attr_word(m, in, A_FFT_TYPE, &nty);
+	kind = !ty ? -1 : nty == 3 && !memcmp(ty, "FFT", 3) ? 0 :
+		nty == 4 && !memcmp(ty, "IFFT", 4) ? 1 :
+		nty == 4 && !memcmp(ty, "RFFT", 4) ? 2 :
+		nty == 5 && !memcmp(ty, "IRFFT", 5) ? 3 : -1;
+	if (kind < 0 || ops[0]->type >= TY_TUPLE)
+		return ev_unsupported(ev, c, i, "bad fft_type");
+	xd = ev_dims(ev, ops[0]->shape, &r);
+	od = ev_dims(ev, in->shape, &ro);
+	if (ro != r || nl < 1 || (int)nl > r)
+		return ev_unsupported(ev, c, i, "bad fft_length");
+	for (d = 0; d < r; d++) {
+		full[d] = kind == 3 ? od[d] : xd[d];
+		if (d >= r - (int)nl && full[d] != len[d - (r - nl)])
+			return ev_unsupported(ev, c, i, "bad fft_length");
+		if (d >= r - (int)nl && full[d] > 16384)
+			return ev_unsupported(ev, c, i, "fft longer than "
+				"16384 (direct DFT)");
+		tot *= full[d];
+	}
+	v = hlo_val_array(ev, in->shape);
+	if (!v)
+		return -1;
+	bytes = (uint64_t)tot * 16;
+	buf = ev_scratch(ev, bytes);
+	if (!buf) {
+		hlo_val_unref(ev, v);
+		return -1;
+	}
+	dd = (double *)buf;
+	memset(buf, 0, bytes);
+	last = full[r - 1];
+	if (kind == 3) {
+		/* rebuild the full Hermitian spectrum of the last dim */
+		int64_t half = xd[r - 1], rows = tot / (last ? last : 1);
+		double *tmpd = ev_scratch(ev, (uint64_t)ops[0]->n * 16);
+
+		if (!tmpd) {
+			ev_scratch_free(ev, buf, bytes);
+			hlo_val_unref(ev, v);
+			return -1;
+		}
+		tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, tmpd);
+		for (q = 0; q < rows; q++)
+			for (j = 0; j < last; j++) {
+				src = j < half ? j : last - j;
+				if (src >= half)
+					continue;
+				dd[2 * (q * last + j)] =
+					tmpd[2 * (q * half + src)];
+				dd[2 * (q * last + j) + 1] = (j < half ? 1 :
+					-1) * tmpd[2 * (q * half + src) + 1];
+			}
+		ev_scratch_free(ev, tmpd, (uint64_t)ops[0]->n * 16);
+	} else {
+		tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, dd);
+	}
+	n = 1;
+	for (d = 0; d < r; d++)
+		n = full[d] > n ? full[d] : n;
+	tmp = xcalloc(n + 1, sizeof *tmp);
+	tw = xcalloc(n + 1, sizeof *tw);
+	for (k = 0; k < nl; k++) {
+		d = r - nl + k;
+		n = full[d];
+		for (j = 0; j < n; j++)
+			tw[j] = cexp(-2 * M_PI * I * (double)j / n);
+		outer = inner = 1;
+		for (q = 0; q < r; q++) {
+			if (q < d)
+				outer *= full[q];
+			else if (q > d)
+				inner *= full[q];
+		}
+		if ((double)outer * inner * n * n > 4e9) {
+			free(tmp);
+			free(tw);
+			ev_scratch_free(ev, buf, bytes);
+			hlo_val_unref(ev, v);
+			return ev_unsupported(ev, c, i, "fft too large for a "
+				"direct DFT");
+		}
+		dft_axis(buf, outer, n, inner, kind == 1 || kind == 3, tmp,
+			tw);
+	}
+	free(tmp);
+	free(tw);
+	if (kind == 2) {
+		int64_t half = od[r - 1], rows = tot / (last ? last : 1);
+
+		for (q = 0; q < rows; q++)
+			memmove(buf + q * half, buf + q * last,
+				half * sizeof *buf);
+		fromck(CK_C128, v->type, buf, v->n, v->data);
+	} else {
+		fromck(CK_C128, v->type, buf, v->n, v->data);
+	}
+	ev_scratch_free(ev, buf, bytes);
+	*out = v;
+	return 0;
+}
+
+int
+ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+
+	switch (in->op) {
+	case HOP_DOT:
+		return dot(ev, c, i, ops, out);
+	case HOP_CONV:
+		return conv(ev, c, i, ops, out);
+	case HOP_BNTRAIN: case HOP_BNINFER: case HOP_BNGRAD:
+		return batchnorm(ev, c, i, ops, out);
+	case HOP_TRISOLVE:
+		return in->nops == 2 ? trisolve(ev, c, i, ops, out) :
+			ev_unsupported(ev, c, i, "bad operands");
+	case HOP_CHOLESKY:
+		return in->nops == 1 ? cholesky(ev, c, i, ops, out) :
+			ev_unsupported(ev, c, i, "bad operands");
+	case HOP_FFT:
+		return in->nops == 1 ? fftop(ev, c, i, ops, out) :
+			ev_unsupported(ev, c, i, "bad operands");
+	}
+	return ev_unsupported(ev, c, i, "opcode not supported by the "
+		"evaluator");
+}

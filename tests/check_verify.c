@@ -1,0 +1,1043 @@
+/* check_verify.c: hlo_verify and hlo_infer_shape on hand-built modules
+ * (one broken module per check), on small parsed modules, and a sweep
+ * over data/ and the corpus: every module verifies, and a module with one
+ * instruction's shape changed does not. */
+#include <check.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hlo.h"
+
+/* the readers land in other files; until they do these tests skip */
+#pragma weak hlo_parse_text
+#pragma weak hlo_load
+
+/* building modules by hand */
+
+static uint32_t
+shp(HloModule *m, int t, int rank, ...)
+{
+	int64_t d[8];
+	va_list ap;
+	int k;
+
+	va_start(ap, rank);
+	for (k = 0; k < rank; k++)
+		d[k] = va_arg(ap, int);
+	va_end(ap);
+	return hlo_shape(m, t, rank, d, NULL, 0, 0);
+}
+
+static uint32_t
+ins(HloModule *m, uint32_t c, int op, uint32_t s, const char *name,
+	int nops, ...)
+{
+	uint32_t o[8];
+	va_list ap;
+	int k;
+
+	va_start(ap, nops);
+	for (k = 0; k < nops; k++)
+		o[k] = va_arg(ap, uint32_t);
+	va_end(ap);
+	return hlo_instr_add(m, c, op, s, hlo_strz(m, name), nops, o);
+}
+
+static uint32_t
+param(HloModule *m, uint32_t c, int64_t num, uint32_t s, const char *name)
+{
+	uint32_t i = ins(m, c, HOP_PARAMETER, s, name, 0);
+
+	m->comps[c].ins[i].num = num;
+	return i;
+}
+
+static void
+setints(HloModule *m, uint32_t c, uint32_t i, int key, int n, ...)
+{
+	int64_t d[16];
+	va_list ap;
+	HloAttr a;
+	int k;
+
+	va_start(ap, n);
+	for (k = 0; k < n; k++)
+		d[k] = va_arg(ap, int);
+	va_end(ap);
+	a = hlo_mk_ints(m, key, d, n);
+	hlo_attr_set(m, c, i, &a);
+}
+
+static void
+setint(HloModule *m, uint32_t c, uint32_t i, int key, int64_t x)
+{
+	HloAttr a = hlo_mk_int(key, x);
+
+	hlo_attr_set(m, c, i, &a);
+}
+
+static void
+setword(HloModule *m, uint32_t c, uint32_t i, int key, const char *w)
+{
+	HloAttr a = hlo_mk_bytes(m, key, hlo_attrinfo[key].kind, w,
+		strlen(w));
+
+	hlo_attr_set(m, c, i, &a);
+}
+
+static void
+calls(HloModule *m, uint32_t c, uint32_t i, int n, ...)
+{
+	uint32_t k[4];
+	va_list ap;
+	int j;
+
+	va_start(ap, n);
+	for (j = 0; j < n; j++)
+		k[j] = va_arg(ap, uint32_t);
+	va_end(ap);
+	hlo_set_called(m, c, i, n, k);
+}
+
+/* the entry computation "main" */
+static uint32_t
+mainc(HloModule *m)
+{
+	uint32_t c = hlo_comp_add(m, hlo_strz(m, "main"));
+
+	m->entry = c;
+	return c;
+}
+
+/* a module whose entry "main" has two f32[2,3] parameters */
+static HloModule *
+base(uint32_t *c, uint32_t *p0, uint32_t *p1)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t s = shp(m, TY_F32, 2, 2, 3);
+
+	m->name = hlo_strz(m, "test");
+	*c = hlo_comp_add(m, hlo_strz(m, "main"));
+	m->entry = *c;
+	*p0 = param(m, *c, 0, s, "p0");
+	*p1 = param(m, *c, 1, s, "p1");
+	return m;
+}
+
+/* a scalar f32 adder computation named name */
+static uint32_t
+adder(HloModule *m, const char *name, int t)
+{
+	uint32_t c = hlo_comp_add(m, hlo_strz(m, name)), s, a, b, r;
+	char n[64];
+
+	s = hlo_shape_scalar(m, t);
+	snprintf(n, sizeof n, "%s.a", name);
+	a = param(m, c, 0, s, n);
+	snprintf(n, sizeof n, "%s.b", name);
+	b = param(m, c, 1, s, n);
+	snprintf(n, sizeof n, "%s.sum", name);
+	r = ins(m, c, HOP_ADD, s, n, 2, a, b);
+	m->comps[c].root = r;
+	return c;
+}
+
+static int
+verifies(HloModule *m, HloError *e)
+{
+	e->msg[0] = 0;
+	return hlo_verify(m, e) == 0;
+}
+
+#define BAD(m, e, what) do { \
+	ck_assert_msg(!verifies(m, &e), "accepted, expected: %s", what); \
+	ck_assert_msg(strstr(e.msg, what) != NULL, "message \"%s\" lacks " \
+		"\"%s\"", e.msg, what); \
+} while (0)
+
+#define GOOD(m, e) ck_assert_msg(verifies(m, &e), "rejected: %s", e.msg)
+
+START_TEST(good_elementwise)
+{
+	uint32_t c, p0, p1, a, s;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	a = ins(m, c, HOP_ADD, m->comps[c].ins[p0].shape, "add.1", 2, p0, p1);
+	s = ins(m, c, HOP_COMPARE, shp(m, TY_PRED, 2, 2, 3), "cmp", 2, a, p1);
+	setword(m, c, s, A_DIRECTION, "LT");
+	a = ins(m, c, HOP_SELECT, shp(m, TY_F32, 2, 2, 3), "sel", 3, s, a, p0);
+	m->comps[c].root = ins(m, c, HOP_NEGATE, shp(m, TY_F32, 2, 2, 3),
+		"neg", 1, a);
+	GOOD(m, e);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_add_shape)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 3, 2),
+		"add.1", 2, p0, p1);
+	BAD(m, e, "computation main, instruction add.1: shape f32[3,2] but "
+		"operands give f32[2,3]");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_mixed_types)
+{
+	uint32_t c, p0, p1, q;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	q = param(m, c, 2, shp(m, TY_BF16, 2, 2, 3), "p2");
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
+		"add.1", 2, p0, q);
+	BAD(m, e, "operands 0 and 1 differ");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_compare_type)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_COMPARE, shp(m, TY_F32, 2, 2, 3),
+		"cmp", 2, p0, p1);
+	BAD(m, e, "but operands give pred[2,3]");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_undefined_operand)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
+		"add.1", 2, p0, 77u);
+	BAD(m, e, "instruction add.1: operand 1 is undefined");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_dead_operand)
+{
+	uint32_t c, p0, p1, a;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	a = ins(m, c, HOP_NEGATE, shp(m, TY_F32, 2, 2, 3), "neg", 1, p0);
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
+		"add.1", 2, a, p1);
+	m->comps[c].ins[a].flags |= HI_DEAD;
+	BAD(m, e, "operand 0 (neg) is deleted");
+	m->comps[c].ins[a].flags &= ~HI_DEAD;
+	m->comps[c].ins[m->comps[c].root].flags |= HI_DEAD;
+	BAD(m, e, "computation main: no live root");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_cycle)
+{
+	uint32_t c, p0, p1, a, b, s;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	s = shp(m, TY_F32, 2, 2, 3);
+	a = ins(m, c, HOP_ADD, s, "a", 2, p0, p1);
+	b = ins(m, c, HOP_ADD, s, "b", 2, a, p1);
+	hlo_set_operands(m, c, a, 2, (uint32_t[]){p0, b});
+	m->comps[c].root = b;
+	BAD(m, e, "computation main: its instructions form a cycle");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_ctrl_cycle)
+{
+	uint32_t c, p0, p1, a, b, s;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	s = shp(m, TY_F32, 2, 2, 3);
+	a = ins(m, c, HOP_ADD, s, "a", 2, p0, p1);
+	b = ins(m, c, HOP_ADD, s, "b", 2, a, p1);
+	hlo_set_ctrl(m, c, a, 1, &b);
+	m->comps[c].root = b;
+	BAD(m, e, "form a cycle");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_param_gap)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
+		"add.1", 2, p0, p1);
+	m->comps[c].ins[p1].num = 2;
+	BAD(m, e, "instruction p1: parameter number 2, but the computation "
+		"has 2 parameters (a gap)");
+	m->comps[c].ins[p1].num = 0;
+	BAD(m, e, "parameter number 0 used twice");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_names)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3), "p0",
+		2, p0, p1);
+	BAD(m, e, "instruction p0: name also used in computation main");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_arity)
+{
+	uint32_t c, p0, p1;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	m->comps[c].root = ins(m, c, HOP_NEGATE, shp(m, TY_F32, 2, 2, 3),
+		"neg", 2, p0, p1);
+	BAD(m, e, "instruction neg: 2 operands, negate takes 1");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_ids)
+{
+	uint32_t c, p0, p1, r;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	r = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3), "add.1", 2, p0, p1);
+	m->comps[c].root = r;
+	GOOD(m, e);
+	m->comps[c].ins[r].shape = 9999;
+	BAD(m, e, "instruction add.1: shape id 9999 out of range");
+	m->comps[c].ins[r].shape = m->comps[c].ins[p0].shape;
+	m->comps[c].ins[r].name = 1u << 30;
+	BAD(m, e, "instruction #2 has a bad name");
+	m->comps[c].ins[r].name = hlo_strz(m, "add.1");
+	m->comps[c].ins[r].ops = m->nids;
+	BAD(m, e, "operand list out of range");
+	m->comps[c].ins[r].ops = 0;
+	m->comps[c].ins[r].nops = 0;
+	calls(m, c, r, 1, 42u);
+	BAD(m, e, "called computation #42 does not exist");
+	m->entry = 5;
+	BAD(m, e, "no entry computation");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_noncaller_calls)
+{
+	uint32_t c, p0, p1, r, f;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	f = adder(m, "add_f32", TY_F32);
+	r = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3), "add.1", 2, p0, p1);
+	m->comps[c].root = r;
+	calls(m, c, r, 1, f);
+	BAD(m, e, "instruction add.1: add calls computations");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(bad_call_cycle)
+{
+	uint32_t c, p0, p1, a, b, x, y;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	a = hlo_comp_add(m, hlo_strz(m, "ca"));
+	b = hlo_comp_add(m, hlo_strz(m, "cb"));
+	x = param(m, a, 0, shp(m, TY_F32, 0), "xa");
+	m->comps[a].root = ins(m, a, HOP_CALL, shp(m, TY_F32, 0), "calla", 1,
+		x);
+	calls(m, a, m->comps[a].root, 1, b);
+	y = param(m, b, 0, shp(m, TY_F32, 0), "xb");
+	m->comps[b].root = ins(m, b, HOP_CALL, shp(m, TY_F32, 0), "callb", 1,
+		y);
+	calls(m, b, m->comps[b].root, 1, a);
+	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
+		"add.1", 2, p0, p1);
+	BAD(m, e, "call each other in a cycle");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(reduce_signature)
+{
+	uint32_t c, p0, p1, z, r, f, g;
+	HloModule *m = base(&c, &p0, &p1);
+	HloError e;
+
+	f = adder(m, "add_f32", TY_F32);
+	z = ins(m, c, HOP_CONSTANT, hlo_shape_scalar(m, TY_F32), "zero", 0);
+	{
+		float zero = 0;
+		HloAttr a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, &zero, 4);
+
+		hlo_attr_set(m, c, z, &a);
+	}
+	r = ins(m, c, HOP_REDUCE, shp(m, TY_F32, 1, 2), "red", 2, p0, z);
+	setints(m, c, r, A_DIMENSIONS, 1, 1);
+	calls(m, c, r, 1, f);
+	m->comps[c].root = r;
+	GOOD(m, e);
+	setints(m, c, r, A_DIMENSIONS, 1, 0);
+	BAD(m, e, "shape f32[2] but operands give f32[3]");
+	setints(m, c, r, A_DIMENSIONS, 1, 1);
+	g = adder(m, "add_s32", TY_S32);
+	calls(m, c, r, 1, g);
+	BAD(m, e, "instruction red: parameter 1 of add_s32 has shape s32[], "
+		"expected f32[]");
+	g = hlo_comp_add(m, hlo_strz(m, "three"));
+	param(m, g, 0, hlo_shape_scalar(m, TY_F32), "t0");
+	param(m, g, 1, hlo_shape_scalar(m, TY_F32), "t1");
+	m->comps[g].root = param(m, g, 2, hlo_shape_scalar(m, TY_F32), "t2");
+	calls(m, c, r, 1, g);
+	BAD(m, e, "called computation three takes 3 parameters, expected 2");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(dot_shapes)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), a, b, d, s;
+	HloError e;
+
+	a = param(m, c, 0, shp(m, TY_F32, 3, 8, 2, 3), "a");
+	b = param(m, c, 1, shp(m, TY_F32, 3, 8, 3, 5), "b");
+	d = ins(m, c, HOP_DOT, shp(m, TY_F32, 3, 8, 2, 5), "dot", 2, a, b);
+	setints(m, c, d, A_LHS_BATCH, 1, 0);
+	setints(m, c, d, A_RHS_BATCH, 1, 0);
+	setints(m, c, d, A_LHS_CONTRACT, 1, 2);
+	setints(m, c, d, A_RHS_CONTRACT, 1, 1);
+	m->comps[c].root = d;
+	GOOD(m, e);
+	ck_assert_int_eq(hlo_infer_shape(m, c, d, &s, &e), 0);
+	ck_assert_uint_eq(s, shp(m, TY_F32, 3, 8, 2, 5));
+	m->comps[c].ins[d].shape = shp(m, TY_BF16, 3, 8, 2, 5);
+	GOOD(m, e);	/* preferred element type */
+	m->comps[c].ins[d].shape = shp(m, TY_F32, 3, 8, 5, 2);
+	BAD(m, e, "instruction dot: shape f32[8,5,2] but operands give "
+		"f32[8,2,5]");
+	m->comps[c].ins[d].shape = shp(m, TY_F32, 3, 8, 2, 5);
+	setints(m, c, d, A_RHS_CONTRACT, 1, 2);
+	BAD(m, e, "contracting dimension sizes differ: 3 and 5");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(broadcast_dims)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), a, b;
+	HloError e;
+
+	a = param(m, c, 0, shp(m, TY_F32, 1, 3), "a");
+	b = ins(m, c, HOP_BROADCAST, shp(m, TY_F32, 2, 2, 3), "bc", 1, a);
+	setints(m, c, b, A_DIMENSIONS, 1, 1);
+	m->comps[c].root = b;
+	GOOD(m, e);
+	setints(m, c, b, A_DIMENSIONS, 1, 0);
+	BAD(m, e, "instruction bc: operand dimension 0 (3) broadcast to "
+		"dimension 0 of size 2");
+	setints(m, c, b, A_DIMENSIONS, 1, 2);
+	BAD(m, e, "out of range");
+	setints(m, c, b, A_DIMENSIONS, 2, 0, 1);
+	BAD(m, e, "2 broadcast dimensions for an operand of rank 1");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(slice_bounds)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), a, s;
+	HloError e;
+
+	a = param(m, c, 0, shp(m, TY_F32, 2, 4, 10), "a");
+	s = ins(m, c, HOP_SLICE, shp(m, TY_F32, 2, 2, 4), "sl", 1, a);
+	setints(m, c, s, A_SLICE, 6, 1, 3, 1, 0, 10, 3);
+	m->comps[c].root = s;
+	GOOD(m, e);
+	setints(m, c, s, A_SLICE, 6, 1, 3, 1, 0, 11, 3);
+	BAD(m, e, "slice [0:11:3] out of bounds");
+	setints(m, c, s, A_SLICE, 6, 1, 3, 1, 0, 10, 2);
+	BAD(m, e, "shape f32[2,4] but operands give f32[2,5]");
+	hlo_module_free(m);
+}
+END_TEST
+
+/* while (s32[], f32[4]) with a body adding one to the counter */
+static HloModule *
+loop(uint32_t *w, uint32_t *body)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t st, c, b, cd, p, g0, g1, one, add, t, lim, cmp, s32;
+	uint32_t el[2];
+	int32_t x = 1;
+	HloAttr a;
+
+	s32 = hlo_shape_scalar(m, TY_S32);
+	el[0] = s32;
+	el[1] = shp(m, TY_F32, 1, 4);
+	st = hlo_shape_tuple(m, 2, el);
+	b = hlo_comp_add(m, hlo_strz(m, "body"));
+	p = param(m, b, 0, st, "bp");
+	g0 = ins(m, b, HOP_GTE, s32, "bg0", 1, p);
+	setint(m, b, g0, A_INDEX, 0);
+	g1 = ins(m, b, HOP_GTE, el[1], "bg1", 1, p);
+	setint(m, b, g1, A_INDEX, 1);
+	one = ins(m, b, HOP_CONSTANT, s32, "one", 0);
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, &x, 4);
+	hlo_attr_set(m, b, one, &a);
+	add = ins(m, b, HOP_ADD, s32, "inc", 2, g0, one);
+	t = ins(m, b, HOP_TUPLE, st, "bt", 2, add, g1);
+	m->comps[b].root = t;
+	cd = hlo_comp_add(m, hlo_strz(m, "cond"));
+	p = param(m, cd, 0, st, "cp");
+	g0 = ins(m, cd, HOP_GTE, s32, "cg0", 1, p);
+	setint(m, cd, g0, A_INDEX, 0);
+	lim = ins(m, cd, HOP_CONSTANT, s32, "lim", 0);
+	hlo_attr_set(m, cd, lim, &a);
+	cmp = ins(m, cd, HOP_COMPARE, hlo_shape_scalar(m, TY_PRED), "lt", 2,
+		g0, lim);
+	setword(m, cd, cmp, A_DIRECTION, "LT");
+	m->comps[cd].root = cmp;
+	c = hlo_comp_add(m, hlo_strz(m, "main"));
+	m->entry = c;
+	p = param(m, c, 0, st, "init");
+	*w = ins(m, c, HOP_WHILE, st, "loop", 1, p);
+	calls(m, c, *w, 2, b, cd);
+	m->comps[c].root = *w;
+	*body = b;
+	return m;
+}
+
+START_TEST(while_shapes)
+{
+	uint32_t w, b, c;
+	HloModule *m = loop(&w, &b);
+	HloError e;
+
+	GOOD(m, e);
+	c = m->entry;
+	/* body returns a tuple of the wrong shape */
+	m->comps[b].ins[m->comps[b].root].shape = shp(m, TY_F32, 1, 4);
+	BAD(m, e, "computation body, instruction bt: shape f32[4] but "
+		"operands give (s32[], f32[4])");
+	m->comps[b].root = 2;	/* bg1: f32[4] */
+	m->comps[b].ins[5].shape = m->comps[c].ins[w].shape;
+	BAD(m, e, "instruction loop: body body returns f32[4], the loop state "
+		"is (s32[], f32[4])");
+	m->comps[b].root = 5;
+	GOOD(m, e);
+	calls(m, c, w, 2, b, b);
+	BAD(m, e, "returns (s32[], f32[4]), expected pred[]");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(conditional_shapes)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c, t, f, p, x, y, cnd, s = 0;
+	HloError e;
+
+	s = shp(m, TY_F32, 1, 4);
+	t = hlo_comp_add(m, hlo_strz(m, "tb"));
+	x = param(m, t, 0, s, "tx");
+	m->comps[t].root = ins(m, t, HOP_NEGATE, s, "tn", 1, x);
+	f = hlo_comp_add(m, hlo_strz(m, "fb"));
+	y = param(m, f, 0, shp(m, TY_F32, 1, 2), "fx");
+	m->comps[f].root = ins(m, f, HOP_CONCAT, s, "fc", 2, y, y);
+	setints(m, f, m->comps[f].root, A_DIMENSIONS, 1, 0);
+	c = hlo_comp_add(m, hlo_strz(m, "main"));
+	m->entry = c;
+	p = param(m, c, 0, hlo_shape_scalar(m, TY_PRED), "pr");
+	x = param(m, c, 1, s, "a");
+	y = param(m, c, 2, shp(m, TY_F32, 1, 2), "b");
+	cnd = ins(m, c, HOP_CONDITIONAL, s, "cond", 3, p, x, y);
+	calls(m, c, cnd, 2, t, f);
+	m->comps[c].root = cnd;
+	GOOD(m, e);
+	hlo_set_operands(m, c, cnd, 3, (uint32_t[]){p, x, x});
+	BAD(m, e, "instruction cond: parameter 0 of fb has shape f32[2], "
+		"expected f32[4]");
+	hlo_set_operands(m, c, cnd, 3, (uint32_t[]){p, x, y});
+	m->comps[f].ins[m->comps[f].root].shape = shp(m, TY_F32, 1, 5);
+	BAD(m, e, "shape f32[5] but operands give f32[4]");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(conv_shapes)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), x, k, cv;
+	int64_t w[14] = {3, 1, 1, 1, 1, 1, 0, 3, 2, 0, 0, 1, 1, 0};
+	HloAttr a;
+	HloError e;
+
+	x = param(m, c, 0, shp(m, TY_F32, 4, 8, 32, 30, 16), "x");
+	k = param(m, c, 1, shp(m, TY_F32, 4, 3, 3, 16, 64), "k");
+	cv = ins(m, c, HOP_CONV, shp(m, TY_F32, 4, 8, 32, 14, 64), "conv", 2,
+		x, k);
+	setword(m, c, cv, A_DIM_LABELS, "b01f_01io->b01f");
+	a = hlo_mk_ints(m, A_WINDOW, w, 14);
+	hlo_attr_set(m, c, cv, &a);
+	m->comps[c].root = cv;
+	GOOD(m, e);
+	setint(m, c, cv, A_FEATURE_GROUP_COUNT, 2);
+	BAD(m, e, "do not fit the group counts");
+	setint(m, c, cv, A_FEATURE_GROUP_COUNT, 1);
+	setword(m, c, cv, A_DIM_LABELS, "b10f_01io->b01f");
+	BAD(m, e, "shape f32[8,32,14,64] but operands give f32[8,30,15,64]");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(conv_dnums)
+{
+	HloConvDnums d;
+
+	ck_assert_int_eq(hlo_conv_dnums("b01f_01io->b01f", 15, 4, &d), 0);
+	ck_assert_int_eq(d.nsp, 2);
+	ck_assert_int_eq(d.in_batch, 0);
+	ck_assert_int_eq(d.in_feature, 3);
+	ck_assert_int_eq(d.in_spatial[0], 1);
+	ck_assert_int_eq(d.in_spatial[1], 2);
+	ck_assert_int_eq(d.k_in, 2);
+	ck_assert_int_eq(d.k_out, 3);
+	ck_assert_int_eq(d.k_spatial[1], 1);
+	ck_assert_int_eq(d.out_feature, 3);
+	ck_assert_int_eq(hlo_conv_dnums("bf10_oi01->bf10", 15, -1, &d), 0);
+	ck_assert_int_eq(d.in_spatial[0], 3);
+	ck_assert_int_eq(d.in_spatial[1], 2);
+	ck_assert_int_eq(d.k_out, 0);
+	ck_assert_int_eq(d.k_spatial[0], 2);
+	ck_assert_int_eq(d.out_spatial[1], 2);
+	ck_assert_int_eq(hlo_conv_dnums("bf_io->bf", 9, 2, &d), 0);
+	ck_assert_int_eq(d.nsp, 0);
+	ck_assert_int_eq(hlo_conv_dnums("b01f_01io->b01f", 15, 3, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("b00f_01io->b01f", 15, -1, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("b02f_01io->b01f", 15, -1, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("b01f_01io-b01f", 14, -1, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("b01f_01i->b01f", 14, -1, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("b01f_01io->", 11, -1, &d), -1);
+	ck_assert_int_eq(hlo_conv_dnums("", 0, -1, &d), -1);
+}
+END_TEST
+
+START_TEST(constant_literal)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), k;
+	float v[3] = {1, 2, 3};
+	HloAttr a;
+	HloError e;
+
+	k = ins(m, c, HOP_CONSTANT, shp(m, TY_F32, 1, 3), "k", 0);
+	m->comps[c].root = k;
+	BAD(m, e, "instruction k: constant without a literal");
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, v, 12);
+	hlo_attr_set(m, c, k, &a);
+	GOOD(m, e);
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, v, 8);
+	hlo_attr_set(m, c, k, &a);
+	BAD(m, e, "literal of 8 bytes, the shape needs 12");
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(infer_shapes)
+{
+	HloModule *m = hlo_module_new();
+	uint32_t c = mainc(m), a, t, g, s, el[2];
+	HloError e;
+
+	a = param(m, c, 0, shp(m, TY_F32, 3, 2, 3, 4), "a");
+	t = ins(m, c, HOP_TRANSPOSE, shp(m, TY_F32, 3, 1, 1, 1), "tr", 1, a);
+	setints(m, c, t, A_DIMENSIONS, 3, 2, 0, 1);
+	ck_assert_int_eq(hlo_infer_shape(m, c, t, &s, &e), 0);
+	ck_assert_uint_eq(s, shp(m, TY_F32, 3, 4, 2, 3));
+	g = ins(m, c, HOP_TUPLE, shp(m, TY_F32, 0), "tu", 2, a, t);
+	ck_assert_int_eq(hlo_infer_shape(m, c, g, &s, &e), 0);
+	el[0] = shp(m, TY_F32, 3, 2, 3, 4);
+	el[1] = shp(m, TY_F32, 3, 1, 1, 1);
+	ck_assert_uint_eq(s, hlo_shape_tuple(m, 2, el));
+	g = ins(m, c, HOP_ISFINITE, shp(m, TY_F32, 0), "fin", 1, a);
+	ck_assert_int_eq(hlo_infer_shape(m, c, g, &s, &e), 0);
+	ck_assert_uint_eq(s, shp(m, TY_PRED, 3, 2, 3, 4));
+	g = ins(m, c, HOP_ISFINITE, shp(m, TY_F32, 0), "bad", 1, 99u);
+	ck_assert_int_eq(hlo_infer_shape(m, c, g, &s, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "instruction bad: operand 0 is "
+		"undefined"));
+	ck_assert_int_eq(hlo_infer_shape(m, c, 999, &s, &e), -1);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* parsed modules */
+
+static HloModule *
+parse(const char *src)
+{
+	HloModule *m = NULL;
+	HloError e;
+
+	if (hlo_parse_text(src, strlen(src), "test.hlo", &m, &e))
+		ck_abort_msg("parse failed: %s\n%s", e.msg, src);
+	return m;
+}
+
+static const char *const goodtext[] = {
+	"HloModule m\n"
+	"add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+	" ROOT s = f32[] add(a, b) }\n"
+	"ENTRY e { p = f32[4,8] parameter(0)\n z = f32[] constant(0)\n"
+	" ROOT r = f32[4] reduce(p, z), dimensions={1}, to_apply=add }\n",
+
+	"HloModule m\n"
+	"ENTRY e { p = f32[2,3,4] parameter(0)\n"
+	" t = f32[4,2,3] transpose(p), dimensions={2,0,1}\n"
+	" r = f32[8,3] reshape(t)\n"
+	" s = f32[8,2] slice(r), slice={[0:8], [0:3:2]}\n"
+	" c = f32[8,5] concatenate(r, s), dimensions={1}\n"
+	" z = f32[] constant(0)\n"
+	" ROOT q = f32[9,11] pad(c, z), padding=0_1x1_1_1 }\n",
+
+	"HloModule m\n"
+	"ENTRY e { o = f32[5,7] parameter(0)\n i = s32[3,1] parameter(1)\n"
+	" ROOT g = f32[3,7] gather(o, i), offset_dims={1}, "
+	"collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+	"slice_sizes={1,7} }\n",
+
+	"HloModule m\n"
+	"ENTRY e { x = f32[1,28,28,3] parameter(0)\n"
+	" k = f32[5,5,3,8] parameter(1)\n"
+	" ROOT c = f32[1,14,14,8] convolution(x, k), "
+	"window={size=5x5 stride=2x2 pad=2_1x2_1}, dim_labels=b01f_01io->b01f }\n",
+
+	"HloModule m\n"
+	"cmp { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+	" c = s32[] parameter(2)\n d = s32[] parameter(3)\n"
+	" ROOT lt = pred[] compare(a, b), direction=LT }\n"
+	"ENTRY e { k = f32[10] parameter(0)\n v = s32[10] parameter(1)\n"
+	" ROOT s = (f32[10], s32[10]) sort(k, v), dimensions={0}, "
+	"to_apply=cmp }\n",
+
+	"HloModule m\n"
+	"ENTRY e { a = f32[4] parameter(0)\n"
+	" b = f32[4,4] broadcast(a), dimensions={0}\n"
+	" ROOT t = (f32[4,2], s32[4,2]) topk(b), k=2, largest=true }\n",
+	NULL
+};
+
+/* a module and the message its verification must give */
+static const char *const badtext[][2] = {
+	{"HloModule m\n"
+	"add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+	" ROOT s = f32[] add(a, b) }\n"
+	"ENTRY e { p = f32[4,8] parameter(0)\n z = f32[] constant(0)\n"
+	" ROOT r = f32[8] reduce(p, z), dimensions={1}, to_apply=add }\n",
+	"instruction r: shape f32[8] but operands give f32[4]"},
+
+	{"HloModule m\n"
+	"ENTRY e { o = f32[5,7] parameter(0)\n i = s32[3,1] parameter(1)\n"
+	" ROOT g = f32[3,6] gather(o, i), offset_dims={1}, "
+	"collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+	"slice_sizes={1,7} }\n",
+	"instruction g: shape f32[3,6] but operands give f32[3,7]"},
+
+	{"HloModule m\n"
+	"ENTRY e { p = f32[2,3] parameter(0)\n"
+	" ROOT b = f32[4,2,3] broadcast(p), dimensions={0,1} }\n",
+	"instruction b: operand dimension 0 (2) broadcast to dimension 0 of "
+	"size 4"},
+
+	{"HloModule m\n"
+	"ENTRY e { p = f32[2,3] parameter(0)\n"
+	" ROOT d = f32[2,2] dot(p, p), lhs_contracting_dims={1}, "
+	"rhs_contracting_dims={0} }\n",
+	"contracting dimension sizes differ"},
+
+	{"HloModule m\n"
+	"ENTRY e { p = f32[10] parameter(0)\n"
+	" ROOT s = f32[5] slice(p), slice={[6:11]} }\n",
+	"slice [6:11:1] out of bounds"},
+	{NULL, NULL}
+};
+
+START_TEST(parsed_modules)
+{
+	HloModule *m;
+	HloError e;
+	int k;
+
+	if (!hlo_parse_text)
+		return;
+	for (k = 0; goodtext[k]; k++) {
+		m = parse(goodtext[k]);
+		ck_assert_msg(verifies(m, &e), "rejected: %s\n%s", e.msg,
+			goodtext[k]);
+		hlo_module_free(m);
+	}
+	for (k = 0; badtext[k][0]; k++) {
+		m = parse(badtext[k][0]);
+		ck_assert_msg(!verifies(m, &e), "accepted:\n%s", badtext[k][0]);
+		ck_assert_msg(strstr(e.msg, badtext[k][1]) != NULL,
+			"message \"%s\" lacks \"%s\"", e.msg, badtext[k][1]);
+		hlo_module_free(m);
+	}
+}
+END_TEST
+
+/* the sweep */
+
+typedef struct {
+	int files, loaded, verified, mutated, caught;
+	int opseen[HOP_COUNT], opmissed[HOP_COUNT];
+	int fails;
+} Sweep;
+
+/* ops whose result shape is free, or partly so: a changed element type
+ * (ty) or first dimension (dim) is not necessarily wrong */
+static int
+freeshape(int op, int dim)
+{
+	switch (op) {
+	case HOP_PARAMETER: case HOP_CUSTOMCALL: case HOP_BITCAST:
+	case HOP_SCAN: case HOP_COLLREDUCE: case HOP_SHUFFLE:
+	case HOP_IOTA: case HOP_RNG: case HOP_RNGBITGEN: case HOP_INFEED:
+	case HOP_RECV: case HOP_ASYNCSTART: case HOP_CONSTANT:
+		return 1;
+	case HOP_CONVERT: case HOP_BITCASTCVT: case HOP_STOCHCONVERT:
+	case HOP_DOT: case HOP_CONV: case HOP_RAGGEDDOT: case HOP_SCALEDDOT:
+		return !dim;
+	case HOP_BROADCAST: case HOP_ALLGATHER: case HOP_ALLGATHERSTART:
+	case HOP_REDUCESCATTER: case HOP_COLLPERMUTESTART:
+	case HOP_ALLGATHERDONE: case HOP_COLLPERMUTEDONE:
+		return dim;
+	}
+	return 0;
+}
+
+/* changes the shape of instruction i (type or first dimension); the
+ * module must then fail to verify */
+static void
+mutate(HloModule *m, uint32_t c, uint32_t i, int dim, Sweep *w,
+	const char *path)
+{
+	HloInstr *in = &m->comps[c].ins[i];
+	uint32_t old = in->shape, s;
+	HloShape sh = *hlo_sh(m, old);
+	int64_t d[64];
+	HloError e;
+
+	if (sh.type == TY_TUPLE || sh.type == TY_TOKEN || (dim && !sh.rank) ||
+	    freeshape(in->op, dim))
+		return;
+	memcpy(d, hlo_dims(m, &sh), sh.rank * 8u);
+	if (dim)
+		d[0]++;
+	else
+		sh.type = sh.type == TY_F32 ? TY_S32 : TY_F32;
+	s = hlo_shape(m, sh.type, sh.rank, d, NULL, sh.dynmask, 0);
+	m->comps[c].ins[i].shape = s;
+	w->mutated++;
+	if (hlo_verify(m, &e) == 0) {
+		w->opmissed[m->comps[c].ins[i].op]++;
+		if (w->opmissed[m->comps[c].ins[i].op] == 1)
+			fprintf(stderr, "%s: %s of %s %s not caught\n", path,
+				dim ? "first dimension" : "element type",
+				hlo_opinfo[m->comps[c].ins[i].op].name,
+				hlo_cstr(m, m->comps[c].ins[i].name));
+	} else
+		w->caught++;
+	m->comps[c].ins[i].shape = old;
+}
+
+static void
+sweepfile(const char *path, Sweep *w)
+{
+	HloModule *m = NULL;
+	HloError e;
+	uint32_t c, i, n = 0, step, k = 0;
+
+	w->files++;
+	if (hlo_load(path, &m, &e)) {
+		fprintf(stderr, "not loaded: %s\n", e.msg);
+		return;
+	}
+	w->loaded++;
+	if (hlo_verify(m, &e)) {
+		fprintf(stderr, "%s: %s\n", path, e.msg);
+		w->fails++;
+		hlo_module_free(m);
+		return;
+	}
+	w->verified++;
+	for (c = 0; c < m->ncomps; c++) {
+		n += m->comps[c].nins;
+		for (i = 0; i < m->comps[c].nins; i++)
+			w->opseen[m->comps[c].ins[i].op]++;
+	}
+	/* a few mutations per module, spread over it */
+	step = n / (n > 20000 ? 2 : 6) + 1;
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++, k++)
+			if (k % step == step / 2) {
+				mutate(m, c, i, 0, w, path);
+				mutate(m, c, i, 1, w, path);
+			}
+	hlo_module_free(m);
+}
+
+static void
+sweepdir(const char *dir, Sweep *w, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	char path[4096];
+	size_t n;
+
+	if (!d || depth > 8) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			sweepdir(path, w, depth + 1);
+			continue;
+		}
+		n = strlen(de->d_name);
+		if ((n > 4 && !strcmp(de->d_name + n - 4, ".hlo")) ||
+		    (n > 3 && !strcmp(de->d_name + n - 3, ".pb")))
+			sweepfile(path, w);
+	}
+	closedir(d);
+}
+
+static void
+report(const char *what, Sweep *w)
+{
+	int k;
+
+	fprintf(stderr, "verify sweep of %s: %d files, %d loaded, %d verified, "
+		"%d failed; %d of %d shape mutations caught\n", what, w->files,
+		w->loaded, w->verified, w->fails, w->caught, w->mutated);
+	for (k = 0; k < HOP_COUNT; k++)
+		if (w->opmissed[k])
+			fprintf(stderr, "  %s: %d mutations not caught\n",
+				hlo_opinfo[k].name, w->opmissed[k]);
+}
+
+START_TEST(sweep_data)
+{
+	Sweep w;
+
+	if (!hlo_load)
+		return;
+	memset(&w, 0, sizeof w);
+	sweepdir("data", &w, 0);
+	report("data/", &w);
+	ck_assert_int_eq(w.fails, 0);
+	ck_assert_int_eq(w.mutated, w.caught);
+}
+END_TEST
+
+START_TEST(sweep_corpus)
+{
+	const char *dir = getenv("HLOPT_CORPUS");
+	Sweep w;
+
+	if (!hlo_load)
+		return;
+	memset(&w, 0, sizeof w);
+	sweepdir(dir ? dir : "../shared/corpus", &w, 0);
+	if (!w.files)
+		return;
+	report("the corpus", &w);
+	ck_assert_int_eq(w.fails, 0);
+	ck_assert_int_eq(w.mutated, w.caught);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("verify");
+	TCase *t = tcase_create("verify");
+	SRunner *r;
+	int nf;
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, good_elementwise);
+	tcase_add_test(t, bad_add_shape);
+	tcase_add_test(t, bad_mixed_types);
+	tcase_add_test(t, bad_compare_type);
+	tcase_add_test(t, bad_undefined_operand);
+	tcase_add_test(t, bad_dead_operand);
+	tcase_add_test(t, bad_cycle);
+	tcase_add_test(t, bad_ctrl_cycle);
+	tcase_add_test(t, bad_param_gap);
+	tcase_add_test(t, bad_names);
+	tcase_add_test(t, bad_arity);
+	tcase_add_test(t, bad_ids);
+	tcase_add_test(t, bad_noncaller_calls);
+	tcase_add_test(t, bad_call_cycle);
+	tcase_add_test(t, reduce_signature);
+	tcase_add_test(t, dot_shapes);
+	tcase_add_test(t, broadcast_dims);
+	tcase_add_test(t, slice_bounds);
+	tcase_add_test(t, while_shapes);
+	tcase_add_test(t, conditional_shapes);
+	tcase_add_test(t, conv_shapes);
+	tcase_add_test(t, conv_dnums);
+	tcase_add_test(t, constant_literal);
+	tcase_add_test(t, infer_shapes);
+	tcase_add_test(t, parsed_modules);
+	tcase_add_test(t, sweep_data);
+	tcase_add_test(t, sweep_corpus);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	nf = srunner_ntests_failed(r);
+	srunner_free(r);
+	return nf != 0;
+}
