@@ -322,12 +322,14 @@ hlo_float_from_text(int type, double v, uint64_t *bits)
 	return 0;
 }
 
+/* does s read back (strictly, as the parser reads it) to bits? */
 static int
 sametext(int type, const char *s, uint64_t bits)
 {
 	double d = strtod(s, NULL);
+	uint64_t b;
 
-	return hlo_float_encode(type, d) == bits;
+	return hlo_float_from_text(type, d, &b) == 0 && b == bits;
 }
 
 /* the shortest %g text that reads back to the same bits; xla's spellings

@@ -225,11 +225,14 @@ uint32_t hlo_find_str(const HloModule *m, const char *s, size_t n);
 uint32_t hlo_push_ids(HloModule *m, const uint32_t *v, uint32_t n);
 uint32_t hlo_push_ints(HloModule *m, const int64_t *v, uint32_t n);
 uint32_t hlo_push_bytes(HloModule *m, const void *v, uint32_t n);
+uint32_t hlo_push_attrs(HloModule *m, const HloAttr *v, uint32_t n);
 
 /* shapes */
 uint32_t hlo_shape(HloModule *m, int type, int rank, const int64_t *dims,
 	const int64_t *m2m, uint64_t dynmask, uint32_t tail);
 uint32_t hlo_shape_tuple(HloModule *m, uint32_t n, const uint32_t *elems);
+uint32_t hlo_shape_buffer(HloModule *m, uint32_t array);
+				/* b(f32[2]): TY_BUFFER, ntuple 1 */
 uint32_t hlo_shape_scalar(HloModule *m, int type);
 uint32_t hlo_shape_with_type(HloModule *m, uint32_t s, int type);
 uint32_t hlo_shape_no_layout(HloModule *m, uint32_t s);

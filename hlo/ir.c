@@ -94,6 +94,12 @@ pushattrs(HloModule *m, const HloAttr *v, uint32_t n)
 	return off;
 }
 
+uint32_t
+hlo_push_attrs(HloModule *m, const HloAttr *v, uint32_t n)
+{
+	return pushattrs(m, v, n);
+}
+
 /* strings */
 
 static uint32_t
@@ -191,6 +197,13 @@ hlo_module_new(void)
 	HloModule *m = xcalloc(1, sizeof *m);
 
 	hlo_push_bytes(m, "", 1);	/* string id 0: "" */
+	/* no pool is ever NULL, so empty spans still point somewhere */
+	m->ids = xreallocarray(NULL, m->capids = 64, sizeof *m->ids);
+	m->ints = xreallocarray(NULL, m->capints = 64, sizeof *m->ints);
+	m->attrv = xreallocarray(NULL, m->capattrv = 16, sizeof *m->attrv);
+	m->shapes = xreallocarray(NULL, m->capshapes = 16,
+		sizeof *m->shapes);
+	m->comps = xreallocarray(NULL, m->capcomps = 4, sizeof *m->comps);
 	m->entry = HLO_NONE;
 	return m;
 }
@@ -270,7 +283,7 @@ shapehash(const HloModule *m, const HloShape *s)
 	h = hashbytes(&s->rank, 2, h);
 	h = hashbytes(&s->tail, 4, h);
 	h = hashbytes(&s->dynmask, 8, h);
-	if (s->type == TY_TUPLE)
+	if (s->type == TY_TUPLE || s->type == TY_BUFFER)
 		return hashbytes(m->ids + s->tuple, s->ntuple * 4u, h);
 	return hashbytes(m->ints + s->dims, n * 8u, h);
 }
@@ -284,7 +297,7 @@ shapeeq(const HloModule *m, const HloShape *a, const HloShape *b)
 	    a->tail != b->tail || a->dynmask != b->dynmask ||
 	    a->ntuple != b->ntuple)
 		return 0;
-	if (a->type == TY_TUPLE)
+	if (a->type == TY_TUPLE || a->type == TY_BUFFER)
 		return !a->ntuple || !memcmp(m->ids + a->tuple,
 			m->ids + b->tuple, a->ntuple * 4u);
 	return !n || !memcmp(m->ints + a->dims, m->ints + b->dims, n * 8u);
@@ -362,6 +375,20 @@ hlo_shape_tuple(HloModule *m, uint32_t n, const uint32_t *elems)
 	s.ntuple = n;
 	s.tuple = hlo_push_ids(m, elems, n);
 	return internshape(m, &s, 0, n);
+}
+
+/* xla's buffer shape b(<array>): TY_BUFFER with the array shape as its
+ * one tuple element */
+uint32_t
+hlo_shape_buffer(HloModule *m, uint32_t array)
+{
+	HloShape s;
+
+	memset(&s, 0, sizeof s);
+	s.type = TY_BUFFER;
+	s.ntuple = 1;
+	s.tuple = hlo_push_ids(m, &array, 1);
+	return internshape(m, &s, 0, 1);
 }
 
 uint32_t
@@ -575,7 +602,8 @@ hlo_set_operands(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
 	uint32_t off;
 
 	if (n <= m->comps[c].ins[i].nops) {
-		memmove(m->ids + m->comps[c].ins[i].ops, ops, n * 4u);
+		if (n)
+			memmove(m->ids + m->comps[c].ins[i].ops, ops, n * 4u);
 		m->comps[c].ins[i].nops = n;
 		return;
 	}

@@ -145,10 +145,21 @@ static void
 cescape(HloBuf *b, const char *s, size_t n)
 {
 	char t[8];
-	size_t i;
+	size_t i, run;
 	unsigned char c;
 
 	for (i = 0; i < n; i++) {
+		for (run = i; run < n; run++) {
+			c = s[run];
+			if (c < 0x20 || c >= 0x7f || c == '"' || c == '\'' ||
+			    c == '\\')
+				break;
+		}
+		if (run > i) {
+			hlo_buf_put(b, s + i, run - i);
+			if ((i = run) == n)
+				break;
+		}
 		c = s[i];
 		switch (c) {
 		case '\n': hlo_buf_put(b, "\\n", 2); break;
@@ -158,12 +169,8 @@ cescape(HloBuf *b, const char *s, size_t n)
 		case '\'': hlo_buf_put(b, "\\'", 2); break;
 		case '\\': hlo_buf_put(b, "\\\\", 2); break;
 		default:
-			if (c < 0x20 || c >= 0x7f) {
-				snprintf(t, sizeof t, "\\%03o", c);
-				hlo_buf_put(b, t, 4);
-			} else {
-				hlo_buf_put(b, (const char *)&c, 1);
-			}
+			snprintf(t, sizeof t, "\\%03o", c);
+			hlo_buf_put(b, t, 4);
 		}
 	}
 }
@@ -716,11 +723,19 @@ prshape(const HloModule *m, uint32_t s, HloBuf *b)
 	const HloShape *sh = hlo_sh(m, s);
 	uint32_t i;
 
+	if (sh->type == TY_BUFFER) {
+		hlo_buf_put(b, "b(", 2);
+		prshape(m, m->ids[sh->tuple], b);
+		hlo_buf_put(b, ")", 1);
+		return;
+	}
 	if (sh->type == TY_TUPLE) {
 		hlo_buf_put(b, "(", 1);
 		for (i = 0; i < sh->ntuple; i++) {
 			if (i)
 				hlo_buf_put(b, ", ", 2);
+			if (i && i % 5 == 0)
+				hlo_buf_printf(b, "/*index=%u*/", i);
 			prshape(m, m->ids[sh->tuple + i], b);
 		}
 		hlo_buf_put(b, ")", 1);
@@ -763,6 +778,14 @@ psshape(Lx *l, HloModule *m, uint32_t *out, int depth)
 
 	if (depth > MAXDEPTH)
 		return 0;
+	if (lxkw(l, "b")) {
+		if (!lxc(l, '(') || !psshape(l, m, &s, depth + 1) ||
+		    !lxc(l, ')') || hlo_sh(m, s)->type == TY_TUPLE ||
+		    hlo_sh(m, s)->type == TY_BUFFER)
+			return 0;
+		*out = hlo_shape_buffer(m, s);
+		return 1;
+	}
 	if (lxc(l, '(')) {
 		if (!lxc(l, ')')) {
 			do {
@@ -990,6 +1013,22 @@ rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out, int depth,
 		snprintf(why, nwhy, "bad element type %d", sp->element_type);
 		return -1;
 	}
+	if (ty == TY_BUFFER) {
+		if (sp->n_tuple_shapes != 1) {
+			snprintf(why, nwhy, "buffer shape without its array");
+			return -1;
+		}
+		if (rdshape(m, sp->tuple_shapes[0], &tail, depth + 1, why,
+		    nwhy) < 0)
+			return -1;
+		if (hlo_sh(m, tail)->type == TY_TUPLE ||
+		    hlo_sh(m, tail)->type == TY_BUFFER) {
+			snprintf(why, nwhy, "buffer of a non-array shape");
+			return -1;
+		}
+		*out = hlo_shape_buffer(m, tail);
+		return 0;
+	}
 	if (ty == TY_TUPLE) {
 		if (sp->n_tuple_shapes > UINT32_MAX / 8) {
 			snprintf(why, nwhy, "tuple too large");
@@ -1062,6 +1101,9 @@ typedef struct {
 	uint64_t nid;		/* next instruction id */
 	uint32_t *compid;	/* computation index -> proto id */
 	uint32_t nexts;		/* instructions that needed an extension */
+	int sched;		/* is_scheduled: write the schedule */
+	Xla__HloScheduleProto__SequencesEntry **seq;
+	size_t nseq;
 } Wr;
 
 static protobuf_c_boolean *
@@ -1375,7 +1417,7 @@ wrshape(Wr *w, const HloModule *mm, uint32_t s, int deflayout)
 	sp = aalloc(&w->a, sizeof *sp);
 	xla__shape_proto__init(sp);
 	sp->element_type = hlo_typeinfo[sh->type].proto;
-	if (sh->type == TY_TUPLE) {
+	if (sh->type == TY_TUPLE || sh->type == TY_BUFFER) {
 		n = sh->ntuple;
 		sp->n_tuple_shapes = n;
 		sp->tuple_shapes = aallocn(&w->a, n + 1,
@@ -1498,6 +1540,13 @@ litbytes(Xla__LiteralProto *lp, int ty)
 	}
 }
 
+static void
+cpy(void *d, const void *s, size_t n)
+{
+	if (n)
+		memcpy(d, s, n);
+}
+
 /* appends the elements of literal lp (for shape s of m) to out */
 static int
 rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
@@ -1532,7 +1581,7 @@ rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 				return -1;
 		return 0;
 	}
-	if (ty == TY_TOKEN || ty == TY_OPAQUE)
+	if (ty == TY_TOKEN || ty == TY_OPAQUE || ty == TY_BUFFER)
 		return 0;
 	if ((n = hlo_shape_elems(m, s)) < 0 || n > INT64_C(1) << 34) {
 		snprintf(why, nwhy, "literal too large");
@@ -1568,22 +1617,22 @@ rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 	case TY_F32:
 		if ((have = lp->n_f32s) != (size_t)n)
 			goto count;
-		memcpy(phys, lp->f32s, n * 4);
+		cpy(phys, lp->f32s, n * 4);
 		break;
 	case TY_F64:
 		if ((have = lp->n_f64s) != (size_t)n)
 			goto count;
-		memcpy(phys, lp->f64s, n * 8);
+		cpy(phys, lp->f64s, n * 8);
 		break;
 	case TY_C64:
 		if ((have = lp->n_c64s) != (size_t)n * 2)
 			goto count;
-		memcpy(phys, lp->c64s, n * 8);
+		cpy(phys, lp->c64s, n * 8);
 		break;
 	case TY_C128:
 		if ((have = lp->n_c128s) != (size_t)n * 2)
 			goto count;
-		memcpy(phys, lp->c128s, n * 16);
+		cpy(phys, lp->c128s, n * 16);
 		break;
 	default:
 		if (!(bd = litbytes(l, ty)))
@@ -1591,7 +1640,7 @@ rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 		have = bd->len;
 		need = (size_t)n * esz;
 		if (have == need) {
-			memcpy(phys, bd->data, need);
+			cpy(phys, bd->data, need);
 		} else if (bits < 8 && n > 1 &&
 		    have == ((size_t)n * bits + 7) / 8) {
 			/* packed sub-byte elements, low bits first */
@@ -1613,8 +1662,12 @@ rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 		perm = physperm(rank, m->ints + sh->dims, L->minor_to_major,
 			n);
 	if (perm) {
+		uint8_t *dst;
+
+		hlo_buf_put(out, (char *)phys, n * esz);
+		dst = (uint8_t *)out->buf + out->len - n * esz;
 		for (i = 0; i < n; i++)
-			hlo_buf_put(out, (char *)phys + perm[i] * esz, esz);
+			memcpy(dst + i * esz, phys + perm[i] * esz, esz);
 	} else {
 		hlo_buf_put(out, (char *)phys, n * esz);
 	}
@@ -1659,7 +1712,7 @@ wrlit(Wr *w, uint32_t s, const uint8_t *b, size_t nb, size_t *pos,
 				return NULL;
 		return lp;
 	}
-	if (ty == TY_TOKEN || ty == TY_OPAQUE)
+	if (ty == TY_TOKEN || ty == TY_OPAQUE || ty == TY_BUFFER)
 		return lp;
 	esz = hlo_type_bytes(ty);
 	if ((n = hlo_shape_elems(m, s)) < 0 || (uint64_t)n * esz >
@@ -2291,4 +2344,3398 @@ psfattrs(Lx *l, Arena *a, Xla__FrontendAttributes *fa)
 out:
 	hlo_buf_free(&t);
 	return ok;
+}
+
+/* collectives: replica groups and source-target pairs */
+
+static void
+prgroups(HloBuf *b, Xla__ReplicaGroup **g, size_t n)
+{
+	size_t i;
+
+	hlo_buf_put(b, "{", 1);
+	for (i = 0; i < n; i++) {
+		hlo_buf_puts(b, i ? ",{" : "{");
+		putints(b, g[i]->replica_ids, g[i]->n_replica_ids);
+		hlo_buf_put(b, "}", 1);
+	}
+	hlo_buf_put(b, "}", 1);
+}
+
+static void
+priota(HloBuf *b, const Xla__IotaReplicaGroupListProto *io)
+{
+	size_t i;
+
+	hlo_buf_printf(b, "[%" PRId64 ",%" PRId64 "]<=[",
+		io->num_replica_groups, io->num_devices_per_group);
+	putints(b, io->iota_reshape_dims, io->n_iota_reshape_dims);
+	hlo_buf_put(b, "]", 1);
+	if (!isidentity(io->iota_transpose_perm, io->n_iota_transpose_perm)) {
+		hlo_buf_puts(b, "T(");
+		for (i = 0; i < io->n_iota_transpose_perm; i++)
+			hlo_buf_printf(b, i ? ",%d" : "%d",
+				io->iota_transpose_perm[i]);
+		hlo_buf_put(b, ")", 1);
+	}
+}
+
+static int
+psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
+{
+	Xla__IotaReplicaGroupListProto *io;
+	Xla__ReplicaGroup **g = NULL;
+	Vec v = {0};
+	size_t n = 0, cap = 0, i;
+	int ok = 0;
+
+	if (lxpeek(l, '[')) {
+		io = aalloc(a, sizeof *io);
+		xla__iota_replica_group_list_proto__init(io);
+		if (!psvec(l, &v, '[', ']') || v.n != 2)
+			goto out;
+		io->num_replica_groups = v.v[0];
+		io->num_devices_per_group = v.v[1];
+		if (!lxc(l, '<') || !lxc(l, '=') || !psvec(l, &v, '[', ']'))
+			goto out;
+		io->n_iota_reshape_dims = v.n;
+		io->iota_reshape_dims = adupvec(a, v.v, v.n);
+		if (lxkw(l, "T")) {
+			if (!psvec(l, &v, '(', ')'))
+				goto out;
+		} else {
+			v.n = 0;
+			for (i = 0; i < io->n_iota_reshape_dims; i++)
+				vpush(&v, i);
+		}
+		io->n_iota_transpose_perm = v.n;
+		io->iota_transpose_perm = aint32s(a, &v);
+		ip->replica_group_list_case =
+			XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_IOTA_COLLECTIVE_DEVICE_LIST;
+		ip->iota_collective_device_list = io;
+		ok = 1;
+		goto out;
+	}
+	if (!lxc(l, '{'))
+		goto out;
+	if (!lxc(l, '}')) {
+		do {
+			if (!psvec(l, &v, '{', '}'))
+				goto out;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				g = xreallocarray(g, cap, sizeof *g);
+			}
+			g[n] = aalloc(a, sizeof *g[n]);
+			xla__replica_group__init(g[n]);
+			g[n]->n_replica_ids = v.n;
+			g[n]->replica_ids = adupvec(a, v.v, v.n);
+			n++;
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	ip->n_replica_groups = n;
+	ip->replica_groups = aallocn(a, n + 1, sizeof *g);
+	if (n)
+		memcpy(ip->replica_groups, g, n * sizeof *g);
+	ok = 1;
+out:
+	free(v.v);
+	free(g);
+	return ok;
+}
+
+static void
+prpairs(HloBuf *b, Xla__SourceTarget **p, size_t n)
+{
+	size_t i;
+
+	hlo_buf_put(b, "{", 1);
+	for (i = 0; i < n; i++)
+		hlo_buf_printf(b, "%s{%" PRId64 ",%" PRId64 "}", i ? "," : "",
+			p[i]->source, p[i]->target);
+	hlo_buf_put(b, "}", 1);
+}
+
+static int
+pspairs(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
+{
+	Xla__SourceTarget **p = NULL;
+	Vec v = {0};
+	size_t n = 0, cap = 0;
+	int ok = 0;
+
+	if (!lxc(l, '{'))
+		goto out;
+	if (!lxc(l, '}')) {
+		do {
+			if (!psvec(l, &v, '{', '}') || v.n != 2)
+				goto out;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				p = xreallocarray(p, cap, sizeof *p);
+			}
+			p[n] = aalloc(a, sizeof *p[n]);
+			xla__source_target__init(p[n]);
+			p[n]->source = v.v[0];
+			p[n]->target = v.v[1];
+			n++;
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	ip->n_source_target_pairs = n;
+	ip->source_target_pairs = aallocn(a, n + 1, sizeof *p);
+	if (n)
+		memcpy(ip->source_target_pairs, p, n * sizeof *p);
+	ok = 1;
+out:
+	free(v.v);
+	free(p);
+	return ok;
+}
+
+/* {default,high} */
+static int
+psprec(Lx *l, Arena *a, Xla__PrecisionConfig *pc)
+{
+	const char *w;
+	size_t n;
+	Vec v = {0};
+	int t, ok = 0;
+	size_t i;
+
+	if (!lxc(l, '{'))
+		return 0;
+	if (!lxc(l, '}')) {
+		do {
+			if (!lxword(l, &w, &n) || (t = lookup(precname,
+			    NELEM(precname), w, n)) < 0)
+				goto out;
+			vpush(&v, t);
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	pc->n_operand_precision = v.n;
+	pc->operand_precision = aallocn(a, v.n + 1,
+		sizeof *pc->operand_precision);
+	for (i = 0; i < v.n; i++)
+		pc->operand_precision[i] = v.v[i];
+	ok = 1;
+out:
+	free(v.v);
+	return ok;
+}
+
+/* output_to_operand_aliasing={{0}: (1, {})} */
+static void
+pralias(HloBuf *b, Xla__OutputOperandAliasing **v, size_t n)
+{
+	size_t i;
+
+	hlo_buf_put(b, "{", 1);
+	for (i = 0; i < n; i++) {
+		hlo_buf_puts(b, i ? ", {" : "{");
+		putints(b, v[i]->output_shape_index,
+			v[i]->n_output_shape_index);
+		hlo_buf_printf(b, "}: (%" PRId64 ", {", v[i]->operand_index);
+		putints(b, v[i]->operand_shape_index,
+			v[i]->n_operand_shape_index);
+		hlo_buf_puts(b, "})");
+	}
+	hlo_buf_put(b, "}", 1);
+}
+
+static int
+psalias(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
+{
+	Xla__OutputOperandAliasing **p = NULL;
+	Vec v = {0};
+	size_t n = 0, cap = 0;
+	int64_t x;
+	int ok = 0;
+
+	if (!lxc(l, '{'))
+		goto out;
+	if (!lxc(l, '}')) {
+		do {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				p = xreallocarray(p, cap, sizeof *p);
+			}
+			p[n] = aalloc(a, sizeof *p[n]);
+			xla__output_operand_aliasing__init(p[n]);
+			if (!psvec(l, &v, '{', '}'))
+				goto out;
+			p[n]->n_output_shape_index = v.n;
+			p[n]->output_shape_index = adupvec(a, v.v, v.n);
+			if (!lxc(l, ':') || !lxc(l, '(') || !lxint(l, &x) ||
+			    !lxc(l, ',') || !psvec(l, &v, '{', '}') ||
+			    !lxc(l, ')'))
+				goto out;
+			p[n]->operand_index = x;
+			p[n]->n_operand_shape_index = v.n;
+			p[n]->operand_shape_index = adupvec(a, v.v, v.n);
+			n++;
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	ip->n_output_operand_aliasing = n;
+	ip->output_operand_aliasing = aallocn(a, n + 1, sizeof *p);
+	if (n)
+		memcpy(ip->output_operand_aliasing, p, n * sizeof *p);
+	ok = 1;
+out:
+	free(v.v);
+	free(p);
+	return ok;
+}
+
+/* convolution dimension numbers as dim_labels=b01f_01io->b01f */
+
+static int
+prlabels1(HloBuf *b, int64_t x, char cx, int64_t y, char cy,
+	const int64_t *sp, size_t nsp)
+{
+	char t[16];
+	size_t n = nsp + 2, i;
+
+	if (n > sizeof t || nsp > 10)
+		return -1;
+	memset(t, '?', n);
+	if (x < 0 || (size_t)x >= n || y < 0 || (size_t)y >= n)
+		return -1;
+	t[x] = cx;
+	t[y] = cy;
+	for (i = 0; i < nsp; i++) {
+		if (sp[i] < 0 || (size_t)sp[i] >= n)
+			return -1;
+		t[sp[i]] = '0' + i;
+	}
+	hlo_buf_put(b, t, n);
+	return 0;
+}
+
+static int
+prlabels(HloBuf *b, const Xla__ConvolutionDimensionNumbers *d)
+{
+	if (prlabels1(b, d->input_batch_dimension, 'b',
+	    d->input_feature_dimension, 'f', d->input_spatial_dimensions,
+	    d->n_input_spatial_dimensions) < 0)
+		return -1;
+	hlo_buf_put(b, "_", 1);
+	if (prlabels1(b, d->kernel_input_feature_dimension, 'i',
+	    d->kernel_output_feature_dimension, 'o',
+	    d->kernel_spatial_dimensions, d->n_kernel_spatial_dimensions) < 0)
+		return -1;
+	hlo_buf_put(b, "->", 2);
+	return prlabels1(b, d->output_batch_dimension, 'b',
+		d->output_feature_dimension, 'f', d->output_spatial_dimensions,
+		d->n_output_spatial_dimensions);
+}
+
+static int
+pslabels1(const char *s, size_t n, char cx, int64_t *x, char cy, int64_t *y,
+	Arena *a, int64_t **sp, size_t *nsp)
+{
+	int64_t pos[10];
+	size_t i, k = 0;
+	int seen = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == cx && !(seen & 1)) {
+			*x = i;
+			seen |= 1;
+		} else if (s[i] == cy && !(seen & 2)) {
+			*y = i;
+			seen |= 2;
+		} else if (s[i] >= '0' && s[i] <= '9' && (size_t)(s[i] - '0') <
+		    n - 2) {
+			pos[s[i] - '0'] = i;
+			k++;
+			if (seen & (4 << (s[i] - '0')))
+				return 0;
+			seen |= 4 << (s[i] - '0');
+		} else {
+			return 0;
+		}
+	}
+	if (n < 2 || k != n - 2 || (seen & 3) != 3)
+		return 0;
+	*nsp = k;
+	*sp = adupvec(a, pos, k);
+	return 1;
+}
+
+static int
+pslabels(const char *s, size_t n, Arena *a, Xla__ConvolutionDimensionNumbers *d)
+{
+	const char *u = memchr(s, '_', n), *ar;
+
+	if (!u || n - (u - s) < 3)
+		return 0;
+	for (ar = u; ar + 1 < s + n && !(ar[0] == '-' && ar[1] == '>'); ar++)
+		;
+	if (ar + 1 >= s + n)
+		return 0;
+	return pslabels1(s, u - s, 'b', &d->input_batch_dimension, 'f',
+		&d->input_feature_dimension, a, &d->input_spatial_dimensions,
+		&d->n_input_spatial_dimensions) &&
+		pslabels1(u + 1, ar - u - 1, 'i',
+		&d->kernel_input_feature_dimension, 'o',
+		&d->kernel_output_feature_dimension, a,
+		&d->kernel_spatial_dimensions, &d->n_kernel_spatial_dimensions) &&
+		pslabels1(ar + 2, s + n - ar - 2, 'b', &d->output_batch_dimension,
+		'f', &d->output_feature_dimension, a,
+		&d->output_spatial_dimensions, &d->n_output_spatial_dimensions);
+}
+
+/* stack frame tables of newer dumps (FileNames ... StackFrames) */
+
+static void
+prframes(HloBuf *b, const Xla__StackFrameIndexProto *f)
+{
+	size_t i;
+
+	hlo_buf_puts(b, "FileNames");
+	for (i = 0; i < f->n_file_names; i++) {
+		hlo_buf_printf(b, "\n%zu ", i + 1);
+		putq(b, f->file_names[i], strlen(f->file_names[i]));
+	}
+	hlo_buf_puts(b, "\nFunctionNames");
+	for (i = 0; i < f->n_function_names; i++) {
+		hlo_buf_printf(b, "\n%zu ", i + 1);
+		putq(b, f->function_names[i], strlen(f->function_names[i]));
+	}
+	hlo_buf_puts(b, "\nFileLocations");
+	for (i = 0; i < f->n_file_locations; i++) {
+		const Xla__StackFrameIndexProto__FileLocation *l =
+			f->file_locations[i];
+
+		hlo_buf_printf(b, "\n%zu {file_name_id=%d function_name_id=%d "
+			"line=%d end_line=%d column=%d end_column=%d}", i + 1,
+			l->file_name_id, l->function_name_id, l->line,
+			l->end_line, l->column, l->end_column);
+	}
+	hlo_buf_puts(b, "\nStackFrames");
+	for (i = 0; i < f->n_stack_frames; i++)
+		hlo_buf_printf(b, "\n%zu {file_location_id=%d parent_frame_id=%"
+			PRId64 "}", i + 1, f->stack_frames[i]->file_location_id,
+			(int64_t)f->stack_frames[i]->parent_frame_id + 1);
+}
+
+static int
+psframeint(Lx *l, const char *key, int32_t *v, int off)
+{
+	int64_t x;
+
+	if (!lxkw(l, key) || !lxc(l, '=') || !lxint(l, &x))
+		return 0;
+	x -= off;
+	if (x < INT32_MIN || x > INT32_MAX)
+		return 0;
+	*v = (int32_t)x;
+	return 1;
+}
+
+static int
+psframes(const char *s, size_t n, Arena *a, Xla__StackFrameIndexProto *f)
+{
+	static const char *const sect[] = {"FileNames", "FunctionNames",
+		"FileLocations", "StackFrames"};
+	Lx l = {s, s + n};
+	HloBuf t = {0};
+	void **items = NULL;
+	size_t ni, cap, k;
+	int64_t num;
+	int sc, ok = 0;
+
+	xla__stack_frame_index_proto__init(f);
+	for (sc = 0; sc < 4; sc++) {
+		if (!lxkw(&l, sect[sc]))
+			goto out;
+		ni = cap = 0;
+		while (lxint(&l, &num)) {
+			if (num != (int64_t)ni + 1)
+				goto out;
+			if (ni == cap) {
+				cap = cap ? 2 * cap : 16;
+				items = xreallocarray(items, cap, sizeof *items);
+			}
+			if (sc < 2) {
+				t.len = 0;
+				if (!lxstr(&l, &t) ||
+				    !(items[ni] = astrbuf(a, &t)))
+					goto out;
+			} else if (sc == 2) {
+				Xla__StackFrameIndexProto__FileLocation *fl =
+					aalloc(a, sizeof *fl);
+
+				xla__stack_frame_index_proto__file_location__init(fl);
+				if (!lxc(&l, '{') ||
+				    !psframeint(&l, "file_name_id",
+				    &fl->file_name_id, 0) ||
+				    !psframeint(&l, "function_name_id",
+				    &fl->function_name_id, 0) ||
+				    !psframeint(&l, "line", &fl->line, 0) ||
+				    !psframeint(&l, "end_line", &fl->end_line, 0) ||
+				    !psframeint(&l, "column", &fl->column, 0) ||
+				    !psframeint(&l, "end_column", &fl->end_column,
+				    0) || !lxc(&l, '}'))
+					goto out;
+				items[ni] = fl;
+			} else {
+				Xla__StackFrameIndexProto__StackFrame *fr =
+					aalloc(a, sizeof *fr);
+
+				xla__stack_frame_index_proto__stack_frame__init(fr);
+				if (!lxc(&l, '{') ||
+				    !psframeint(&l, "file_location_id",
+				    &fr->file_location_id, 0) ||
+				    !psframeint(&l, "parent_frame_id",
+				    &fr->parent_frame_id, 1) || !lxc(&l, '}'))
+					goto out;
+				items[ni] = fr;
+			}
+			ni++;
+		}
+		k = ni * sizeof *items;
+		switch (sc) {
+		case 0:
+			f->n_file_names = ni;
+			f->file_names = aalloc(a, k + 1);
+			memcpy(f->file_names, items, k);
+			break;
+		case 1:
+			f->n_function_names = ni;
+			f->function_names = aalloc(a, k + 1);
+			memcpy(f->function_names, items, k);
+			break;
+		case 2:
+			f->n_file_locations = ni;
+			f->file_locations = aalloc(a, k + 1);
+			memcpy(f->file_locations, items, k);
+			break;
+		default:
+			f->n_stack_frames = ni;
+			f->stack_frames = aalloc(a, k + 1);
+			memcpy(f->stack_frames, items, k);
+			break;
+		}
+	}
+	ok = lxend(&l);
+out:
+	free(items);
+	hlo_buf_free(&t);
+	return ok;
+}
+
+/* module header forms */
+
+static void
+prindex(HloBuf *b, const int64_t *v, size_t n)
+{
+	hlo_buf_put(b, "{", 1);
+	putints(b, v, n);
+	hlo_buf_put(b, "}", 1);
+}
+
+/* input_output_alias={ {0}: (0, {}, may-alias) } */
+static void
+prioalias(HloBuf *b, const Xla__HloInputOutputAliasProto *io)
+{
+	size_t i;
+
+	hlo_buf_puts(b, "{ ");
+	for (i = 0; i < io->n_entries; i++) {
+		const Xla__HloInputOutputAliasProto__AliasEntryProto *e =
+			io->entries[i];
+
+		if (i)
+			hlo_buf_puts(b, ", ");
+		prindex(b, e->output_shape_index, e->n_output_shape_index);
+		hlo_buf_printf(b, ": (%" PRId64 ", ", e->parameter_number);
+		prindex(b, e->parameter_shape_index, e->n_parameter_shape_index);
+		hlo_buf_puts(b, e->kind == XLA__KIND__MUST_ALIAS ?
+			", must-alias)" : ", may-alias)");
+	}
+	hlo_buf_puts(b, " }");
+}
+
+static int
+psioalias(Lx *l, Arena *a, Xla__HloInputOutputAliasProto *io)
+{
+	Xla__HloInputOutputAliasProto__AliasEntryProto *e[4096];
+	Vec v = {0};
+	size_t n = 0;
+	int64_t x;
+	const char *w;
+	size_t wn;
+	int ok = 0;
+
+	xla__hlo_input_output_alias_proto__init(io);
+	if (!lxc(l, '{'))
+		goto out;
+	if (!lxc(l, '}')) {
+		do {
+			if (n == NELEM(e))
+				goto out;
+			e[n] = aalloc(a, sizeof *e[n]);
+			xla__hlo_input_output_alias_proto__alias_entry_proto__init(e[n]);
+			if (!psvec(l, &v, '{', '}'))
+				goto out;
+			e[n]->n_output_shape_index = v.n;
+			e[n]->output_shape_index = adupvec(a, v.v, v.n);
+			if (!lxc(l, ':') || !lxc(l, '(') || !lxint(l, &x) ||
+			    !lxc(l, ',') || !psvec(l, &v, '{', '}'))
+				goto out;
+			e[n]->parameter_number = x;
+			e[n]->n_parameter_shape_index = v.n;
+			e[n]->parameter_shape_index = adupvec(a, v.v, v.n);
+			e[n]->kind = XLA__KIND__MAY_ALIAS;
+			if (lxc(l, ',')) {
+				if (!lxword(l, &w, &wn))
+					goto out;
+				if (wn == 10 && !memcmp(w, "must-alias", 10))
+					e[n]->kind = XLA__KIND__MUST_ALIAS;
+				else if (wn != 9 || memcmp(w, "may-alias", 9))
+					goto out;
+			}
+			if (!lxc(l, ')'))
+				goto out;
+			n++;
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	io->n_entries = n;
+	io->entries = aallocn(a, n + 1, sizeof *e);
+	memcpy(io->entries, e, n * sizeof *e);
+	ok = lxend(l);
+out:
+	free(v.v);
+	return ok;
+}
+
+/* buffer_donor={ (0, {}), (1, {}) } */
+static void
+prdonor(HloBuf *b, const Xla__HloBufferDonorProto *d)
+{
+	size_t i;
+
+	hlo_buf_puts(b, "{ ");
+	for (i = 0; i < d->n_entries; i++) {
+		hlo_buf_printf(b, "%s(%" PRId64 ", ", i ? ", " : "",
+			d->entries[i]->parameter_number);
+		prindex(b, d->entries[i]->parameter_shape_index,
+			d->entries[i]->n_parameter_shape_index);
+		hlo_buf_put(b, ")", 1);
+	}
+	hlo_buf_puts(b, " }");
+}
+
+static int
+psdonor(Lx *l, Arena *a, Xla__HloBufferDonorProto *d)
+{
+	Xla__HloBufferDonorProto__BufferDonorEntryProto *e[4096];
+	Vec v = {0};
+	size_t n = 0;
+	int64_t x;
+	int ok = 0;
+
+	xla__hlo_buffer_donor_proto__init(d);
+	if (!lxc(l, '{'))
+		goto out;
+	if (!lxc(l, '}')) {
+		do {
+			if (n == NELEM(e))
+				goto out;
+			e[n] = aalloc(a, sizeof *e[n]);
+			xla__hlo_buffer_donor_proto__buffer_donor_entry_proto__init(e[n]);
+			if (!lxc(l, '(') || !lxint(l, &x) || !lxc(l, ',') ||
+			    !psvec(l, &v, '{', '}') || !lxc(l, ')'))
+				goto out;
+			e[n]->parameter_number = x;
+			e[n]->n_parameter_shape_index = v.n;
+			e[n]->parameter_shape_index = adupvec(a, v.v, v.n);
+			n++;
+		} while (lxc(l, ','));
+		if (!lxc(l, '}'))
+			goto out;
+	}
+	d->n_entries = n;
+	d->entries = aallocn(a, n + 1, sizeof *e);
+	memcpy(d->entries, e, n * sizeof *e);
+	ok = lxend(l);
+out:
+	free(v.v);
+	return ok;
+}
+
+/* instruction attributes: proto -> attribute list, as XLA prints them */
+
+typedef struct {
+	HloModule *m;
+	HloAttr *v;
+	uint32_t n, cap;
+	HloBuf t;
+	char why[256];
+} Ab;
+
+static void
+abpush(Ab *b, HloAttr a)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->v = xreallocarray(b->v, b->cap, sizeof *b->v);
+	}
+	b->v[b->n++] = a;
+}
+
+static void
+abint(Ab *b, int key, int64_t v)
+{
+	abpush(b, hlo_mk_int(key, v));
+}
+
+static int
+abints(Ab *b, int key, const int64_t *v, size_t n)
+{
+	if (n > UINT32_MAX / 16) {
+		snprintf(b->why, sizeof b->why, "%s has too many elements",
+			hlo_attrinfo[key].key);
+		return -1;
+	}
+	abpush(b, hlo_mk_ints(b->m, key, v, (uint32_t)n));
+	return 0;
+}
+
+static int
+abtext(Ab *b, int key, int kind, const void *s, size_t n)
+{
+	if (n > UINT32_MAX / 4) {
+		snprintf(b->why, sizeof b->why, "attribute too large");
+		return -1;
+	}
+	abpush(b, hlo_mk_bytes(b->m, key, kind, n ? s : "", (uint32_t)n));
+	return 0;
+}
+
+static int
+abword(Ab *b, int key, const char *s)
+{
+	return abtext(b, key, hlo_attrinfo[key].kind, s, strlen(s));
+}
+
+/* attribute key from b->t */
+static int
+abbuf(Ab *b, int key)
+{
+	return abtext(b, key, hlo_attrinfo[key].kind, b->t.buf, b->t.len);
+}
+
+/* an A_OTHER attribute name=b->t */
+static int
+abother(Ab *b, const char *name)
+{
+	HloAttr a;
+
+	if (abtext(b, A_OTHER, K_RAW, b->t.buf, b->t.len) < 0)
+		return -1;
+	a = b->v[b->n - 1];
+	a.name = hlo_strz(b->m, name);
+	b->v[b->n - 1] = a;
+	return 0;
+}
+
+static int
+alwaysdims(int op)
+{
+	switch (op) {
+	case HOP_BROADCAST: case HOP_TRANSPOSE: case HOP_REVERSE:
+	case HOP_CONCAT: case HOP_REDUCE: case HOP_SORT: case HOP_MAP:
+	case HOP_GETDIMSIZE: case HOP_SETDIMSIZE: case HOP_SCAN:
+	case HOP_ALLGATHER: case HOP_ALLGATHERSTART: case HOP_REDUCESCATTER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+hasgroups(int op)
+{
+	switch (op) {
+	case HOP_ALLREDUCE: case HOP_ALLREDUCESTART: case HOP_ALLGATHER:
+	case HOP_ALLGATHERSTART: case HOP_ALLTOALL: case HOP_RAGGEDALLTOALL:
+	case HOP_REDUCESCATTER: case HOP_COLLBCAST: case HOP_COLLREDUCE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+hasprecision(int op)
+{
+	return op == HOP_DOT || op == HOP_CONV || op == HOP_RAGGEDDOT ||
+		op == HOP_CUSTOMCALL || op == HOP_SCALEDDOT;
+}
+
+/* Comparison::DefaultComparisonType of element type t */
+static const char *
+defcmptype(int t)
+{
+	if (t < 0)
+		return NULL;
+	switch (hlo_typeinfo[t].cls) {
+	case C_FLOAT: case C_CPLX: return "FLOAT";
+	case C_SINT: return "SIGNED";
+	case C_PRED: case C_UINT: return "UNSIGNED";
+	default: return NULL;
+	}
+}
+
+static int
+rdwindow(Ab *b, const Xla__Window *w)
+{
+	int64_t *v;
+	size_t i;
+	int r;
+
+	if (w->n_dimensions > UINT32_MAX / 128) {
+		snprintf(b->why, sizeof b->why, "window too large");
+		return -1;
+	}
+	v = xreallocarray(NULL, 7 * w->n_dimensions + 1, sizeof *v);
+	for (i = 0; i < w->n_dimensions; i++) {
+		const Xla__WindowDimension *d = w->dimensions[i];
+
+		v[7 * i] = d->size;
+		v[7 * i + 1] = d->stride;
+		v[7 * i + 2] = d->padding_low;
+		v[7 * i + 3] = d->padding_high;
+		v[7 * i + 4] = d->window_dilation;
+		v[7 * i + 5] = d->base_dilation;
+		v[7 * i + 6] = d->window_reversal;
+	}
+	r = abints(b, A_WINDOW, v, 7 * w->n_dimensions);
+	free(v);
+	return r;
+}
+
+static int
+rddot(Ab *b, const Xla__DotDimensionNumbers *d)
+{
+	if (!d)
+		return 0;
+	if (d->n_lhs_batch_dimensions && abints(b, A_LHS_BATCH,
+	    d->lhs_batch_dimensions, d->n_lhs_batch_dimensions) < 0)
+		return -1;
+	if (abints(b, A_LHS_CONTRACT, d->lhs_contracting_dimensions,
+	    d->n_lhs_contracting_dimensions) < 0)
+		return -1;
+	if (d->n_rhs_batch_dimensions && abints(b, A_RHS_BATCH,
+	    d->rhs_batch_dimensions, d->n_rhs_batch_dimensions) < 0)
+		return -1;
+	return abints(b, A_RHS_CONTRACT, d->rhs_contracting_dimensions,
+		d->n_rhs_contracting_dimensions);
+}
+
+static int
+rdprec(Ab *b, const Xla__PrecisionConfig *pc, int op)
+{
+	size_t i;
+	int any = 0;
+
+	if (!pc)
+		return 0;
+	for (i = 0; i < pc->n_operand_precision; i++)
+		any |= pc->operand_precision[i] != 0;
+	if (any) {
+		b->t.len = 0;
+		hlo_buf_put(&b->t, "{", 1);
+		for (i = 0; i < pc->n_operand_precision; i++) {
+			const char *nm = ename(precname, NELEM(precname),
+				pc->operand_precision[i]);
+
+			if (!nm) {
+				snprintf(b->why, sizeof b->why, "bad precision "
+					"%d", pc->operand_precision[i]);
+				return -1;
+			}
+			if (i)
+				hlo_buf_put(&b->t, ",", 1);
+			hlo_buf_puts(&b->t, nm);
+		}
+		hlo_buf_put(&b->t, "}", 1);
+		if (abbuf(b, A_OPERAND_PRECISION) < 0)
+			return -1;
+	}
+	if (pc->algorithm) {
+		const char *nm = ename(algname, NELEM(algname), pc->algorithm);
+
+		if (!nm) {
+			snprintf(b->why, sizeof b->why, "bad dot algorithm %d",
+				pc->algorithm);
+			return -1;
+		}
+		return abword(b, A_ALGORITHM, nm);
+	}
+	(void)op;
+	return 0;
+}
+
+static int
+rdgather(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	const Xla__GatherDimensionNumbers *d = ip->gather_dimension_numbers;
+
+	if (d) {
+		if (abints(b, A_OFFSET_DIMS, d->offset_dims,
+		    d->n_offset_dims) < 0 ||
+		    abints(b, A_COLLAPSED_SLICE_DIMS, d->collapsed_slice_dims,
+		    d->n_collapsed_slice_dims) < 0 ||
+		    abints(b, A_START_INDEX_MAP, d->start_index_map,
+		    d->n_start_index_map) < 0)
+			return -1;
+		if (d->n_operand_batching_dims && abints(b,
+		    A_OPERAND_BATCHING_DIMS, d->operand_batching_dims,
+		    d->n_operand_batching_dims) < 0)
+			return -1;
+		if (d->n_start_indices_batching_dims && abints(b,
+		    A_START_INDICES_BATCHING_DIMS,
+		    d->start_indices_batching_dims,
+		    d->n_start_indices_batching_dims) < 0)
+			return -1;
+		abint(b, A_INDEX_VECTOR_DIM, d->index_vector_dim);
+	}
+	if (abints(b, A_SLICE_SIZES, ip->gather_slice_sizes,
+	    ip->n_gather_slice_sizes) < 0)
+		return -1;
+	if (ip->indices_are_sorted)
+		abint(b, A_INDICES_ARE_SORTED, 1);
+	return 0;
+}
+
+static int
+rdscatter(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	const Xla__ScatterDimensionNumbers *d = ip->scatter_dimension_numbers;
+
+	if (d) {
+		if (abints(b, A_UPDATE_WINDOW_DIMS, d->update_window_dims,
+		    d->n_update_window_dims) < 0 ||
+		    abints(b, A_INSERTED_WINDOW_DIMS, d->inserted_window_dims,
+		    d->n_inserted_window_dims) < 0 ||
+		    abints(b, A_SCATTER_DIMS_TO_OPERAND_DIMS,
+		    d->scatter_dims_to_operand_dims,
+		    d->n_scatter_dims_to_operand_dims) < 0)
+			return -1;
+		if (d->n_input_batching_dims && abints(b,
+		    A_INPUT_BATCHING_DIMS, d->input_batching_dims,
+		    d->n_input_batching_dims) < 0)
+			return -1;
+		if (d->n_scatter_indices_batching_dims && abints(b,
+		    A_SCATTER_INDICES_BATCHING_DIMS,
+		    d->scatter_indices_batching_dims,
+		    d->n_scatter_indices_batching_dims) < 0)
+			return -1;
+		abint(b, A_INDEX_VECTOR_DIM, d->index_vector_dim);
+	}
+	if (ip->indices_are_sorted)
+		abint(b, A_INDICES_ARE_SORTED, 1);
+	if (ip->unique_indices)
+		abint(b, A_UNIQUE_INDICES, 1);
+	return 0;
+}
+
+static int
+rdcustom(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	const char *nm;
+	size_t i;
+
+	if (abtext(b, A_CUSTOM_CALL_TARGET, K_STR, ip->custom_call_target,
+	    strlen(ip->custom_call_target)) < 0)
+		return -1;
+	if (ip->constrain_layout) {
+		b->t.len = 0;
+		hlo_buf_put(&b->t, "{", 1);
+		for (i = 0; i < ip->n_operand_shapes_with_layout; i++) {
+			uint32_t s;
+
+			if (rdshape(b->m, ip->operand_shapes_with_layout[i], &s,
+			    0, b->why, sizeof b->why) < 0)
+				return -1;
+			if (i)
+				hlo_buf_put(&b->t, ", ", 2);
+			prshape(b->m, s, &b->t);
+		}
+		hlo_buf_put(&b->t, "}", 1);
+		if (abbuf(b, A_OPERAND_LAYOUT_CONSTRAINTS) < 0)
+			return -1;
+	}
+	if (ip->custom_call_has_side_effect)
+		abint(b, A_CUSTOM_CALL_SIDE_EFFECT, 1);
+	if (ip->custom_call_schedule) {
+		if (!(nm = ename(schedname, NELEM(schedname),
+		    ip->custom_call_schedule)))
+			goto bad;
+		abword(b, A_CUSTOM_CALL_SCHEDULE, nm);
+	}
+	if (ip->custom_call_api_version > 1) {
+		if (!(nm = ename(apiname, NELEM(apiname),
+		    ip->custom_call_api_version)))
+			goto bad;
+		abword(b, A_API_VERSION, nm);
+	}
+	if (ip->padding_type) {
+		if (!(nm = ename(padtypename, NELEM(padtypename),
+		    ip->padding_type)))
+			goto bad;
+		b->t.len = 0;
+		hlo_buf_puts(&b->t, nm);
+		if (abother(b, "padding_type") < 0)
+			return -1;
+	}
+	return 0;
+bad:
+	snprintf(b->why, sizeof b->why, "bad custom-call enum value");
+	return -1;
+}
+
+static int
+rdcollective(Ab *b, const Xla__HloInstructionProto *ip, int op)
+{
+	if (hasgroups(op)) {
+		b->t.len = 0;
+		switch (ip->replica_group_list_case) {
+		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_IOTA_COLLECTIVE_DEVICE_LIST:
+			priota(&b->t, ip->iota_collective_device_list);
+			break;
+		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_COLLECTIVE_DEVICE_LIST:
+			if (!ip->n_replica_groups) {
+				prgroups(&b->t,
+					ip->collective_device_list->replica_groups,
+					ip->collective_device_list->n_replica_groups);
+				break;
+			}
+			/* fall through */
+		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST__NOT_SET:
+			prgroups(&b->t, ip->replica_groups, ip->n_replica_groups);
+			break;
+		default:
+			snprintf(b->why, sizeof b->why, "mesh-axes replica "
+				"groups are not supported");
+			return -1;
+		}
+		if (abbuf(b, A_REPLICA_GROUPS) < 0)
+			return -1;
+	}
+	if (ip->use_global_device_ids)
+		abint(b, A_USE_GLOBAL_DEVICE_IDS, 1);
+	if (ip->constrain_layout && op != HOP_CUSTOMCALL)
+		abint(b, A_CONSTRAIN_LAYOUT, 1);
+	if (op == HOP_COLLPERMUTE || op == HOP_COLLPERMUTESTART) {
+		b->t.len = 0;
+		prpairs(&b->t, ip->source_target_pairs,
+			ip->n_source_target_pairs);
+		if (abbuf(b, A_SOURCE_TARGET_PAIRS) < 0)
+			return -1;
+	}
+	if (ip->channel_id > 0)
+		abint(b, A_CHANNEL_ID, ip->channel_id);
+	if (ip->is_host_transfer)
+		abint(b, A_IS_HOST_TRANSFER, 1);
+	return 0;
+}
+
+static int
+rdmisc(Ab *b, const Xla__HloInstructionProto *ip, int op)
+{
+	const char *nm;
+
+	switch (op) {
+	case HOP_REDUCEPRECISION:
+		abint(b, A_EXPONENT_BITS, ip->exponent_bits);
+		abint(b, A_MANTISSA_BITS, ip->mantissa_bits);
+		break;
+	case HOP_BNGRAD: case HOP_BNINFER: case HOP_BNTRAIN:
+		b->t.len = 0;
+		prfloat(&b->t, ip->epsilon);
+		if (abbuf(b, A_EPSILON) < 0)
+			return -1;
+		abint(b, A_FEATURE_INDEX, ip->feature_index);
+		break;
+	case HOP_RNG:
+		if (!(nm = ename(distname, NELEM(distname), ip->distribution)))
+			goto bad;
+		abword(b, A_DISTRIBUTION, nm);
+		break;
+	case HOP_FFT:
+		if (!(nm = ename(fftname, NELEM(fftname), ip->fft_type)))
+			goto bad;
+		abword(b, A_FFT_TYPE, nm);
+		if (abints(b, A_FFT_LENGTH, ip->fft_length,
+		    ip->n_fft_length) < 0)
+			return -1;
+		break;
+	case HOP_TOPK:
+		abint(b, A_K, ip->k);
+		abint(b, A_LARGEST, ip->largest != 0);
+		break;
+	case HOP_INFEED:
+		if (ip->infeed_config.len && abtext(b, A_INFEED_CONFIG, K_STR,
+		    ip->infeed_config.data, ip->infeed_config.len) < 0)
+			return -1;
+		break;
+	case HOP_OUTFEED:
+		if (ip->outfeed_shape) {
+			uint32_t s;
+
+			if (rdshape(b->m, ip->outfeed_shape, &s, 0, b->why,
+			    sizeof b->why) < 0)
+				return -1;
+			b->t.len = 0;
+			prshape(b->m, s, &b->t);
+			if (abbuf(b, A_OUTFEED_SHAPE) < 0)
+				return -1;
+		}
+		if (ip->outfeed_config.len && abtext(b, A_OUTFEED_CONFIG,
+		    K_STR, ip->outfeed_config.data,
+		    ip->outfeed_config.len) < 0)
+			return -1;
+		break;
+	case HOP_TRISOLVE:
+		if (!ip->triangular_solve_options)
+			break;
+		if (ip->triangular_solve_options->left_side)
+			abint(b, A_LEFT_SIDE, 1);
+		if (ip->triangular_solve_options->lower)
+			abint(b, A_LOWER, 1);
+		if (ip->triangular_solve_options->unit_diagonal)
+			abint(b, A_UNIT_DIAGONAL, 1);
+		if (ip->triangular_solve_options->transpose_a) {
+			if (!(nm = ename(transname, NELEM(transname),
+			    ip->triangular_solve_options->transpose_a)))
+				goto bad;
+			abword(b, A_TRANSPOSE_A, nm);
+		}
+		break;
+	case HOP_CHOLESKY:
+		if (ip->cholesky_options && ip->cholesky_options->lower)
+			abint(b, A_LOWER, 1);
+		break;
+	case HOP_PARAMETER:
+		if (ip->parameter_replication &&
+		    ip->parameter_replication->n_replicated_at_leaf_buffers) {
+			const Xla__ParameterReplication *pr =
+				ip->parameter_replication;
+			size_t i;
+
+			b->t.len = 0;
+			hlo_buf_put(&b->t, "{", 1);
+			for (i = 0; i < pr->n_replicated_at_leaf_buffers; i++)
+				hlo_buf_puts(&b->t, pr->replicated_at_leaf_buffers[i]
+					? (i ? ",true" : "true") :
+					(i ? ",false" : "false"));
+			hlo_buf_put(&b->t, "}", 1);
+			if (abbuf(b, A_PARAMETER_REPLICATION) < 0)
+				return -1;
+		}
+		break;
+	case HOP_RNGGETSTATE:
+		abint(b, A_DELTA, ip->delta);
+		break;
+	case HOP_RNGBITGEN:
+		if (!(nm = ename(rngalgname, NELEM(rngalgname),
+		    ip->rng_algorithm)))
+			goto bad;
+		abword(b, A_ALGORITHM, nm);
+		break;
+	case HOP_COPYSTART:
+		if (ip->optional_cross_program_prefetch_index_case ==
+		    XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX) {
+			b->t.len = 0;
+			hlo_buf_printf(&b->t, "%d",
+				ip->cross_program_prefetch_index);
+			if (abother(b, "cross_program_prefetch_index") < 0)
+				return -1;
+		}
+		break;
+	case HOP_DOMAIN:
+		b->t.len = 0;
+		hlo_buf_puts(&b->t, "{kind=\"sharding\", entry=");
+		if (!ip->domain_exit_sharding)
+			hlo_buf_puts(&b->t, "{}");
+		else if (prsharding(&b->t, ip->domain_exit_sharding, 0) < 0)
+			goto bad;
+		hlo_buf_puts(&b->t, ", exit=");
+		if (!ip->domain_entry_sharding)
+			hlo_buf_puts(&b->t, "{}");
+		else if (prsharding(&b->t, ip->domain_entry_sharding, 0) < 0)
+			goto bad;
+		hlo_buf_put(&b->t, "}", 1);
+		if (abother(b, "domain") < 0)
+			return -1;
+		break;
+	case HOP_SCAN:
+		b->t.len = 0;
+		hlo_buf_printf(&b->t, "%" PRId64, ip->num_carries);
+		if (abother(b, "num_carries") < 0)
+			return -1;
+		if (ip->is_reverse) {
+			b->t.len = 0;
+			hlo_buf_puts(&b->t, "true");
+			if (abother(b, "is_reverse") < 0)
+				return -1;
+		}
+		if (ip->is_associative) {
+			b->t.len = 0;
+			hlo_buf_puts(&b->t, ip->is_associative ==
+				XLA__TRI_STATE__TRI_STATE_TRUE ? "true" : "false");
+			if (abother(b, "is_associative") < 0)
+				return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+bad:
+	snprintf(b->why, sizeof b->why, "bad enum value in %s",
+		hlo_opinfo[op].name);
+	return -1;
+}
+
+/* the attributes of instruction ip (opcode op, shape s, operand 0 of
+ * element type t0 or -1) into b->v; -1 with b->why on bad contents */
+static int
+rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
+	int t0)
+{
+	const char *dt;
+	size_t i;
+
+	b->n = 0;
+	if (op == HOP_CONSTANT) {
+		if (ip->literal) {
+			b->t.len = 0;
+			if (rdlit(b->m, ip->literal, s, &b->t, 0, b->why,
+			    sizeof b->why) < 0 || abtext(b, A_LITERAL,
+			    K_LITERAL, b->t.buf, b->t.len) < 0)
+				return -1;
+		} else {
+			HloAttr a = hlo_mk_int(A_LITERAL, 0);
+
+			a.kind = K_LITERAL;
+			a.v = HLO_ELIDED;
+			abpush(b, a);
+		}
+	}
+	if (op == HOP_FUSION && *ip->fusion_kind)
+		abword(b, A_FUSION_KIND, ip->fusion_kind);
+	if (op == HOP_SLICE && ip->n_slice_dimensions) {
+		int64_t *v = xreallocarray(NULL, 3 * ip->n_slice_dimensions + 1,
+			sizeof *v);
+		int r;
+
+		for (i = 0; i < ip->n_slice_dimensions; i++) {
+			v[3 * i] = ip->slice_dimensions[i]->start;
+			v[3 * i + 1] = ip->slice_dimensions[i]->limit;
+			v[3 * i + 2] = ip->slice_dimensions[i]->stride;
+		}
+		r = abints(b, A_SLICE, v, 3 * ip->n_slice_dimensions);
+		free(v);
+		if (r < 0)
+			return -1;
+	} else if (op == HOP_SLICE && abints(b, A_SLICE, NULL, 0) < 0) {
+		return -1;
+	}
+	if (op == HOP_IOTA) {
+		if (ip->n_dimensions)
+			abint(b, A_IOTA_DIM, ip->dimensions[0]);
+	} else if (op == HOP_RESHAPE) {
+		if (ip->n_dimensions) {
+			b->t.len = 0;
+			hlo_buf_printf(&b->t, "%" PRId64, ip->dimensions[0]);
+			if (abother(b, "inferred_dimension") < 0)
+				return -1;
+		}
+	} else if ((alwaysdims(op) || ip->n_dimensions) &&
+	    abints(b, A_DIMENSIONS, ip->dimensions, ip->n_dimensions) < 0) {
+		return -1;
+	}
+	if (op == HOP_GTE)
+		abint(b, A_INDEX, ip->tuple_index);
+	if (op == HOP_COMPARE) {
+		abword(b, A_DIRECTION, ip->comparison_direction);
+		dt = defcmptype(t0);
+		if (*ip->comparison_type && (!dt ||
+		    strcmp(dt, ip->comparison_type)))
+			abword(b, A_CMP_TYPE, ip->comparison_type);
+	}
+	if (op == HOP_DYNSLICE && abints(b, A_DYN_SLICE_SIZES,
+	    ip->dynamic_slice_sizes, ip->n_dynamic_slice_sizes) < 0)
+		return -1;
+	if (op == HOP_PAD && ip->padding_config) {
+		const Xla__PaddingConfig *pc = ip->padding_config;
+		int64_t *v = xreallocarray(NULL, 3 * pc->n_dimensions + 1,
+			sizeof *v);
+		int r;
+
+		for (i = 0; i < pc->n_dimensions; i++) {
+			v[3 * i] = pc->dimensions[i]->edge_padding_low;
+			v[3 * i + 1] = pc->dimensions[i]->edge_padding_high;
+			v[3 * i + 2] = pc->dimensions[i]->interior_padding;
+		}
+		r = abints(b, A_PADDING, v, 3 * pc->n_dimensions);
+		free(v);
+		if (r < 0)
+			return -1;
+	}
+	if (ip->window && (op == HOP_CUSTOMCALL ||
+	    ((op == HOP_CONV || op == HOP_REDUCEWINDOW ||
+	    op == HOP_SELECTANDSCATTER) && ip->window->n_dimensions)) &&
+	    rdwindow(b, ip->window) < 0)
+		return -1;
+	if ((op == HOP_CONV || op == HOP_CUSTOMCALL) &&
+	    ip->convolution_dimension_numbers) {
+		b->t.len = 0;
+		if (prlabels(&b->t, ip->convolution_dimension_numbers) < 0) {
+			snprintf(b->why, sizeof b->why, "bad convolution "
+				"dimension numbers");
+			return -1;
+		}
+		if (abbuf(b, A_DIM_LABELS) < 0)
+			return -1;
+	}
+	if (op == HOP_CONV || op == HOP_CUSTOMCALL) {
+		if (ip->feature_group_count > 1 || ip->feature_group_count < 0)
+			abint(b, A_FEATURE_GROUP_COUNT, ip->feature_group_count);
+		if (ip->batch_group_count > 1 || ip->batch_group_count < 0)
+			abint(b, A_BATCH_GROUP_COUNT, ip->batch_group_count);
+	}
+	if ((op == HOP_DOT || op == HOP_SCALEDDOT) &&
+	    rddot(b, ip->dot_dimension_numbers) < 0)
+		return -1;
+	if (op == HOP_RAGGEDDOT && ip->ragged_dot_dimension_numbers) {
+		const Xla__RaggedDotDimensionNumbers *r =
+			ip->ragged_dot_dimension_numbers;
+
+		if (rddot(b, r->dot_dimension_numbers) < 0)
+			return -1;
+		if (r->n_lhs_ragged_dimensions && abints(b, A_LHS_RAGGED,
+		    r->lhs_ragged_dimensions, r->n_lhs_ragged_dimensions) < 0)
+			return -1;
+		if (r->n_rhs_group_dimensions && abints(b, A_RHS_GROUP,
+		    r->rhs_group_dimensions, r->n_rhs_group_dimensions) < 0)
+			return -1;
+	}
+	if (hasprecision(op) && rdprec(b, ip->precision_config, op) < 0)
+		return -1;
+	if (op == HOP_GATHER && rdgather(b, ip) < 0)
+		return -1;
+	if (op == HOP_SCATTER && rdscatter(b, ip) < 0)
+		return -1;
+	if (op == HOP_CUSTOMCALL && rdcustom(b, ip) < 0)
+		return -1;
+	if ((op == HOP_FUSION || op == HOP_CUSTOMCALL) &&
+	    ip->n_output_operand_aliasing) {
+		b->t.len = 0;
+		pralias(&b->t, ip->output_operand_aliasing,
+			ip->n_output_operand_aliasing);
+		if (abbuf(b, A_OUTPUT_OPERAND_ALIASING) < 0)
+			return -1;
+	}
+	if (rdcollective(b, ip, op) < 0 || rdmisc(b, ip, op) < 0)
+		return -1;
+	if (*ip->async_execution_thread && abword(b, A_ASYNC_THREAD,
+	    ip->async_execution_thread) < 0)
+		return -1;
+	if (ip->is_stable)
+		abint(b, A_IS_STABLE, 1);
+	if (ip->is_composite)
+		abint(b, A_IS_COMPOSITE, 1);
+	if (ip->sharding) {
+		b->t.len = 0;
+		if (prsharding(&b->t, ip->sharding, 0) < 0) {
+			snprintf(b->why, sizeof b->why, "unsupported sharding");
+			return -1;
+		}
+		if (abbuf(b, A_SHARDING) < 0)
+			return -1;
+	}
+	if (ip->frontend_attributes && ip->frontend_attributes->n_map) {
+		b->t.len = 0;
+		prfattrs(&b->t, ip->frontend_attributes);
+		if (abbuf(b, A_FRONTEND_ATTRIBUTES) < 0)
+			return -1;
+	}
+	if (ip->metadata) {
+		b->t.len = 0;
+		hlo_buf_put(&b->t, "{", 1);
+		prmeta(&b->t, ip->metadata);
+		hlo_buf_put(&b->t, "}", 1);
+		if (b->t.len > 2 && abbuf(b, A_METADATA) < 0)
+			return -1;
+	}
+	if (ip->backend_config.len && abtext(b, A_BACKEND_CONFIG, K_STR,
+	    ip->backend_config.data, ip->backend_config.len) < 0)
+		return -1;
+	return 0;
+}
+
+/* instruction attributes: attribute list -> proto fields */
+
+static int64_t *
+aints(Wr *w, const HloAttr *a)
+{
+	return adupvec(&w->a, w->m->ints + a->v, a->n);
+}
+
+static char *
+aword(Wr *w, const HloAttr *a)
+{
+	if (a->v == HLO_ELIDED)
+		return NULL;
+	if (a->n && memchr(w->m->bytes + a->v, 0, a->n))
+		return NULL;
+	return astrndup(&w->a, w->m->bytes + a->v, a->n);
+}
+
+static ProtobufCBinaryData
+abin(Wr *w, const HloAttr *a)
+{
+	ProtobufCBinaryData d;
+
+	d.len = a->v == HLO_ELIDED ? 0 : a->n;
+	d.data = d.len ? (uint8_t *)w->m->bytes + a->v : NULL;
+	return d;
+}
+
+static Lx
+alx(Wr *w, const HloAttr *a)
+{
+	Lx l;
+
+	l.p = a->v == HLO_ELIDED ? "" : w->m->bytes + a->v;
+	l.e = l.p + (a->v == HLO_ELIDED ? 0 : a->n);
+	return l;
+}
+
+static int
+aname(const HloModule *m, const HloAttr *a, const char *name)
+{
+	return a->key == A_OTHER && !strcmp(hlo_cstr(m, a->name), name);
+}
+
+static int
+aint64(Wr *w, const HloAttr *a, int64_t *v)
+{
+	Lx l = alx(w, a);
+
+	return lxint(&l, v) && lxend(&l);
+}
+
+static int
+aenum(Wr *w, const HloAttr *a, const char *const *tab, int n)
+{
+	if (a->v == HLO_ELIDED)
+		return -1;
+	return lookup(tab, n, w->m->bytes + a->v, a->n);
+}
+
+typedef struct {
+	Xla__DotDimensionNumbers *dot;
+	Xla__RaggedDotDimensionNumbers *ragged;
+	Xla__GatherDimensionNumbers *gather;
+	Xla__ScatterDimensionNumbers *scatter;
+	Xla__PrecisionConfig *prec;
+	Xla__TriangularSolveOptions *tri;
+} Sub;
+
+static Xla__DotDimensionNumbers *
+subdot(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op)
+{
+	if (!s->dot) {
+		s->dot = aalloc(&w->a, sizeof *s->dot);
+		xla__dot_dimension_numbers__init(s->dot);
+		if (op == HOP_RAGGEDDOT) {
+			s->ragged = aalloc(&w->a, sizeof *s->ragged);
+			xla__ragged_dot_dimension_numbers__init(s->ragged);
+			s->ragged->dot_dimension_numbers = s->dot;
+			ip->ragged_dot_dimension_numbers = s->ragged;
+		} else {
+			ip->dot_dimension_numbers = s->dot;
+		}
+	}
+	return s->dot;
+}
+
+static Xla__GatherDimensionNumbers *
+subgather(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
+{
+	if (!s->gather) {
+		s->gather = aalloc(&w->a, sizeof *s->gather);
+		xla__gather_dimension_numbers__init(s->gather);
+		ip->gather_dimension_numbers = s->gather;
+	}
+	return s->gather;
+}
+
+static Xla__ScatterDimensionNumbers *
+subscatter(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
+{
+	if (!s->scatter) {
+		s->scatter = aalloc(&w->a, sizeof *s->scatter);
+		xla__scatter_dimension_numbers__init(s->scatter);
+		ip->scatter_dimension_numbers = s->scatter;
+	}
+	return s->scatter;
+}
+
+static Xla__PrecisionConfig *
+subprec(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
+{
+	if (!s->prec) {
+		s->prec = aalloc(&w->a, sizeof *s->prec);
+		xla__precision_config__init(s->prec);
+		ip->precision_config = s->prec;
+	}
+	return s->prec;
+}
+
+static Xla__TriangularSolveOptions *
+subtri(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
+{
+	if (!s->tri) {
+		s->tri = aalloc(&w->a, sizeof *s->tri);
+		xla__triangular_solve_options__init(s->tri);
+		ip->triangular_solve_options = s->tri;
+	}
+	return s->tri;
+}
+
+#define SETINTS(obj, f) do { (obj)->n_##f = a->n; \
+	(obj)->f = aints(w, a); } while (0)
+
+static void
+wrwindow(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	const int64_t *v = w->m->ints + a->v;
+	Xla__Window *win = aalloc(&w->a, sizeof *win);
+	size_t n = a->n / 7, i;
+
+	xla__window__init(win);
+	win->n_dimensions = n;
+	win->dimensions = aallocn(&w->a, n + 1, sizeof *win->dimensions);
+	for (i = 0; i < n; i++) {
+		Xla__WindowDimension *d = aalloc(&w->a, sizeof *d);
+
+		xla__window_dimension__init(d);
+		d->size = v[7 * i];
+		d->stride = v[7 * i + 1];
+		d->padding_low = v[7 * i + 2];
+		d->padding_high = v[7 * i + 3];
+		d->window_dilation = v[7 * i + 4];
+		d->base_dilation = v[7 * i + 5];
+		d->window_reversal = v[7 * i + 6] != 0;
+		win->dimensions[i] = d;
+	}
+	ip->window = win;
+}
+
+static void
+wrpadslice(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	const int64_t *v = w->m->ints + a->v;
+	size_t n = a->n / 3, i;
+
+	if (a->key == A_SLICE) {
+		ip->n_slice_dimensions = n;
+		ip->slice_dimensions = aallocn(&w->a, n + 1,
+			sizeof *ip->slice_dimensions);
+		for (i = 0; i < n; i++) {
+			Xla__HloInstructionProto__SliceDimensions *d =
+				aalloc(&w->a, sizeof *d);
+
+			xla__hlo_instruction_proto__slice_dimensions__init(d);
+			d->start = v[3 * i];
+			d->limit = v[3 * i + 1];
+			d->stride = v[3 * i + 2];
+			ip->slice_dimensions[i] = d;
+		}
+	} else {
+		Xla__PaddingConfig *pc = aalloc(&w->a, sizeof *pc);
+
+		xla__padding_config__init(pc);
+		pc->n_dimensions = n;
+		pc->dimensions = aallocn(&w->a, n + 1, sizeof *pc->dimensions);
+		for (i = 0; i < n; i++) {
+			Xla__PaddingConfig__PaddingConfigDimension *d =
+				aalloc(&w->a, sizeof *d);
+
+			xla__padding_config__padding_config_dimension__init(d);
+			d->edge_padding_low = v[3 * i];
+			d->edge_padding_high = v[3 * i + 1];
+			d->interior_padding = v[3 * i + 2];
+			pc->dimensions[i] = d;
+		}
+		ip->padding_config = pc;
+	}
+}
+
+/* operand_layout_constraints={f32[2]{0}, ...} */
+static int
+wrshapes(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	Lx l = alx(w, a);
+	Xla__ShapeProto **v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t s;
+	int ok = 0;
+
+	if (!lxc(&l, '{'))
+		goto out;
+	if (!lxc(&l, '}')) {
+		do {
+			if (!psshape(&l, w->s, &s, 0))
+				goto out;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				v = xreallocarray(v, cap, sizeof *v);
+			}
+			v[n++] = wrshape(w, w->s, s, 0);
+		} while (lxc(&l, ','));
+		if (!lxc(&l, '}'))
+			goto out;
+	}
+	if (!lxend(&l))
+		goto out;
+	ip->constrain_layout = 1;
+	ip->n_operand_shapes_with_layout = n;
+	ip->operand_shapes_with_layout = aallocn(&w->a, n + 1, sizeof *v);
+	if (n)
+		memcpy(ip->operand_shapes_with_layout, v, n * sizeof *v);
+	ok = 1;
+out:
+	free(v);
+	return ok;
+}
+
+static Xla__OpSharding *
+wrsharding(Wr *w, Lx *l)
+{
+	Xla__OpSharding *s = aalloc(&w->a, sizeof *s);
+
+	if (!pssharding(l, &w->a, s, 0))
+		return NULL;
+	return s;
+}
+
+/* domain={kind="sharding", entry={...}, exit={...}} */
+static void
+wrdomain(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	Lx l = alx(w, a);
+	HloBuf t = {0};
+	Xla__OpSharding *s[2];
+	int i;
+
+	if (!lxc(&l, '{') || !lxkw(&l, "kind") || !lxc(&l, '=') ||
+	    !lxstr(&l, &t) || t.len != 8 || memcmp(t.buf, "sharding", 8) ||
+	    !lxc(&l, ','))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (!lxkw(&l, i ? "exit" : "entry") || !lxc(&l, '='))
+			goto out;
+		if (lxpeek(&l, '{') && l.p + 1 < l.e && l.p[1] == '}') {
+			l.p += 2;
+			s[i] = NULL;
+		} else if (!(s[i] = wrsharding(w, &l))) {
+			goto out;
+		}
+		if (!lxc(&l, i ? '}' : ','))
+			goto out;
+	}
+	if (lxend(&l)) {
+		ip->domain_exit_sharding = s[0];
+		ip->domain_entry_sharding = s[1];
+	}
+out:
+	hlo_buf_free(&t);
+}
+
+static void
+wrother(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	const HloModule *m = w->m;
+	int64_t v;
+	int t;
+
+	if (aname(m, a, "inferred_dimension")) {
+		if (aint64(w, a, &v)) {
+			ip->n_dimensions = 1;
+			ip->dimensions = adupvec(&w->a, &v, 1);
+		}
+	} else if (aname(m, a, "padding_type")) {
+		if ((t = aenum(w, a, padtypename, NELEM(padtypename))) >= 0)
+			ip->padding_type = t;
+	} else if (aname(m, a, "cross_program_prefetch_index")) {
+		if (aint64(w, a, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+			ip->optional_cross_program_prefetch_index_case =
+				XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX;
+			ip->cross_program_prefetch_index = (int32_t)v;
+		}
+	} else if (aname(m, a, "domain")) {
+		wrdomain(w, ip, a);
+	} else if (aname(m, a, "num_carries")) {
+		if (aint64(w, a, &v))
+			ip->num_carries = v;
+	} else if (aname(m, a, "is_reverse")) {
+		Lx l = alx(w, a);
+
+		ip->is_reverse = lxkw(&l, "true") && lxend(&l);
+	} else if (aname(m, a, "is_associative")) {
+		Lx l = alx(w, a);
+
+		if (lxkw(&l, "true") && lxend(&l))
+			ip->is_associative = XLA__TRI_STATE__TRI_STATE_TRUE;
+		l = alx(w, a);
+		if (lxkw(&l, "false") && lxend(&l))
+			ip->is_associative = XLA__TRI_STATE__TRI_STATE_FALSE;
+	}
+}
+
+static void
+wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
+	const HloAttr *a)
+{
+	Lx l = alx(w, a);
+	char *str;
+	int t;
+
+	switch (a->key) {
+	case A_FUSION_KIND:
+		if ((str = aword(w, a)))
+			ip->fusion_kind = str;
+		break;
+	case A_SLICE:
+	case A_PADDING:
+		wrpadslice(w, ip, a);
+		break;
+	case A_DIMENSIONS:
+		SETINTS(ip, dimensions);
+		break;
+	case A_INDEX:
+		ip->tuple_index = a->v;
+		break;
+	case A_IOTA_DIM:
+		ip->n_dimensions = 1;
+		ip->dimensions = adupvec(&w->a, &a->v, 1);
+		break;
+	case A_DIRECTION:
+		if ((str = aword(w, a)))
+			ip->comparison_direction = str;
+		break;
+	case A_CMP_TYPE:
+		if ((str = aword(w, a)))
+			ip->comparison_type = str;
+		break;
+	case A_DYN_SLICE_SIZES:
+		SETINTS(ip, dynamic_slice_sizes);
+		break;
+	case A_WINDOW:
+		wrwindow(w, ip, a);
+		break;
+	case A_DIM_LABELS: {
+		Xla__ConvolutionDimensionNumbers *d = aalloc(&w->a, sizeof *d);
+
+		xla__convolution_dimension_numbers__init(d);
+		if (a->v != HLO_ELIDED && pslabels(w->m->bytes + a->v, a->n,
+		    &w->a, d))
+			ip->convolution_dimension_numbers = d;
+		break;
+	}
+	case A_FEATURE_GROUP_COUNT:
+		ip->feature_group_count = a->v;
+		break;
+	case A_BATCH_GROUP_COUNT:
+		ip->batch_group_count = a->v;
+		break;
+	case A_LHS_BATCH:
+		SETINTS(subdot(w, s, ip, op), lhs_batch_dimensions);
+		break;
+	case A_LHS_CONTRACT:
+		SETINTS(subdot(w, s, ip, op), lhs_contracting_dimensions);
+		break;
+	case A_RHS_BATCH:
+		SETINTS(subdot(w, s, ip, op), rhs_batch_dimensions);
+		break;
+	case A_RHS_CONTRACT:
+		SETINTS(subdot(w, s, ip, op), rhs_contracting_dimensions);
+		break;
+	case A_LHS_RAGGED:
+		subdot(w, s, ip, op);
+		if (s->ragged)
+			SETINTS(s->ragged, lhs_ragged_dimensions);
+		break;
+	case A_RHS_GROUP:
+		subdot(w, s, ip, op);
+		if (s->ragged)
+			SETINTS(s->ragged, rhs_group_dimensions);
+		break;
+	case A_OPERAND_PRECISION: {
+		Xla__PrecisionConfig pc;
+
+		xla__precision_config__init(&pc);
+		if (psprec(&l, &w->a, &pc) && lxend(&l)) {
+			subprec(w, s, ip)->n_operand_precision =
+				pc.n_operand_precision;
+			s->prec->operand_precision = pc.operand_precision;
+		}
+		break;
+	}
+	case A_ALGORITHM:
+		if (op == HOP_RNGBITGEN) {
+			if ((t = aenum(w, a, rngalgname, NELEM(rngalgname))) >= 0)
+				ip->rng_algorithm = t;
+		} else if ((t = aenum(w, a, algname, NELEM(algname))) > 0) {
+			subprec(w, s, ip)->algorithm = t;
+		}
+		break;
+	case A_OFFSET_DIMS:
+		SETINTS(subgather(w, s, ip), offset_dims);
+		break;
+	case A_COLLAPSED_SLICE_DIMS:
+		SETINTS(subgather(w, s, ip), collapsed_slice_dims);
+		break;
+	case A_START_INDEX_MAP:
+		SETINTS(subgather(w, s, ip), start_index_map);
+		break;
+	case A_OPERAND_BATCHING_DIMS:
+		SETINTS(subgather(w, s, ip), operand_batching_dims);
+		break;
+	case A_START_INDICES_BATCHING_DIMS:
+		SETINTS(subgather(w, s, ip), start_indices_batching_dims);
+		break;
+	case A_UPDATE_WINDOW_DIMS:
+		SETINTS(subscatter(w, s, ip), update_window_dims);
+		break;
+	case A_INSERTED_WINDOW_DIMS:
+		SETINTS(subscatter(w, s, ip), inserted_window_dims);
+		break;
+	case A_SCATTER_DIMS_TO_OPERAND_DIMS:
+		SETINTS(subscatter(w, s, ip), scatter_dims_to_operand_dims);
+		break;
+	case A_INPUT_BATCHING_DIMS:
+		SETINTS(subscatter(w, s, ip), input_batching_dims);
+		break;
+	case A_SCATTER_INDICES_BATCHING_DIMS:
+		SETINTS(subscatter(w, s, ip), scatter_indices_batching_dims);
+		break;
+	case A_INDEX_VECTOR_DIM:
+		if (op == HOP_SCATTER)
+			subscatter(w, s, ip)->index_vector_dim = a->v;
+		else
+			subgather(w, s, ip)->index_vector_dim = a->v;
+		break;
+	case A_SLICE_SIZES:
+		SETINTS(ip, gather_slice_sizes);
+		break;
+	case A_INDICES_ARE_SORTED:
+		ip->indices_are_sorted = a->v != 0;
+		break;
+	case A_UNIQUE_INDICES:
+		ip->unique_indices = a->v != 0;
+		break;
+	case A_EXPONENT_BITS:
+		ip->exponent_bits = (int32_t)a->v;
+		break;
+	case A_MANTISSA_BITS:
+		ip->mantissa_bits = (int32_t)a->v;
+		break;
+	case A_EPSILON:
+		if ((str = aword(w, a))) {
+			char *end;
+			float f;
+
+			errno = 0;
+			f = strtof(str, &end);
+			if (end != str && !*end)
+				ip->epsilon = f;
+		}
+		break;
+	case A_FEATURE_INDEX:
+		ip->feature_index = a->v;
+		break;
+	case A_DISTRIBUTION:
+		if ((t = aenum(w, a, distname, NELEM(distname))) >= 0)
+			ip->distribution = t;
+		break;
+	case A_FFT_TYPE:
+		if ((t = aenum(w, a, fftname, NELEM(fftname))) >= 0)
+			ip->fft_type = t;
+		break;
+	case A_FFT_LENGTH:
+		SETINTS(ip, fft_length);
+		break;
+	case A_IS_STABLE:
+		ip->is_stable = a->v != 0;
+		break;
+	case A_K:
+		ip->k = a->v;
+		break;
+	case A_LARGEST:
+		ip->largest = a->v != 0;
+		break;
+	case A_CHANNEL_ID:
+		ip->channel_id = a->v;
+		break;
+	case A_REPLICA_GROUPS: {
+		Xla__HloInstructionProto tmp;
+
+		xla__hlo_instruction_proto__init(&tmp);
+		if (psgroups(&l, &w->a, &tmp) && lxend(&l)) {
+			ip->n_replica_groups = tmp.n_replica_groups;
+			ip->replica_groups = tmp.replica_groups;
+			ip->replica_group_list_case =
+				tmp.replica_group_list_case;
+			ip->iota_collective_device_list =
+				tmp.iota_collective_device_list;
+		}
+		break;
+	}
+	case A_USE_GLOBAL_DEVICE_IDS:
+		ip->use_global_device_ids = a->v != 0;
+		break;
+	case A_CONSTRAIN_LAYOUT:
+		ip->constrain_layout = a->v != 0;
+		break;
+	case A_SOURCE_TARGET_PAIRS: {
+		Xla__HloInstructionProto tmp;
+
+		xla__hlo_instruction_proto__init(&tmp);
+		if (pspairs(&l, &w->a, &tmp) && lxend(&l)) {
+			ip->n_source_target_pairs = tmp.n_source_target_pairs;
+			ip->source_target_pairs = tmp.source_target_pairs;
+		}
+		break;
+	}
+	case A_IS_HOST_TRANSFER:
+		ip->is_host_transfer = a->v != 0;
+		break;
+	case A_INFEED_CONFIG:
+		ip->infeed_config = abin(w, a);
+		break;
+	case A_OUTFEED_CONFIG:
+		ip->outfeed_config = abin(w, a);
+		break;
+	case A_OUTFEED_SHAPE: {
+		uint32_t sh;
+
+		if (psshape(&l, w->s, &sh, 0) && lxend(&l))
+			ip->outfeed_shape = wrshape(w, w->s, sh, 0);
+		break;
+	}
+	case A_CUSTOM_CALL_TARGET:
+		if ((str = aword(w, a)))
+			ip->custom_call_target = str;
+		break;
+	case A_CUSTOM_CALL_SIDE_EFFECT:
+		ip->custom_call_has_side_effect = a->v != 0;
+		break;
+	case A_OPERAND_LAYOUT_CONSTRAINTS:
+		wrshapes(w, ip, a);
+		break;
+	case A_OUTPUT_OPERAND_ALIASING: {
+		Xla__HloInstructionProto tmp;
+
+		xla__hlo_instruction_proto__init(&tmp);
+		if (psalias(&l, &w->a, &tmp) && lxend(&l)) {
+			ip->n_output_operand_aliasing =
+				tmp.n_output_operand_aliasing;
+			ip->output_operand_aliasing =
+				tmp.output_operand_aliasing;
+		}
+		break;
+	}
+	case A_CUSTOM_CALL_SCHEDULE:
+		if ((t = aenum(w, a, schedname, NELEM(schedname))) >= 0)
+			ip->custom_call_schedule = t;
+		break;
+	case A_API_VERSION:
+		if ((t = aenum(w, a, apiname, NELEM(apiname))) >= 0)
+			ip->custom_call_api_version = t;
+		break;
+	case A_LEFT_SIDE:
+		subtri(w, s, ip)->left_side = a->v != 0;
+		break;
+	case A_LOWER:
+		if (op == HOP_CHOLESKY) {
+			Xla__CholeskyOptions *c = aalloc(&w->a, sizeof *c);
+
+			xla__cholesky_options__init(c);
+			c->lower = a->v != 0;
+			ip->cholesky_options = c;
+		} else {
+			subtri(w, s, ip)->lower = a->v != 0;
+		}
+		break;
+	case A_UNIT_DIAGONAL:
+		subtri(w, s, ip)->unit_diagonal = a->v != 0;
+		break;
+	case A_TRANSPOSE_A:
+		if ((t = aenum(w, a, transname, NELEM(transname))) >= 0)
+			subtri(w, s, ip)->transpose_a = t;
+		break;
+	case A_DELTA:
+		ip->delta = a->v;
+		break;
+	case A_PARAMETER_REPLICATION: {
+		Vec v = {0};
+		Xla__ParameterReplication *pr;
+		size_t i;
+
+		if (!lxc(&l, '{'))
+			break;
+		if (!lxc(&l, '}')) {
+			do {
+				if (lxkw(&l, "true"))
+					vpush(&v, 1);
+				else if (lxkw(&l, "false"))
+					vpush(&v, 0);
+				else
+					break;
+			} while (lxc(&l, ','));
+			if (!lxc(&l, '}')) {
+				free(v.v);
+				break;
+			}
+		}
+		if (lxend(&l)) {
+			pr = aalloc(&w->a, sizeof *pr);
+			xla__parameter_replication__init(pr);
+			pr->n_replicated_at_leaf_buffers = v.n;
+			pr->replicated_at_leaf_buffers = abools(&w->a, v.n);
+			for (i = 0; i < v.n; i++)
+				pr->replicated_at_leaf_buffers[i] = v.v[i];
+			ip->parameter_replication = pr;
+		}
+		free(v.v);
+		break;
+	}
+	case A_ASYNC_THREAD:
+		if ((str = aword(w, a)))
+			ip->async_execution_thread = str;
+		break;
+	case A_IS_COMPOSITE:
+		ip->is_composite = a->v != 0;
+		break;
+	case A_OTHER:
+		wrother(w, ip, a);
+		break;
+	case A_SHARDING: {
+		Xla__OpSharding *sh = wrsharding(w, &l);
+
+		if (sh && lxend(&l))
+			ip->sharding = sh;
+		break;
+	}
+	case A_FRONTEND_ATTRIBUTES: {
+		Xla__FrontendAttributes *fa = aalloc(&w->a, sizeof *fa);
+
+		if (psfattrs(&l, &w->a, fa) && lxend(&l))
+			ip->frontend_attributes = fa;
+		break;
+	}
+	case A_METADATA: {
+		Xla__OpMetadata *md = aalloc(&w->a, sizeof *md);
+
+		xla__op_metadata__init(md);
+		if (lxc(&l, '{') && psmeta(&l, &w->a, md) && lxend(&l))
+			ip->metadata = md;
+		break;
+	}
+	case A_BACKEND_CONFIG:
+		ip->backend_config = abin(w, a);
+		break;
+	default:
+		break;	/* result_accuracy, statistics, origin: extension */
+	}
+}
+#undef SETINTS
+
+/* the private extension: what the proto fields do not carry back */
+
+static const char *
+attrkey(const HloModule *m, const HloAttr *a)
+{
+	return a->key == A_OTHER ? hlo_cstr(m, a->name) : hlo_attrinfo[a->key].key;
+}
+
+static void
+extkey(HloBuf *x, const HloModule *m, const HloAttr *a)
+{
+	const char *k = attrkey(m, a);
+
+	putlenfield(x, 1, k, strlen(k));
+	puttag(x, 2, 0);
+	putvarint(x, a->key == A_OTHER);
+}
+
+/* field 2: attributes of this key (name) to drop */
+static void
+extdel(HloBuf *x, const HloModule *m, const HloAttr *a)
+{
+	HloBuf r = {0};
+
+	extkey(&r, m, a);
+	putlenfield(x, 2, r.buf, r.len);
+	hlo_buf_free(&r);
+}
+
+/* field 3: an attribute to add */
+static void
+extadd(HloBuf *x, const HloModule *m, const HloAttr *a)
+{
+	HloBuf r = {0}, p = {0};
+	uint32_t i;
+
+	extkey(&r, m, a);
+	puttag(&r, 3, 0);
+	putvarint(&r, a->kind);
+	switch (a->kind) {
+	case K_INT:
+	case K_BOOL:
+		puttag(&r, 4, 0);
+		putvarint(&r, (uint64_t)a->v);
+		break;
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		for (i = 0; i < a->n; i++)
+			putvarint(&p, (uint64_t)m->ints[a->v + i]);
+		putlenfield(&r, 5, p.buf, p.len);
+		break;
+	default:
+		if (a->v != HLO_ELIDED) {
+			putlenfield(&r, 6, m->bytes + a->v, a->n);
+		} else {
+			puttag(&r, 4, 0);
+			putvarint(&r, HLO_ELIDED);
+		}
+		break;
+	}
+	putlenfield(x, 3, r.buf, r.len);
+	hlo_buf_free(&r);
+	hlo_buf_free(&p);
+}
+
+/* attribute a of module m equals attribute b of module s */
+static int
+attrsame(const HloModule *m, const HloAttr *a, const HloModule *s,
+	const HloAttr *b)
+{
+	if (a->key != b->key || a->kind != b->kind || a->n != b->n)
+		return 0;
+	if (a->key == A_OTHER && strcmp(hlo_cstr(m, a->name),
+	    hlo_cstr(s, b->name)))
+		return 0;
+	switch (a->kind) {
+	case K_INT:
+	case K_BOOL:
+		return a->v == b->v;
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		return !a->n || !memcmp(m->ints + a->v, s->ints + b->v,
+			a->n * sizeof(int64_t));
+	default:
+		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
+			return a->v == b->v;
+		return !a->n || !memcmp(m->bytes + a->v, s->bytes + b->v, a->n);
+	}
+}
+
+static int
+samekey(const HloModule *m, const HloAttr *a, const HloModule *s,
+	const HloAttr *b)
+{
+	return a->key == b->key && (a->key != A_OTHER ||
+		!strcmp(hlo_cstr(m, a->name), hlo_cstr(s, b->name)));
+}
+
+/* the edits that turn the reader's attributes r (module s) into the
+ * instruction's own attributes a (module m); appended to x */
+static int
+attrdiff(HloBuf *x, const HloModule *m, const HloAttr *a, uint32_t na,
+	const HloModule *s, const HloAttr *r, uint32_t nr)
+{
+	uint8_t *used = xcalloc(nr + 1, 1), *gone = xcalloc(nr + 1, 1);
+	uint32_t i, j, k, *add = xreallocarray(NULL, na + 1, sizeof *add);
+	uint32_t nadd = 0, ok = 1;
+	size_t start = x->len;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nr; j++)
+			if (!used[j] && attrsame(m, &a[i], s, &r[j]))
+				break;
+		if (j < nr)
+			used[j] = 1;
+		else
+			add[nadd++] = i;
+	}
+	for (j = 0; j < nr; j++) {
+		if (used[j] || gone[j])
+			continue;
+		extdel(x, s, &r[j]);
+		for (k = 0; k < nr; k++)
+			if (samekey(s, &r[j], s, &r[k]))
+				gone[k] = 1;
+	}
+	for (j = 0; j < nr; j++)
+		if (used[j] && gone[j])
+			ok = 0;
+	/* the result is sorted by key with kept attributes first; it must
+	 * be a's order, which matters only among A_OTHER */
+	if (ok) {
+		uint32_t p = 0;
+
+		for (j = 0; j < nr && ok; j++) {
+			if (r[j].key != A_OTHER || !used[j] || gone[j])
+				continue;
+			while (p < na && a[p].key != A_OTHER)
+				p++;
+			if (p == na || !attrsame(m, &a[p], s, &r[j]))
+				ok = 0;
+			p++;
+		}
+		for (i = 0; i < nadd && ok; i++) {
+			if (a[add[i]].key != A_OTHER)
+				continue;
+			while (p < na && a[p].key != A_OTHER)
+				p++;
+			if (p != add[i])
+				ok = 0;
+			p++;
+		}
+	}
+	if (!ok) {
+		x->len = start;
+		memset(gone, 0, nr);
+		for (j = 0; j < nr; j++) {
+			if (gone[j])
+				continue;
+			extdel(x, s, &r[j]);
+			for (k = 0; k < nr; k++)
+				if (samekey(s, &r[j], s, &r[k]))
+					gone[k] = 1;
+		}
+		for (i = 0; i < na; i++)
+			extadd(x, m, &a[i]);
+	} else {
+		for (i = 0; i < nadd; i++)
+			extadd(x, m, &a[add[i]]);
+	}
+	free(used);
+	free(gone);
+	free(add);
+	return x->len > start;
+}
+
+/* applies the edits of an instruction extension to b's list */
+static int
+extapply(Ab *b, const uint8_t *p, size_t n, unsigned *flags)
+{
+	const uint8_t *e = p + n, *q, *qe;
+	WField f, g;
+	int r;
+
+	while ((r = nextfield(&p, e, &f)) > 0) {
+		const uint8_t *key = NULL, *bytes = NULL, *ints = NULL;
+		size_t nkey = 0, nbytes = 0, nints = 0;
+		uint64_t other = 0, kind = 0, v = 0;
+		int k;
+		uint32_t i, j;
+
+		if (f.num == 1 && f.wt == 0) {
+			*flags = f.v;
+			continue;
+		}
+		if ((f.num != 2 && f.num != 3) || f.wt != 2)
+			continue;
+		q = f.p;
+		qe = f.p + f.n;
+		while (nextfield(&q, qe, &g) > 0) {
+			if (g.num == 1 && g.wt == 2)
+				key = g.p, nkey = g.n;
+			else if (g.num == 2 && g.wt == 0)
+				other = g.v;
+			else if (g.num == 3 && g.wt == 0)
+				kind = g.v;
+			else if (g.num == 4 && g.wt == 0)
+				v = g.v;
+			else if (g.num == 5 && g.wt == 2)
+				ints = g.p, nints = g.n;
+			else if (g.num == 6 && g.wt == 2)
+				bytes = g.p, nbytes = g.n;
+		}
+		if (!key && nkey)
+			return -1;
+		if (other) {
+			k = A_OTHER;
+		} else if (nkey == 0 && kind == K_LITERAL) {
+			k = A_LITERAL;
+		} else if ((k = hlo_attr_by_key((const char *)(key ? key :
+		    (const uint8_t *)""), nkey)) < 0 || k == A_OTHER) {
+			return -1;
+		}
+		if (f.num == 2) {
+			for (i = j = 0; i < b->n; i++) {
+				if (b->v[i].key == k && (k != A_OTHER ||
+				    (strlen(hlo_cstr(b->m, b->v[i].name)) ==
+				    nkey && !memcmp(hlo_cstr(b->m,
+				    b->v[i].name), key, nkey))))
+					continue;
+				b->v[j++] = b->v[i];
+			}
+			b->n = j;
+			continue;
+		}
+		if (kind > K_LITERAL)
+			return -1;
+		{
+			HloAttr a = hlo_mk_int(k == A_OTHER ? A_OTHER : k, 0);
+
+			a.kind = kind;
+			switch (kind) {
+			case K_INT:
+			case K_BOOL:
+				a.v = (int64_t)v;
+				break;
+			case K_INTS:
+			case K_SLICE:
+			case K_PAD:
+			case K_WINDOW: {
+				Vec iv = {0};
+				uint64_t x;
+				size_t s;
+
+				for (q = ints, qe = ints + nints; q && q < qe;
+				    q += s) {
+					if (!(s = getvarint(q, qe, &x))) {
+						free(iv.v);
+						return -1;
+					}
+					vpush(&iv, (int64_t)x);
+				}
+				if (abints(b, k, iv.v, iv.n) < 0) {
+					free(iv.v);
+					return -1;
+				}
+				free(iv.v);
+				b->v[b->n - 1].kind = kind;
+				a = b->v[--b->n];
+				break;
+			}
+			default:
+				if (!bytes && (uint32_t)v == HLO_ELIDED) {
+					a.v = HLO_ELIDED;
+					a.n = 0;
+					break;
+				}
+				if (abtext(b, k, kind, bytes, nbytes) < 0)
+					return -1;
+				a = b->v[--b->n];
+				break;
+			}
+			if (k == A_OTHER)
+				a.name = hlo_str(b->m, (const char *)key, nkey);
+			abpush(b, a);
+		}
+	}
+	return r < 0 ? -1 : 0;
+}
+
+/* the reader's flags for an instruction: what the IR keeps of how XLA
+ * prints its called computations */
+static unsigned
+rdflags(int op, uint32_t ncalled, int t0)
+{
+	return op == HOP_CONDITIONAL && ncalled == 2 && t0 != TY_PRED ?
+		HI_BRANCHES : 0;
+}
+
+static int
+wrerr(Wr *w, uint32_t c, uint32_t i, const char *what)
+{
+	const HloModule *m = w->m;
+
+	return hlo_err(w->e, "error: cannot write proto: computation '%s', "
+		"instruction '%s': %s", hlo_cstr(m, m->comps[c].name),
+		hlo_cstr(m, m->comps[c].ins[i].name), what);
+}
+
+static int64_t *
+wrrefs(Wr *w, uint32_t c, uint32_t i, uint32_t off, uint32_t n,
+	const uint64_t *ids, int *bad)
+{
+	const HloComp *cp = &w->m->comps[c];
+	int64_t *v = aallocn(&w->a, n + 1, sizeof *v);
+	uint32_t k, o;
+
+	for (k = 0; k < n; k++) {
+		o = w->m->ids[off + k];
+		if (o >= cp->nins || !ids[o]) {
+			*bad = 1;
+			return v;
+		}
+		v[k] = ids[o];
+	}
+	return v;
+}
+
+static Xla__HloInstructionProto *
+wrinstr(Wr *w, uint32_t c, uint32_t i, const uint64_t *ids, Ab *rb)
+{
+	const HloModule *m = w->m;
+	const HloComp *cp = &m->comps[c];
+	const HloInstr *in = &cp->ins[i];
+	const HloAttr *av = m->attrv + in->attrs;
+	Xla__HloInstructionProto *ip = aalloc(&w->a, sizeof *ip);
+	Sub sub;
+	HloBuf x = {0};
+	const char *dt;
+	uint32_t k, s = 0;
+	unsigned want;
+	int t0 = -1, bad = 0, op = in->op;
+
+	memset(&sub, 0, sizeof sub);
+	xla__hlo_instruction_proto__init(ip);
+	ip->name = (char *)hlo_cstr(m, in->name);
+	ip->opcode = (char *)hlo_opinfo[op].name;
+	ip->shape = wrshape(w, m, in->shape, 0);
+	ip->id = ids[i];
+	ip->n_operand_ids = in->nops;
+	ip->operand_ids = wrrefs(w, c, i, in->ops, in->nops, ids, &bad);
+	ip->n_control_predecessor_ids = in->nctrl;
+	ip->control_predecessor_ids = wrrefs(w, c, i, in->ctrl, in->nctrl,
+		ids, &bad);
+	if (bad) {
+		wrerr(w, c, i, "refers to a missing or deleted instruction");
+		return NULL;
+	}
+	ip->n_called_computation_ids = in->ncalled;
+	ip->called_computation_ids = aallocn(&w->a, in->ncalled + 1,
+		sizeof(int64_t));
+	for (k = 0; k < in->ncalled; k++) {
+		uint32_t cc = m->ids[in->called + k];
+
+		if (cc >= m->ncomps) {
+			wrerr(w, c, i, "calls a missing computation");
+			return NULL;
+		}
+		ip->called_computation_ids[k] = w->compid[cc];
+	}
+	if (in->nops)
+		t0 = hlo_sh(m, cp->ins[m->ids[in->ops]].shape)->type;
+	if (op == HOP_PARAMETER)
+		ip->parameter_number = in->num;
+	for (k = 0; k < in->nattrs; k++) {
+		if (av[k].key == A_LITERAL) {
+			size_t pos = 0;
+
+			if (op == HOP_CONSTANT && av[k].kind == K_LITERAL &&
+			    av[k].v != HLO_ELIDED) {
+				ip->literal = wrlit(w, in->shape, (const uint8_t *)
+					m->bytes + av[k].v, av[k].n, &pos, 0);
+				if (pos != av[k].n)
+					ip->literal = NULL;
+			}
+			continue;
+		}
+		wrattr(w, &sub, ip, op, &av[k]);
+	}
+	if (op == HOP_COMPARE && !*ip->comparison_type &&
+	    (dt = defcmptype(t0)))
+		ip->comparison_type = (char *)dt;
+	if (op == HOP_CONV || op == HOP_CUSTOMCALL) {
+		if (!ip->feature_group_count)
+			ip->feature_group_count = 1;
+		if (!ip->batch_group_count)
+			ip->batch_group_count = 1;
+	}
+	if (op == HOP_CUSTOMCALL && !ip->custom_call_api_version)
+		ip->custom_call_api_version =
+			XLA__CUSTOM_CALL_API_VERSION__API_VERSION_ORIGINAL;
+	if (op == HOP_DOT || op == HOP_SCALEDDOT || op == HOP_RAGGEDDOT)
+		subdot(w, &sub, ip, op);
+	if (op == HOP_GATHER)
+		subgather(w, &sub, ip);
+	if (op == HOP_SCATTER)
+		subscatter(w, &sub, ip);
+	if (hasprecision(op))
+		subprec(w, &sub, ip);
+
+	/* what the reader makes of it */
+	if (op == HOP_CONSTANT) {
+		char why[256];
+
+		if (rdshape(w->s, ip->shape, &s, 0, why, sizeof why) < 0)
+			ip->literal = NULL;
+	}
+	if (rdattrs(rb, ip, op, s, t0) < 0)
+		rb->n = 0;
+	want = in->flags & (HI_CCFLAG | HI_BRANCHES);
+	if (want != rdflags(op, in->ncalled, t0)) {
+		puttag(&x, 1, 0);
+		putvarint(&x, want);
+	}
+	attrdiff(&x, m, av, in->nattrs, w->s, rb->v, rb->n);
+#ifdef PROTO_DEBUG
+	if (x.len) {
+		uint32_t j;
+
+		fprintf(stderr, "ext %s %s:", hlo_opinfo[op].name,
+			hlo_cstr(m, in->name));
+		for (j = 0; j < in->nattrs; j++)
+			fprintf(stderr, " %s", attrkey(m, &av[j]));
+		fprintf(stderr, " | reader:");
+		for (j = 0; j < rb->n; j++)
+			fprintf(stderr, " %s", attrkey(w->s, &rb->v[j]));
+		fprintf(stderr, "\n");
+	}
+#endif
+	if (x.len) {
+		addext(&w->a, &ip->base, &x);
+		w->nexts++;
+	}
+	hlo_buf_free(&x);
+	return ip;
+}
+
+static Xla__ProgramShapeProto *
+progshape(Wr *w, uint32_t c)
+{
+	const HloModule *m = w->m;
+	const HloComp *cp = &m->comps[c];
+	Xla__ProgramShapeProto *ps = aalloc(&w->a, sizeof *ps);
+	uint32_t i, np = 0, *pi;
+	int64_t num;
+
+	xla__program_shape_proto__init(ps);
+	for (i = 0; i < cp->nins; i++)
+		if (cp->ins[i].op == HOP_PARAMETER &&
+		    !(cp->ins[i].flags & HI_DEAD) && cp->ins[i].num >= np &&
+		    cp->ins[i].num < (int64_t)cp->nins)
+			np = cp->ins[i].num + 1;
+	pi = xreallocarray(NULL, np + 1, sizeof *pi);
+	for (i = 0; i < np; i++)
+		pi[i] = HLO_NONE;
+	for (i = 0; i < cp->nins; i++) {
+		num = cp->ins[i].num;
+		if (cp->ins[i].op == HOP_PARAMETER &&
+		    !(cp->ins[i].flags & HI_DEAD) && num >= 0 && num < np)
+			pi[num] = i;
+	}
+	ps->n_parameters = np;
+	ps->parameters = aallocn(&w->a, np + 1, sizeof *ps->parameters);
+	ps->n_parameter_names = np;
+	ps->parameter_names = aallocn(&w->a, np + 1,
+		sizeof *ps->parameter_names);
+	for (i = 0; i < np; i++) {
+		if (pi[i] == HLO_NONE) {
+			ps->parameters[i] = aalloc(&w->a,
+				sizeof *ps->parameters[i]);
+			xla__shape_proto__init(ps->parameters[i]);
+			ps->parameter_names[i] = "";
+			continue;
+		}
+		ps->parameters[i] = wrshape(w, m, cp->ins[pi[i]].shape, 0);
+		ps->parameter_names[i] = (char *)hlo_cstr(m,
+			cp->ins[pi[i]].name);
+	}
+	if (cp->root < cp->nins)
+		ps->result = wrshape(w, m, cp->ins[cp->root].shape, 0);
+	free(pi);
+	return ps;
+}
+
+static Xla__HloComputationProto *
+wrcomp(Wr *w, uint32_t c, Ab *rb)
+{
+	const HloModule *m = w->m;
+	const HloComp *cp = &m->comps[c];
+	Xla__HloComputationProto *pc = aalloc(&w->a, sizeof *pc);
+	uint32_t *order = xreallocarray(NULL, cp->nins + 1, sizeof *order);
+	uint32_t *pos = NULL, i, k;
+	uint64_t *ids = xcalloc(cp->nins + 1, sizeof *ids);
+	HloBuf x = {0}, p = {0};
+	int n, same = 1;
+
+	xla__hlo_computation_proto__init(pc);
+	pc->name = (char *)hlo_cstr(m, cp->name);
+	pc->id = w->compid[c];
+	pc->is_fusion_computation = (cp->flags & HC_FUSION) != 0;
+	if (cp->thread)
+		pc->execution_thread = (char *)hlo_cstr(m, cp->thread);
+	if ((n = hlo_topo(m, c, order)) < 0) {
+		hlo_err(w->e, "error: cannot write proto: computation '%s' "
+			"has a cycle", hlo_cstr(m, cp->name));
+		pc = NULL;
+		goto out;
+	}
+	if (cp->root >= cp->nins || (cp->ins[cp->root].flags & HI_DEAD)) {
+		hlo_err(w->e, "error: cannot write proto: computation '%s' "
+			"has no root", hlo_cstr(m, cp->name));
+		pc = NULL;
+		goto out;
+	}
+	for (k = 0; k < (uint32_t)n; k++)
+		ids[order[k]] = w->nid++;
+	pc->n_instructions = n;
+	pc->instructions = aallocn(&w->a, n + 1, sizeof *pc->instructions);
+	for (k = 0; k < (uint32_t)n; k++)
+		if (!(pc->instructions[k] = wrinstr(w, c, order[k], ids, rb))) {
+			pc = NULL;
+			goto out;
+		}
+	pc->root_id = ids[cp->root];
+	pc->program_shape = progshape(w, c);
+	/* the print order, when it is not the topological one */
+	pos = xreallocarray(NULL, cp->nins + 1, sizeof *pos);
+	for (k = 0; k < (uint32_t)n; k++)
+		pos[order[k]] = k;
+	for (i = 0, k = 0; i < cp->nins; i++) {
+		if (cp->ins[i].flags & HI_DEAD)
+			continue;
+		same &= pos[i] == k;
+		putvarint(&p, pos[i]);
+		k++;
+	}
+	if (!same) {
+		putlenfield(&x, 1, p.buf, p.len);
+		addext(&w->a, &pc->base, &x);
+	}
+	if (w->sched && !(cp->flags & HC_FUSION)) {
+		Xla__HloScheduleProto__SequencesEntry *e;
+		Xla__HloScheduleProto__InstructionSequence *q;
+
+		e = aalloc(&w->a, sizeof *e);
+		xla__hlo_schedule_proto__sequences_entry__init(e);
+		q = aalloc(&w->a, sizeof *q);
+		xla__hlo_schedule_proto__instruction_sequence__init(q);
+		e->key = pc->id;
+		e->value = q;
+		q->instruction_ids = aallocn(&w->a, n + 1,
+			sizeof *q->instruction_ids);
+		for (i = 0; i < cp->nins; i++)
+			if (!(cp->ins[i].flags & HI_DEAD))
+				q->instruction_ids[q->n_instruction_ids++] =
+					ids[i];
+		w->seq[w->nseq++] = e;
+	}
+out:
+	free(order);
+	free(pos);
+	free(ids);
+	hlo_buf_free(&x);
+	hlo_buf_free(&p);
+	return pc;
+}
+
+/* module header attributes as the reader derives them, in the order of
+ * XLA's HloModule::ToString */
+
+typedef struct {
+	HloAttr *v;
+	uint32_t n, cap;
+} Hdr;
+
+static void
+hdrpush(Hdr *h, HloModule *mm, const char *key, const char *val, size_t n)
+{
+	HloAttr a = hlo_mk_bytes(mm, A_OTHER, K_RAW, n ? val : "", n);
+
+	a.name = hlo_strz(mm, key);
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 8;
+		h->v = xreallocarray(h->v, h->cap, sizeof *h->v);
+	}
+	h->v[h->n++] = a;
+}
+
+static int
+prprog(HloModule *mm, const Xla__ProgramShapeProto *ps, HloBuf *b,
+	char *why, size_t nwhy)
+{
+	uint32_t s;
+	size_t i;
+
+	hlo_buf_puts(b, "{(");
+	for (i = 0; i < ps->n_parameters; i++) {
+		if (rdshape(mm, ps->parameters[i], &s, 0, why, nwhy) < 0)
+			return -1;
+		if (i)
+			hlo_buf_put(b, ", ", 2);
+		if (i && i % 5 == 0)
+			hlo_buf_printf(b, "/*index=%zu*/", i);
+		prshape(mm, s, b);
+	}
+	hlo_buf_puts(b, ")->");
+	if (rdshape(mm, ps->result, &s, 0, why, nwhy) < 0)
+		return -1;
+	prshape(mm, s, b);
+	hlo_buf_put(b, "}", 1);
+	return 0;
+}
+
+static int
+rdheader(HloModule *mm, const Xla__HloModuleProto *mp, Hdr *h, char *why,
+	size_t nwhy)
+{
+	HloBuf t = {0};
+
+	h->n = 0;
+	if (mp->schedule)
+		hdrpush(h, mm, "is_scheduled", "true", 4);
+	if (mp->input_output_alias && mp->input_output_alias->n_entries) {
+		prioalias(&t, mp->input_output_alias);
+		hdrpush(h, mm, "input_output_alias", t.buf, t.len);
+	}
+	if (mp->buffer_donor && mp->buffer_donor->n_entries) {
+		t.len = 0;
+		prdonor(&t, mp->buffer_donor);
+		hdrpush(h, mm, "buffer_donor", t.buf, t.len);
+	}
+	if (mp->host_program_shape && mp->host_program_shape->result) {
+		t.len = 0;
+		if (prprog(mm, mp->host_program_shape, &t, why, nwhy) < 0) {
+			hlo_buf_free(&t);
+			return -1;
+		}
+		hdrpush(h, mm, "entry_computation_layout", t.buf, t.len);
+	}
+	if (mp->frontend_attributes && mp->frontend_attributes->n_map) {
+		t.len = 0;
+		prfattrs(&t, mp->frontend_attributes);
+		hdrpush(h, mm, "frontend_attributes", t.buf, t.len);
+	}
+	hlo_buf_free(&t);
+	return 0;
+}
+
+/* {(f32[2]{0}, s32[])->f32[2]{0}} */
+static Xla__ProgramShapeProto *
+psprog(Wr *w, Lx *l)
+{
+	Xla__ProgramShapeProto *ps = aalloc(&w->a, sizeof *ps);
+	Xla__ShapeProto **v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t s;
+
+	xla__program_shape_proto__init(ps);
+	if (!lxc(l, '{') || !lxc(l, '('))
+		goto bad;
+	if (!lxc(l, ')')) {
+		do {
+			if (!psshape(l, w->s, &s, 0))
+				goto bad;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				v = xreallocarray(v, cap, sizeof *v);
+			}
+			v[n++] = wrshape(w, w->s, s, 0);
+		} while (lxc(l, ','));
+		if (!lxc(l, ')'))
+			goto bad;
+	}
+	if (!lxc(l, '-') || !lxc(l, '>') || !psshape(l, w->s, &s, 0) ||
+	    !lxc(l, '}') || !lxend(l))
+		goto bad;
+	ps->result = wrshape(w, w->s, s, 0);
+	ps->n_parameters = n;
+	ps->parameters = aallocn(&w->a, n + 1, sizeof *v);
+	if (n)
+		memcpy(ps->parameters, v, n * sizeof *v);
+	ps->n_parameter_names = n;
+	ps->parameter_names = aallocn(&w->a, n + 1, sizeof(char *));
+	for (s = 0; s < n; s++) {
+		char t[32];
+
+		snprintf(t, sizeof t, "p%u", s);
+		ps->parameter_names[s] = astrndup(&w->a, t, strlen(t));
+	}
+	free(v);
+	return ps;
+bad:
+	free(v);
+	return NULL;
+}
+
+static int
+hdrsame(const HloModule *m, const HloAttr *a, uint32_t na,
+	const HloModule *s, const Hdr *h)
+{
+	uint32_t i;
+
+	if (na != h->n)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (!attrsame(m, &a[i], s, &h->v[i]))
+			return 0;
+	return 1;
+}
+
+/* the header attributes into their proto fields */
+static void
+wrheader(Wr *w, Xla__HloModuleProto *mp)
+{
+	const HloModule *m = w->m;
+	const HloAttr *a = m->attrv + m->hattrs;
+	uint32_t i;
+
+	for (i = 0; i < m->nhattrs; i++) {
+		Lx l = alx(w, &a[i]);
+
+		if (aname(m, &a[i], "is_scheduled")) {
+			w->sched = lxkw(&l, "true") && lxend(&l);
+		} else if (aname(m, &a[i], "entry_computation_layout")) {
+			mp->host_program_shape = psprog(w, &l);
+		} else if (aname(m, &a[i], "input_output_alias")) {
+			Xla__HloInputOutputAliasProto *io = aalloc(&w->a,
+				sizeof *io);
+
+			if (psioalias(&l, &w->a, io))
+				mp->input_output_alias = io;
+		} else if (aname(m, &a[i], "buffer_donor")) {
+			Xla__HloBufferDonorProto *d = aalloc(&w->a, sizeof *d);
+
+			if (psdonor(&l, &w->a, d))
+				mp->buffer_donor = d;
+		} else if (aname(m, &a[i], "frontend_attributes")) {
+			Xla__FrontendAttributes *fa = aalloc(&w->a,
+				sizeof *fa);
+
+			if (psfattrs(&l, &w->a, fa) && lxend(&l))
+				mp->frontend_attributes = fa;
+		}
+	}
+}
+
+/* module extension: 1 header attributes {1 key, 2 value}, 4 = 1 when
+ * they replace the derived ones, 2 verbatim frame tables, 3 print order
+ * of computations (proto positions) */
+static void
+wrmodext(Wr *w, Xla__HloModuleProto *mp, const uint32_t *order, uint32_t n)
+{
+	const HloModule *m = w->m;
+	HloBuf x = {0}, r = {0}, t = {0};
+	Hdr h = {0};
+	char why[256];
+	uint32_t i;
+	int same = 1;
+
+	if (rdheader(w->s, mp, &h, why, sizeof why) < 0 ||
+	    !hdrsame(m, m->attrv + m->hattrs, m->nhattrs, w->s, &h)) {
+		const HloAttr *a = m->attrv + m->hattrs;
+
+		for (i = 0; i < m->nhattrs; i++) {
+			const char *k = hlo_cstr(m, a[i].name);
+
+			r.len = 0;
+			putlenfield(&r, 1, k, strlen(k));
+			if (a[i].v != HLO_ELIDED && a[i].kind >= K_WORD)
+				putlenfield(&r, 2, m->bytes + a[i].v, a[i].n);
+			putlenfield(&x, 1, r.buf, r.len);
+		}
+		puttag(&x, 4, 0);
+		putvarint(&x, 1);
+	}
+	if (m->frames) {
+		const char *f = hlo_cstr(m, m->frames);
+		Xla__StackFrameIndexProto *sf = aalloc(&w->a, sizeof *sf);
+
+		if (psframes(f, strlen(f), &w->a, sf)) {
+			mp->stack_frame_index = sf;
+			prframes(&t, sf);
+		}
+		if (t.len != strlen(f) || memcmp(t.buf, f, t.len))
+			putlenfield(&x, 2, f, strlen(f));
+	}
+	r.len = 0;
+	for (i = 0; i < n; i++) {
+		same &= order[i] == i;
+		putvarint(&r, w->compid[i] - 1);
+	}
+	if (!same)
+		putlenfield(&x, 3, r.buf, r.len);
+	if (x.len)
+		addext(&w->a, &mp->base, &x);
+	free(h.v);
+	hlo_buf_free(&x);
+	hlo_buf_free(&r);
+	hlo_buf_free(&t);
+}
+
+int
+hlo_write_proto(const HloModule *m, HloBuf *b, HloError *e)
+{
+	Xla__HloModuleProto mp;
+	Xla__HloScheduleProto *sp;
+	Wr w;
+	Ab rb;
+	uint32_t *order = NULL, k;
+	size_t size;
+	int n, r = -1;
+
+	if (m->entry >= m->ncomps)
+		return hlo_err(e, "error: cannot write proto: the module has "
+			"no entry computation");
+	memset(&w, 0, sizeof w);
+	memset(&rb, 0, sizeof rb);
+	w.m = m;
+	w.s = hlo_module_new();
+	w.e = e;
+	w.nid = 1;
+	w.shcache = xcalloc(m->nshapes + 1, sizeof *w.shcache);
+	w.compid = xcalloc(m->ncomps + 1, sizeof *w.compid);
+	w.seq = aallocn(&w.a, m->ncomps + 1, sizeof *w.seq);
+	rb.m = w.s;
+	order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
+	if ((n = hlo_comp_order_all(m, order)) < 0 ||
+	    (uint32_t)n != m->ncomps) {
+		hlo_err(e, "error: cannot write proto: computations call each "
+			"other in a cycle");
+		goto out;
+	}
+	for (k = 0; k < m->ncomps; k++)
+		w.compid[order[k]] = k + 1;
+	xla__hlo_module_proto__init(&mp);
+	mp.name = (char *)hlo_cstr(m, m->name);
+	wrheader(&w, &mp);
+	mp.n_computations = m->ncomps;
+	mp.computations = aallocn(&w.a, m->ncomps + 1,
+		sizeof *mp.computations);
+	for (k = 0; k < m->ncomps; k++)
+		if (!(mp.computations[k] = wrcomp(&w, order[k], &rb)))
+			goto out;
+	mp.entry_computation_name = (char *)hlo_cstr(m,
+		m->comps[m->entry].name);
+	mp.entry_computation_id = w.compid[m->entry];
+	if (!mp.host_program_shape)
+		mp.host_program_shape = progshape(&w, m->entry);
+	if (w.sched) {
+		sp = aalloc(&w.a, sizeof *sp);
+		xla__hlo_schedule_proto__init(sp);
+		sp->n_sequences = w.nseq;
+		sp->sequences = w.seq;
+		mp.schedule = sp;
+	}
+	wrmodext(&w, &mp, order, m->ncomps);
+	size = xla__hlo_module_proto__get_packed_size(&mp);
+	if (size > SIZE_MAX / 2 - b->len) {
+		hlo_err(e, "error: cannot write proto: module too large");
+		goto out;
+	}
+	if (b->len + size + 1 > b->cap) {
+		b->buf = xreallocarray(b->buf, b->len + size + 1, 1);
+		b->cap = b->len + size + 1;
+	}
+	xla__hlo_module_proto__pack(&mp, (uint8_t *)b->buf + b->len);
+	b->len += size;
+	r = 0;
+out:
+	free(order);
+	free(w.shcache);
+	free(w.compid);
+	free(rb.v);
+	hlo_buf_free(&rb.t);
+	hlo_buf_free(&w.t);
+	hlo_module_free(w.s);
+	afree(&w.a);
+	return r;
+}
+
+/* the reader */
+
+typedef struct {
+	int64_t id;
+	uint32_t pos;
+} Idp;
+
+static int
+cmpidp(const void *a, const void *b)
+{
+	const Idp *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* position of id: -1 missing, -2 ambiguous */
+static int64_t
+idfind(const Idp *v, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || v[lo].id != id)
+		return -1;
+	if (lo + 1 < n && v[lo + 1].id == id)
+		return -2;
+	return v[lo].pos;
+}
+
+typedef struct {
+	HloModule *m;
+	const char *fname;
+	HloError *e;
+	Ab b;
+	const Xla__HloModuleProto *mp;
+	Idp *cid;		/* computation ids */
+	uint32_t *c2ir;		/* proto position -> computation index */
+} Rd;
+
+static int
+rderr(Rd *r, const char *comp, const char *ins, const char *what)
+{
+	if (ins)
+		return hlo_err(r->e, "%s: error: computation '%s', instruction "
+			"'%s': %s", r->fname, comp, ins, what);
+	return hlo_err(r->e, "%s: error: computation '%s': %s", r->fname,
+		comp, what);
+}
+
+/* a permutation of 0..n-1 from packed varints p..e into perm */
+static int
+getperm(const uint8_t *p, const uint8_t *e, uint32_t *perm, size_t n)
+{
+	uint8_t *seen = xcalloc(n + 1, 1);
+	uint64_t v;
+	size_t k = 0, s;
+	int ok = 0;
+
+	while (p < e) {
+		if (!(s = getvarint(p, e, &v)) || k == n || v >= n || seen[v])
+			goto out;
+		seen[v] = 1;
+		perm[k++] = v;
+		p += s;
+	}
+	ok = k == n;
+out:
+	free(seen);
+	return ok;
+}
+
+/* the print order of computation pc's instructions: order[j] is the
+ * proto position of instruction j */
+static void
+instrorder(Rd *r, const Xla__HloComputationProto *pc, uint32_t *order,
+	const Idp *ids)
+{
+	const uint8_t *p, *e;
+	size_t n = pc->n_instructions, xn, i, k;
+	WField f;
+
+	if (getext(&pc->base, &p, &xn)) {
+		e = p + xn;
+		while (nextfield(&p, e, &f) > 0)
+			if (f.num == 1 && f.wt == 2 &&
+			    getperm(f.p, f.p + f.n, order, n))
+				return;
+	}
+	if (r->mp->schedule) {
+		const Xla__HloScheduleProto *sp = r->mp->schedule;
+
+		for (i = 0; i < sp->n_sequences; i++) {
+			const Xla__HloScheduleProto__InstructionSequence *q =
+				sp->sequences[i]->value;
+			uint8_t *seen;
+			int64_t pos;
+			int ok = 1;
+
+			if (sp->sequences[i]->key != pc->id || !q ||
+			    q->n_instruction_ids != n)
+				continue;
+			seen = xcalloc(n + 1, 1);
+			for (k = 0; k < n && ok; k++) {
+				pos = idfind(ids, n, q->instruction_ids[k]);
+				if (pos < 0 || seen[pos])
+					ok = 0;
+				else
+					seen[pos] = 1, order[k] = pos;
+			}
+			free(seen);
+			if (ok)
+				return;
+		}
+	}
+	for (k = 0; k < n; k++)
+		order[k] = k;
+}
+
+static int
+rdrefs(Rd *r, const int64_t *v, size_t n, const Idp *ids, size_t nids,
+	const uint32_t *pos2i, uint32_t *out)
+{
+	size_t k;
+	int64_t p;
+
+	for (k = 0; k < n; k++) {
+		if ((p = idfind(ids, nids, v[k])) < 0)
+			return -1;
+		out[k] = pos2i[p];
+	}
+	return 0;
+}
+
+static int
+rdcomp(Rd *r, uint32_t c, const Xla__HloComputationProto *pc)
+{
+	HloModule *m = r->m;
+	size_t n = pc->n_instructions, j, k, nmax;
+	Idp *ids = xreallocarray(NULL, n + 1, sizeof *ids);
+	uint32_t *order = xreallocarray(NULL, n + 1, sizeof *order);
+	uint32_t *pos2i = xreallocarray(NULL, n + 1, sizeof *pos2i);
+	uint32_t *refs = NULL, s;
+	const uint8_t *xp;
+	size_t xn;
+	char why[256];
+	int ret = -1, t0;
+	int64_t root;
+
+	if (n > UINT32_MAX / 16) {
+		rderr(r, pc->name, NULL, "too many instructions");
+		goto out;
+	}
+	for (j = 0; j < n; j++) {
+		ids[j].id = pc->instructions[j]->id;
+		ids[j].pos = j;
+	}
+	qsort(ids, n, sizeof *ids, cmpidp);
+	instrorder(r, pc, order, ids);
+	if (n > m->comps[c].cap) {
+		m->comps[c].ins = xreallocarray(m->comps[c].ins, n,
+			sizeof *m->comps[c].ins);
+		m->comps[c].cap = n;
+	}
+	for (j = 0; j < n; j++) {
+		const Xla__HloInstructionProto *ip = pc->instructions[order[j]];
+		int op = hlo_op_by_name(ip->opcode, strlen(ip->opcode));
+		uint32_t i;
+
+		if (op < 0) {
+			snprintf(why, sizeof why, "unknown opcode '%s'",
+				ip->opcode);
+			rderr(r, pc->name, ip->name, why);
+			goto out;
+		}
+		if (rdshape(m, ip->shape, &s, 0, why, sizeof why) < 0) {
+			rderr(r, pc->name, ip->name, why);
+			goto out;
+		}
+		i = hlo_instr_add(m, c, op, s, hlo_strz(m, ip->name), 0, NULL);
+		if (op == HOP_PARAMETER)
+			m->comps[c].ins[i].num = ip->parameter_number;
+		pos2i[order[j]] = i;
+	}
+	for (j = 0; j < n; j++) {
+		const Xla__HloInstructionProto *ip = pc->instructions[order[j]];
+		HloInstr *in = &m->comps[c].ins[j];
+		unsigned flags;
+
+		nmax = ip->n_operand_ids;
+		if (ip->n_control_predecessor_ids > nmax)
+			nmax = ip->n_control_predecessor_ids;
+		if (ip->n_called_computation_ids > nmax)
+			nmax = ip->n_called_computation_ids;
+		if (nmax > UINT32_MAX / 16) {
+			rderr(r, pc->name, ip->name, "too many operands");
+			goto out;
+		}
+		refs = xreallocarray(refs, nmax + 1, sizeof *refs);
+		if (rdrefs(r, ip->operand_ids, ip->n_operand_ids, ids, n, pos2i,
+		    refs) < 0) {
+			rderr(r, pc->name, ip->name, "unknown or ambiguous "
+				"operand id");
+			goto out;
+		}
+		if (ip->n_operand_ids)
+			hlo_set_operands(m, c, j, ip->n_operand_ids, refs);
+		if (rdrefs(r, ip->control_predecessor_ids,
+		    ip->n_control_predecessor_ids, ids, n, pos2i, refs) < 0) {
+			rderr(r, pc->name, ip->name, "unknown or ambiguous "
+				"control predecessor id");
+			goto out;
+		}
+		if (ip->n_control_predecessor_ids)
+			hlo_set_ctrl(m, c, j, ip->n_control_predecessor_ids,
+				refs);
+		for (k = 0; k < ip->n_called_computation_ids; k++) {
+			int64_t p = idfind(r->cid, r->mp->n_computations,
+				ip->called_computation_ids[k]);
+
+			if (p < 0) {
+				rderr(r, pc->name, ip->name, "unknown or "
+					"ambiguous called computation id");
+				goto out;
+			}
+			refs[k] = r->c2ir[p];
+		}
+		if (ip->n_called_computation_ids)
+			hlo_set_called(m, c, j, ip->n_called_computation_ids,
+				refs);
+		in = &m->comps[c].ins[j];
+		t0 = in->nops ? hlo_sh(m, m->comps[c].ins[m->ids[in->ops]].shape)->type : -1;
+		if (rdattrs(&r->b, ip, in->op, in->shape, t0) < 0) {
+			rderr(r, pc->name, ip->name, r->b.why);
+			goto out;
+		}
+		flags = rdflags(in->op, in->ncalled, t0);
+		if (getext(&ip->base, &xp, &xn) &&
+		    extapply(&r->b, xp, xn, &flags) < 0) {
+			rderr(r, pc->name, ip->name, "bad hlopt extension");
+			goto out;
+		}
+		hlo_set_attrs(m, c, j, r->b.n, r->b.v);
+		m->comps[c].ins[j].flags = flags & (HI_CCFLAG | HI_BRANCHES);
+	}
+	root = idfind(ids, n, pc->root_id);
+	if (root == -1 && n && pc->root_id == 0)
+		root = n - 1;
+	if (root < 0) {
+		rderr(r, pc->name, NULL, "unknown root id");
+		goto out;
+	}
+	m->comps[c].root = pos2i[root];
+	ret = 0;
+out:
+	free(ids);
+	free(order);
+	free(pos2i);
+	free(refs);
+	return ret;
+}
+
+static void
+pushhattrs(HloModule *m, const HloAttr *v, uint32_t n)
+{
+	if (m->nattrv + (uint64_t)n > UINT32_MAX / 2) {
+		fputs("hlopt: error: module too large\n", stderr);
+		exit(1);
+	}
+	if (m->nattrv + n > m->capattrv) {
+		m->capattrv = (m->nattrv + n) * 2 + 16;
+		m->attrv = xreallocarray(m->attrv, m->capattrv,
+			sizeof *m->attrv);
+	}
+	if (n)
+		memcpy(m->attrv + m->nattrv, v, n * sizeof *v);
+	m->hattrs = m->nattrv;
+	m->nhattrs = n;
+	m->nattrv += n;
+}
+
+/* module extension: header attributes, frames, computation order */
+static int
+rdmodext(Rd *r, Hdr *h, int *hset, uint32_t *corder, int *cset)
+{
+	const Xla__HloModuleProto *mp = r->mp;
+	const uint8_t *p, *e, *q, *qe;
+	size_t n;
+	WField f, g;
+
+	*hset = *cset = 0;
+	if (!getext(&mp->base, &p, &n))
+		return 0;
+	e = p + n;
+	h->n = 0;
+	while (nextfield(&p, e, &f) > 0) {
+		if (f.num == 1 && f.wt == 2) {
+			const uint8_t *k = NULL, *v = NULL;
+			size_t nk = 0, nv = 0;
+			char *key;
+
+			q = f.p;
+			qe = f.p + f.n;
+			while (nextfield(&q, qe, &g) > 0) {
+				if (g.num == 1 && g.wt == 2)
+					k = g.p, nk = g.n;
+				else if (g.num == 2 && g.wt == 2)
+					v = g.p, nv = g.n;
+			}
+			key = xmalloc(nk + 1);
+			if (nk)
+				memcpy(key, k, nk);
+			key[nk] = 0;
+			hdrpush(h, r->m, key, (const char *)v, nv);
+			free(key);
+		} else if (f.num == 4 && f.wt == 0) {
+			*hset = f.v != 0;
+		} else if (f.num == 2 && f.wt == 2) {
+			r->m->frames = hlo_str(r->m, (const char *)f.p, f.n);
+		} else if (f.num == 3 && f.wt == 2) {
+			*cset = getperm(f.p, f.p + f.n, corder,
+				mp->n_computations);
+		}
+	}
+	return 0;
+}
+
+static int
+convert(Rd *r, const Xla__HloModuleProto *mp)
+{
+	HloModule *m = r->m;
+	size_t nc = mp->n_computations, k;
+	uint32_t *corder = NULL, c;
+	Hdr h = {0};
+	char why[256];
+	int hset, cset, ret = -1;
+	int64_t ent;
+
+	r->mp = mp;
+	if (!nc)
+		return hlo_err(r->e, "%s: error: the module has no computations",
+			r->fname);
+	if (nc > UINT32_MAX / 16)
+		return hlo_err(r->e, "%s: error: too many computations",
+			r->fname);
+	m->name = hlo_strz(m, mp->name);
+	r->cid = xreallocarray(NULL, nc, sizeof *r->cid);
+	r->c2ir = xreallocarray(NULL, nc, sizeof *r->c2ir);
+	corder = xreallocarray(NULL, nc, sizeof *corder);
+	for (k = 0; k < nc; k++) {
+		r->cid[k].id = mp->computations[k]->id;
+		r->cid[k].pos = k;
+	}
+	qsort(r->cid, nc, sizeof *r->cid, cmpidp);
+	rdmodext(r, &h, &hset, corder, &cset);
+	if (!cset)
+		for (k = 0; k < nc; k++)
+			corder[k] = k;
+	/* corder[ir index] = proto position */
+	for (k = 0; k < nc; k++) {
+		const Xla__HloComputationProto *pc = mp->computations[corder[k]];
+
+		c = hlo_comp_add(m, hlo_strz(m, pc->name));
+		m->comps[c].flags = pc->is_fusion_computation ? HC_FUSION : 0;
+		if (*pc->execution_thread)
+			m->comps[c].thread = hlo_strz(m, pc->execution_thread);
+		r->c2ir[corder[k]] = c;
+	}
+	for (k = 0; k < nc; k++)
+		if (rdcomp(r, k, mp->computations[corder[k]]) < 0)
+			goto out;
+	ent = idfind(r->cid, nc, mp->entry_computation_id);
+	if (ent < 0 && *mp->entry_computation_name) {
+		for (k = 0; k < nc; k++)
+			if (!strcmp(mp->computations[k]->name,
+			    mp->entry_computation_name))
+				break;
+		ent = k < nc ? (int64_t)k : -1;
+	}
+	if (ent < 0)
+		ent = nc - 1;
+	m->entry = r->c2ir[ent];
+	if (!hset) {
+		if (rdheader(m, mp, &h, why, sizeof why) < 0) {
+			hlo_err(r->e, "%s: error: module header: %s", r->fname,
+				why);
+			goto out;
+		}
+	}
+	pushhattrs(m, h.v, h.n);
+	if (!m->frames && mp->stack_frame_index) {
+		HloBuf t = {0};
+
+		prframes(&t, mp->stack_frame_index);
+		m->frames = hlo_str(m, t.buf, t.len);
+		hlo_buf_free(&t);
+	}
+	ret = 0;
+out:
+	free(corder);
+	free(h.v);
+	free(r->cid);
+	free(r->c2ir);
+	return ret;
+}
+
+/* protobuf-c allocates the unpacked message from an arena, freed whole */
+static void *
+pcalloc(void *ud, size_t n)
+{
+	return aalloc(ud, n ? n : 1);
+}
+
+static void
+pcfree(void *ud, void *p)
+{
+	(void)ud;
+	(void)p;
+}
+
+int
+hlo_read_proto(const void *data, size_t n, const char *fname,
+	HloModule **out, HloError *e)
+{
+	const uint8_t *p = data, *end = p + n;
+	ProtobufCAllocator al = {pcalloc, pcfree, NULL};
+	Xla__HloModuleProto *mp;
+	Arena arena = {NULL};
+	Walk w;
+	Rd r;
+	int ret;
+
+	*out = NULL;
+	if (!fname)
+		fname = "<proto>";
+	if (!ismodule(p, end)) {
+		unwrap(&p, &end);
+		memset(&w, 0, sizeof w);
+		w.base = data;
+		if (walkmsg(&w, &xla__hlo_module_proto__descriptor, p, end,
+		    0) < 0)
+			return hlo_err(e, "%s: error: malformed proto at byte "
+				"%zu: %s", fname, w.off, w.why);
+	}
+	al.allocator_data = &arena;
+	mp = xla__hlo_module_proto__unpack(&al, end - p, p);
+	if (!mp) {
+		afree(&arena);
+		return hlo_err(e, "%s: error: malformed proto: protobuf-c cannot "
+			"unpack it as xla.HloModuleProto", fname);
+	}
+	memset(&r, 0, sizeof r);
+	r.m = hlo_module_new();
+	r.fname = fname;
+	r.e = e;
+	r.b.m = r.m;
+	ret = convert(&r, mp);
+	afree(&arena);
+	free(r.b.v);
+	hlo_buf_free(&r.b.t);
+	if (ret < 0) {
+		hlo_module_free(r.m);
+		return -1;
+	}
+	*out = r.m;
+	return 0;
 }

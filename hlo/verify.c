@@ -200,6 +200,17 @@ samedims(V *v, const HloShape *a, const HloShape *b)
 		!memcmp(DIMS(v, a), DIMS(v, b), a->rank * 8u));
 }
 
+/* dimension k of size d: 4, <=4 (dynamic) or ? (unbounded) */
+static void
+pdim(Str *o, uint32_t k, int64_t d, uint64_t dyn)
+{
+	if (d == INT64_MIN)
+		sput(o, "%s?", k ? "," : "");
+	else
+		sput(o, "%s%s%lld", k ? "," : "", dyn >> k & 1 ? "<=" : "",
+			(long long)d);
+}
+
 static void
 pshape(const HloModule *m, uint32_t s, Str *o, int depth)
 {
@@ -222,9 +233,7 @@ pshape(const HloModule *m, uint32_t s, Str *o, int depth)
 	}
 	sput(o, "%s[", hlo_typeinfo[sh->type].name);
 	for (k = 0; k < sh->rank; k++)
-		sput(o, "%s%s%lld", k ? "," : "",
-			sh->dynmask >> k & 1 ? "<=" : "",
-			(long long)m->ints[sh->dims + k]);
+		pdim(o, k, m->ints[sh->dims + k], sh->dynmask);
 	sput(o, "]");
 }
 
@@ -358,8 +367,7 @@ plnode(V *v, uint32_t x, Str *o)
 	}
 	sput(o, "%s[", hlo_typeinfo[n->type].name);
 	for (k = 0; k < n->rank; k++)
-		sput(o, "%s%s%lld", k ? "," : "", n->dyn >> k & 1 ? "<=" : "",
-			(long long)v->ints[n->off + k]);
+		pdim(o, k, v->ints[n->off + k], n->dyn);
 	sput(o, "]");
 }
 
@@ -627,8 +635,8 @@ dimlist(V *v, const int64_t *p, uint32_t n, int rank, const char *what)
 
 	for (k = 0; k < n; k++) {
 		if (p[k] < 0 || p[k] >= rank)
-			return bad(v, "%s: dimension %lld out of range for rank "
-				"%d", what, (long long)p[k], rank);
+			return bad(v, "%s: dimension %lld out of range for "
+				"rank %d", what, (long long)p[k], rank);
 		if (inlist(p, k, p[k]))
 			return bad(v, "%s: dimension %lld repeated", what,
 				(long long)p[k]);
@@ -690,7 +698,8 @@ inf_unary(V *v, const HloInstr *in, uint32_t *out)
 		if (iscplx(t))
 			rt = component(t);
 		else if (!isfloat(t))
-			return badtype(v, "a floating point or complex type", t);
+			return badtype(v, "a floating point or complex type",
+				t);
 		break;
 	case HOP_ABS:
 		if (iscplx(t))
@@ -722,7 +731,8 @@ inf_unary(V *v, const HloInstr *in, uint32_t *out)
 		break;
 	default:	/* transcendental */
 		if (!isfloat(t) && !iscplx(t))
-			return badtype(v, "a floating point or complex type", t);
+			return badtype(v, "a floating point or complex type",
+				t);
 		break;
 	}
 	*out = larr(v, rt, s->rank, DIMS(v, s), s->dynmask);
@@ -745,6 +755,26 @@ samearrays(V *v, const HloInstr *in, uint32_t a, uint32_t b, int flags)
 			shs(v, opshid(v, in, a), &p),
 			shs(v, opshid(v, in, b), &q));
 	return 0;
+}
+
+/* a compare's type= fits its operands: FLOAT or TOTALORDER for floating
+ * point, SIGNED for signed integers, UNSIGNED for unsigned and pred */
+static int
+cmptype(V *v, const HloInstr *in, int t)
+{
+	const char *want = isfloat(t) || iscplx(t) ? NULL :
+		tcls(t) == C_SINT ? "SIGNED" : "UNSIGNED";
+	uint32_t n;
+	const char *w = hlo_attr_word(v->m, in, A_CMP_TYPE, &n);
+
+	if (!w)
+		return 0;
+	if (want ? aword(v, in, A_CMP_TYPE, want) :
+	    aword(v, in, A_CMP_TYPE, "FLOAT") ||
+	    aword(v, in, A_CMP_TYPE, "TOTALORDER"))
+		return 0;
+	return bad(v, "comparison type %.*s for %s operands", (int)n, w,
+		hlo_typeinfo[t].name);
 }
 
 static int
@@ -782,6 +812,8 @@ inf_binary(V *v, const HloInstr *in, uint32_t *out)
 		t = t == TY_F32 ? TY_C64 : TY_C128;
 		break;
 	case HOP_COMPARE:
+		if (cmptype(v, in, t))
+			return -1;
 		t = TY_PRED;
 		break;
 	}
@@ -869,7 +901,8 @@ inf_bitcastcvt(V *v, const HloInstr *in, uint32_t *out)
 		return bad(v, "bitcast-convert between %d and %d bit types",
 			ib, ob);
 	rank = x->rank;
-	memcpy(d, DIMS(v, x), rank * 8u);
+	if (rank)
+		memcpy(d, DIMS(v, x), rank * 8u);
 	if (ib > ob) {
 		if (rank >= MAXRANK)
 			return bad(v, "rank too large");
@@ -877,8 +910,8 @@ inf_bitcastcvt(V *v, const HloInstr *in, uint32_t *out)
 	} else if (ib < ob) {
 		r = ob / ib;
 		if (!rank || d[rank - 1] != r)
-			return bad(v, "bitcast-convert to a %d times wider type "
-				"needs a last dimension of %d", r, r);
+			return bad(v, "bitcast-convert to a %d times wider "
+				"type needs a last dimension of %d", r, r);
 		rank--;
 	}
 	*out = larr(v, s->type, rank, d, x->dynmask & rmask(rank));
@@ -923,14 +956,14 @@ inf_broadcast(V *v, const HloInstr *in, uint32_t *out)
 	x = opsh(v, in, 0);
 	bd = aints(v, in, A_DIMENSIONS, &n);
 	if (n != x->rank)
-		return bad(v, "%u broadcast dimensions for an operand of rank %u",
-			n, x->rank);
+		return bad(v, "%u broadcast dimensions for an operand of rank "
+			"%u", n, x->rank);
 	if (dimlist(v, bd, n, s->rank, "dimensions"))
 		return -1;
 	for (k = 0; k < n; k++)
 		if (DIMS(v, s)[bd[k]] != DIMS(v, x)[k])
-			return bad(v, "operand dimension %u (%lld) broadcast to "
-				"dimension %lld of size %lld", k,
+			return bad(v, "operand dimension %u (%lld) broadcast "
+				"to dimension %lld of size %lld", k,
 				(long long)DIMS(v, x)[k], (long long)bd[k],
 				(long long)DIMS(v, s)[bd[k]]);
 	*out = lcopy(v, in->shape, x->type);
@@ -981,8 +1014,8 @@ inf_transpose(V *v, const HloInstr *in, uint32_t *out)
 	x = opsh(v, in, 0);
 	p = aints(v, in, A_DIMENSIONS, &n);
 	if (n != x->rank)
-		return bad(v, "%u transpose dimensions for an operand of rank %u",
-			n, x->rank);
+		return bad(v, "%u transpose dimensions for an operand of rank "
+			"%u", n, x->rank);
 	if (dimlist(v, p, n, x->rank, "dimensions"))
 		return -1;
 	for (k = 0; k < n; k++) {
@@ -1029,8 +1062,8 @@ inf_slice(V *v, const HloInstr *in, uint32_t *out)
 		hi = p[3 * k + 1];
 		st = p[3 * k + 2];
 		if (lo < 0 || hi > DIMS(v, x)[k] || lo > hi || st <= 0)
-			return bad(v, "slice [%lld:%lld:%lld] out of bounds for "
-				"dimension %u of size %lld", (long long)lo,
+			return bad(v, "slice [%lld:%lld:%lld] out of bounds "
+				"for dimension %u of size %lld", (long long)lo,
 				(long long)hi, (long long)st, k,
 				(long long)DIMS(v, x)[k]);
 		d[k] = (hi - lo) / st + ((hi - lo) % st != 0);
@@ -1063,8 +1096,9 @@ startindices(V *v, const HloInstr *in, uint32_t from, int rank)
 		f = opsh(v, in, k);
 		if (!isscalar(f) || !isint(f->type) ||
 		    f->type != opsh(v, in, from)->type)
-			return bad(v, "start index %u is not an integral scalar "
-				"of the same type as the others", k - from);
+			return bad(v, "start index %u is not an integral "
+				"scalar of the same type as the others",
+				k - from);
 	}
 	return 0;
 }
@@ -1156,8 +1190,10 @@ inf_concat(V *v, const HloInstr *in, uint32_t *out)
 			if (j != dim && DIMS(v, y)[j] != d[j])
 				return bad(v, "operand %u differs in dimension "
 					"%u", k, j);
-		if (DIMS(v, y)[dim] > INT64_MAX - d[dim])
-			return bad(v, "dimension overflow");
+		if (DIMS(v, y)[dim] < 0 || d[dim] < 0 ||
+		    DIMS(v, y)[dim] > INT64_MAX - d[dim])
+			return bad(v, "concatenated dimension unbounded or too "
+				"large");
 		d[dim] += DIMS(v, y)[dim];
 		dyn |= y->dynmask;
 	}
@@ -1457,7 +1493,7 @@ windim(const int64_t *w, int64_t b)
 {
 	int64_t db, pb, dw;
 
-	if (w[0] <= 0 || w[1] <= 0 || w[4] < 1 || w[5] < 1)
+	if (w[0] <= 0 || w[1] <= 0 || w[4] < 1 || w[5] < 1 || b < 0)
 		return -1;
 	if (b == 0)
 		db = 0;
@@ -1555,12 +1591,13 @@ inf_conv(V *v, const HloInstr *in, uint32_t *out)
 /* reductions */
 
 /* xla's VerifyReducerShape: computation c takes n accumulators and n
- * inputs and returns n scalar accumulators; acc[k] is the type of init
+ * inputs and returns n scalar accumulators; init[k] is the type of init
  * value k, in[k] that of input k; the accumulator types come back in
- * res[] */
+ * res[]. Floating point precisions may differ, except that with strict
+ * (reduce, reduce-window) the parameters take the operands' exact types */
 static int
-reducer(V *v, uint32_t c, uint32_t n, const int *acc, const int *inp,
-	int flags, int *res)
+reducer(V *v, uint32_t c, uint32_t n, const int *init, const int *inp,
+	int strict, int *res)
 {
 	const HloShape *rs = SH(v, rootsh(v, c)), *e;
 	uint32_t k, s;
@@ -1580,13 +1617,17 @@ reducer(V *v, uint32_t c, uint32_t n, const int *acc, const int *inp,
 				cname(v, c), shs(v, rootsh(v, c), &a));
 		res[k] = e->type;
 		if (wantparam(v, c, k, s, 0) ||
-		    wantscalarparam(v, c, n + k, inp[k], flags) ||
-		    wantscalarparam(v, c, n + k, e->type, flags))
+		    wantscalarparam(v, c, n + k, inp[k], IGN_FP) ||
+		    wantscalarparam(v, c, n + k, e->type, IGN_FP))
 			return -1;
-		if (!sametype(e->type, acc[k], flags))
-			return bad(v, "reducer %s accumulates %s, init value %u "
-				"is %s", cname(v, c), hlo_typeinfo[e->type].name,
-				k, hlo_typeinfo[acc[k]].name);
+		if (!sametype(e->type, init[k], IGN_FP))
+			return bad(v, "reducer %s accumulates %s, init value "
+				"%u is %s", cname(v, c),
+				hlo_typeinfo[e->type].name, k,
+				hlo_typeinfo[init[k]].name);
+		if (strict && (wantscalarparam(v, c, k, inp[k], 0) ||
+		    wantscalarparam(v, c, n + k, init[k], 0)))
+			return -1;
 	}
 	return 0;
 }
@@ -1647,7 +1688,7 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 	tinit = tin + n;
 	res = tinit + n;
 	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, called(v, in, 0), n, tinit, tin, 0, res)) {
+	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res)) {
 		free(tin);
 		return -1;
 	}
@@ -1701,7 +1742,7 @@ inf_reducewindow(V *v, const HloInstr *in, uint32_t *out)
 	res = tinit + n;
 	x = opsh(v, in, 0);
 	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, called(v, in, 0), n, tinit, tin, 0, res) ||
+	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res) ||
 	    windowdims(v, in, x, d)) {
 		free(tin);
 		return -1;
@@ -1736,7 +1777,7 @@ inf_selectandscatter(V *v, const HloInstr *in, uint32_t *out)
 		return bad(v, "init value is not a scalar");
 	tinit = init->type;
 	tsrc = src->type;
-	if (reducer(v, called(v, in, 1), 1, &tinit, &tsrc, IGN_FP, &res) ||
+	if (reducer(v, called(v, in, 1), 1, &tinit, &tsrc, 0, &res) ||
 	    windowdims(v, in, x, d))
 		return -1;
 	if (src->rank != x->rank || (x->rank &&
@@ -1864,7 +1905,8 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 		return bad(v, "index_vector_dim %lld out of range",
 			(long long)ivd);
 	nid = ix->rank;
-	memcpy(idims, DIMS(v, ix), nid * 8u);
+	if (nid)
+		memcpy(idims, DIMS(v, ix), nid * 8u);
 	if (ivd == nid)
 		idims[nid++] = 1;
 	rank = noff + nid - 1;
@@ -1872,8 +1914,8 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 	    dimlist(v, off, noff, rank, "offset_dims"))
 		return bad(v, "bad offset_dims");
 	if (nsim != idims[ivd])
-		return bad(v, "start_index_map has %u entries, index vector has "
-			"%lld", nsim, (long long)idims[ivd]);
+		return bad(v, "start_index_map has %u entries, index vector "
+			"has %lld", nsim, (long long)idims[ivd]);
 	if (dimlist(v, sim, nsim, x->rank, "start_index_map") ||
 	    dimlist(v, col, ncol, x->rank, "collapsed_slice_dims") ||
 	    dimlist(v, obd, nobd, x->rank, "operand_batching_dims") ||
@@ -1953,8 +1995,8 @@ scatterops(V *v, const HloInstr *in, uint32_t n, const HloShape *ix,
 		    "scatter_dims_to_operand_dims"))
 			return -1;
 		if (nuwd + niwd + nibd != x->rank)
-			return bad(v, "window dims do not add up to the operand "
-				"rank %u", x->rank);
+			return bad(v, "window dims do not add up to the "
+				"operand rank %u", x->rank);
 		for (k = 0; k < x->rank; k++)
 			if (!inlist(iwd, niwd, k) && !inlist(ibd, nibd, k))
 				maxu[nmax++] = DIMS(v, x)[k];
@@ -2004,7 +2046,8 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 		return bad(v, "index_vector_dim %lld out of range",
 			(long long)ivd);
 	nid = ix->rank;
-	memcpy(idims, DIMS(v, ix), nid * 8u);
+	if (nid)
+		memcpy(idims, DIMS(v, ix), nid * 8u);
 	if (ivd == nid)
 		idims[nid++] = 1;
 	if (scatterops(v, in, n, ix, idims, nid, ivd))
@@ -2016,7 +2059,7 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 		tinit[k] = opsh(v, in, k)->type;
 		tin[k] = opsh(v, in, n + 1 + k)->type;
 	}
-	r = reducer(v, called(v, in, 0), n, tinit, tin, IGN_FP, rt);
+	r = reducer(v, called(v, in, 0), n, tinit, tin, 0, rt);
 	free(tin);
 	if (r)
 		return -1;
@@ -2154,19 +2197,55 @@ tupleel(V *v, const HloInstr *in, uint32_t k, uint32_t *out)
 
 /* collectives */
 
+/* the size of the first replica group, when the groups are written out
+ * ({{0,1},{2,3}}) or in iota form ([2,2]<=[4]); 0 if not known */
+static int64_t
+groupsize(V *v, const HloInstr *in)
+{
+	uint32_t n, k;
+	const char *t = hlo_attr_word(v->m, in, A_REPLICA_GROUPS, &n);
+	int64_t g = 0;
+
+	if (!t || n < 3)
+		return 0;
+	if (t[0] == '{' && t[1] == '{') {
+		for (k = 2, g = 1; k < n && t[k] != '}'; k++)
+			g += t[k] == ',';
+		return k < n ? g : 0;
+	}
+	if (t[0] != '[')
+		return 0;
+	for (k = 1; k < n && t[k] != ']'; k++) {
+		if (t[k] == ',')
+			g = 0;
+		else if (t[k] >= '0' && t[k] <= '9' && g < INT32_MAX)
+			g = g * 10 + (t[k] - '0');
+		else if (t[k] != ' ')
+			return 0;
+	}
+	return k < n ? g : 0;
+}
+
 /* all-gather (out[d] a multiple of in[d]) or reduce-scatter (in[d] a
- * multiple of out[d]) from operand k to result shape s */
+ * multiple of out[d]) from operand k to result shape s; the multiple is
+ * the group size where xla's verifier knows it (written out groups, and
+ * no channel or global device ids) */
 static int
 gatherlike(V *v, const HloInstr *in, uint32_t k, uint32_t s, int64_t dim,
 	int scatter)
 {
 	const HloShape *x = opsh(v, in, k), *y = SH(v, s);
-	int64_t a, b;
+	int64_t a, b, g;
 	uint32_t j;
 	Str p, q;
 
 	if (wantarr(v, in, k))
 		return -1;
+	/* torch_xla combines a scalar into its collectives (replica
+	 * groups of one); xla would reject it, we let it pass unchanged */
+	if (dim >= 0 && dim >= x->rank && seq(v->m, s, opshid(v, in, k), 0,
+	    0))
+		return 0;
 	if (dim < 0 || dim >= x->rank)
 		return bad(v, "dimension %lld out of range", (long long)dim);
 	if (!isarr(y) || y->type != x->type || y->rank != x->rank)
@@ -2176,7 +2255,12 @@ gatherlike(V *v, const HloInstr *in, uint32_t k, uint32_t s, int64_t dim,
 			goto no;
 	a = DIMS(v, scatter ? y : x)[dim];
 	b = DIMS(v, scatter ? x : y)[dim];
-	if (a ? b % a == 0 : b == 0)
+	g = groupsize(v, in);
+	if (g > 1 && (!attr(v, in, A_CHANNEL_ID) ||
+	    aint(v, in, A_USE_GLOBAL_DEVICE_IDS, 0))) {
+		if (a >= 0 && a <= INT64_MAX / g && a * g == b)
+			return 0;
+	} else if (a ? b % a == 0 : b == 0)
 		return 0;
 no:
 	return bad(v, "shape %s does not fit %s operand %s",
@@ -2216,7 +2300,7 @@ static int
 allreducer(V *v, const HloInstr *in)
 {
 	const HloShape *r;
-	uint32_t c;
+	uint32_t c, k;
 	Str a;
 
 	if (wantcalled(v, in, 1))
@@ -2228,6 +2312,11 @@ allreducer(V *v, const HloInstr *in)
 	if (!isscalar(r))
 		return bad(v, "reducer %s returns %s, expected a scalar",
 			cname(v, c), shs(v, rootsh(v, c), &a));
+	for (k = 0; k < in->nops; k++)
+		if (isarr(opsh(v, in, k)) && (wantscalarparam(v, c, 0,
+		    opsh(v, in, k)->type, IGN_FP) || wantscalarparam(v, c, 1,
+		    opsh(v, in, k)->type, IGN_FP)))
+			return -1;
 	return 0;
 }
 
@@ -2432,7 +2521,8 @@ inf_fft(V *v, const HloInstr *in, uint32_t *out)
 	x = opsh(v, in, 0);
 	len = aints(v, in, A_FFT_LENGTH, &n);
 	if (n < 1 || n > 3 || n > x->rank)
-		return bad(v, "fft_length of %u values for rank %u", n, x->rank);
+		return bad(v, "fft_length of %u values for rank %u", n,
+			x->rank);
 	r = x->rank;
 	memcpy(d, DIMS(v, x), r * 8u);
 	t = x->type;
@@ -2504,10 +2594,12 @@ inf_rng(V *v, const HloInstr *in, uint32_t *out)
 {
 	const HloShape *s = SH(v, in->shape), *a, *b;
 
-	if (wantops(v, in, 2, 2) || wantarr(v, in, 0) || wantarr(v, in, 1))
+	if (wantops(v, in, 2, 3) || wantarr(v, in, 0) || wantarr(v, in, 1))
 		return -1;
 	a = opsh(v, in, 0);
 	b = opsh(v, in, 1);
+	if (in->nops == 3 && !isarr(opsh(v, in, 2)))
+		return bad(v, "the shape operand is not an array");
 	if (a->rank || b->rank || a->type != b->type || !isarr(s) ||
 	    s->type != a->type)
 		return bad(v, "rng bounds must be scalars of the result type");
@@ -2832,8 +2924,8 @@ checkshape(V *v, uint32_t s, uint8_t *st, int depth)
 		for (k = 0; k < sh->ntuple; k++)
 			if (m->ids[sh->tuple + k] >= m->nshapes ||
 			    checkshape(v, m->ids[sh->tuple + k], st, depth + 1))
-				return mbad(v, "tuple shape %u has a bad element",
-					s);
+				return mbad(v, "tuple shape %u has a bad "
+					"element", s);
 		st[s] = 2;
 		return 0;
 	}
@@ -2842,7 +2934,8 @@ checkshape(V *v, uint32_t s, uint8_t *st, int depth)
 	    !rangeok(sh->dims, n, m->nints) || (sh->dynmask & ~rmask(sh->rank)))
 		return mbad(v, "shape %u out of range", s);
 	for (k = 0; k < sh->rank; k++)
-		if (m->ints[sh->dims + k] < 0)
+		if (m->ints[sh->dims + k] < 0 && (m->ints[sh->dims + k] !=
+		    INT64_MIN || !(sh->dynmask >> k & 1)))
 			return mbad(v, "shape %u has a negative dimension", s);
 	for (k = sh->rank; k < n; k++) {
 		int64_t x = m->ints[sh->dims + k];
@@ -2878,8 +2971,9 @@ checkattrs(V *v, const HloInstr *in)
 		case K_SLICE:
 		case K_PAD:
 		case K_WINDOW:
-			if (a->n % (a->kind == K_INTS ? 1 : a->kind == K_WINDOW ?
-			    7 : 3) || !rangeok(a->v, a->n, m->nints))
+			if (a->n % (a->kind == K_INTS ? 1 :
+			    a->kind == K_WINDOW ? 7 : 3) ||
+			    !rangeok(a->v, a->n, m->nints))
 				break;
 			continue;
 		case K_WORD:
@@ -3014,8 +3108,8 @@ checkparams(V *v)
 					(long long)in->num, nparams(v, c));
 			slot = &v->pidx[v->pstart[c] + in->num];
 			if (*slot != HLO_NONE)
-				return bad(v, "parameter number %lld used twice",
-					(long long)in->num);
+				return bad(v, "parameter number %lld used "
+					"twice", (long long)in->num);
 			*slot = i;
 		}
 	return 0;

@@ -619,6 +619,20 @@ const_int(Alg *a, uint32_t i, int64_t *v)
 }
 
 int
+const_first(Alg *a, uint32_t i, int64_t *v)
+{
+	uint32_t nb;
+	const unsigned char *p;
+	int t = ety(a, i);
+
+	if (!is_const(a, i) || !t_int(t) || elems(a, i) < 1 ||
+	    !(p = lit(a, i, &nb)))
+		return 0;
+	*v = elem_i(t, p);
+	return 1;
+}
+
+int
 const_scalar_is(Alg *a, uint32_t i, int eff, int v)
 {
 	if (!is_const(a, i) || !(eff ? is_eff_scalar(a, i) :
@@ -1428,68 +1442,88 @@ reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
 
 /* the visitor */
 
+static int
+dispatch(Alg *a, uint32_t i);
+
 static void
 visit(Alg *a, uint32_t i)
 {
+	int op;
+
 	if (ctl(a, i))
 		return;		/* xla refuses to replace these */
+	if (a->limit >= 0 && a->nrw >= a->limit)
+		return;
+	op = opc(a, i);
+	if (dispatch(a, i)) {
+		a->nrw++;
+		if (getenv("ALGSIMP_TRACE"))
+			fprintf(stderr, "algsimp %lld: %s %s\n",
+				(long long)a->nrw, hlo_opinfo[op].name,
+				hlo_cstr(a->m, INS(a, i)->name));
+	}
+}
+
+static int
+dispatch(Alg *a, uint32_t i)
+{
 	switch (opc(a, i)) {
-	case HOP_ABS: h_abs(a, i); break;
-	case HOP_ADD: h_add(a, i); break;
-	case HOP_AND: h_and(a, i); break;
-	case HOP_OR: h_or(a, i); break;
-	case HOP_XOR: h_xor(a, i); break;
-	case HOP_NOT: h_not(a, i); break;
-	case HOP_NEGATE: h_negate(a, i); break;
-	case HOP_SUBTRACT: h_subtract(a, i); break;
-	case HOP_MUL: h_multiply(a, i); break;
-	case HOP_DIVIDE: h_divide(a, i); break;
-	case HOP_REMAINDER: h_remainder(a, i); break;
-	case HOP_COMPARE: h_compare(a, i); break;
-	case HOP_SELECT: h_select(a, i); break;
-	case HOP_MAX: h_maximum(a, i); break;
-	case HOP_MIN: h_minimum(a, i); break;
-	case HOP_CLAMP: h_clamp(a, i); break;
-	case HOP_POWER: h_power(a, i); break;
-	case HOP_EXP: h_exp(a, i); break;
-	case HOP_LOG: h_log(a, i); break;
-	case HOP_SQRT: h_sqrt(a, i); break;
-	case HOP_RSQRT: h_rsqrt(a, i); break;
-	case HOP_CONVERT: h_convert(a, i); break;
-	case HOP_REAL: h_real(a, i); break;
-	case HOP_IMAG: h_imag(a, i); break;
-	case HOP_COMPLEX: h_complex(a, i); break;
-	case HOP_BITCASTCVT: h_bitcast_convert(a, i); break;
-	case HOP_REDUCEPRECISION: h_reduce_precision(a, i); break;
-	case HOP_MAP: h_map(a, i); break;
-	case HOP_CONSTANT: h_constant(a, i); break;
-	case HOP_IOTA: h_iota(a, i); break;
-	case HOP_BROADCAST: h_broadcast(a, i); break;
-	case HOP_RESHAPE: h_reshape(a, i); break;
-	case HOP_TRANSPOSE: h_transpose(a, i); break;
-	case HOP_BITCAST: h_bitcast(a, i); break;
-	case HOP_COPY: h_copy(a, i); break;
-	case HOP_SLICE: h_slice(a, i); break;
-	case HOP_PAD: h_pad(a, i); break;
-	case HOP_CONCAT: h_concat(a, i); break;
-	case HOP_REVERSE: h_reverse(a, i); break;
-	case HOP_DYNSLICE: h_dynslice(a, i); break;
-	case HOP_DYNUPDSLICE: h_dus(a, i); break;
-	case HOP_GTE: h_gte(a, i); break;
-	case HOP_REDUCE: h_reduce(a, i); break;
-	case HOP_REDUCEWINDOW: h_reduce_window(a, i); break;
-	case HOP_DOT: h_dot(a, i); break;
-	case HOP_CONV: h_convolution(a, i); break;
-	case HOP_GATHER: h_gather(a, i); break;
-	case HOP_SCATTER: h_scatter(a, i); break;
-	case HOP_SORT: h_sort(a, i); break;
+	case HOP_ABS: return h_abs(a, i);
+	case HOP_ADD: return h_add(a, i);
+	case HOP_AND: return h_and(a, i);
+	case HOP_OR: return h_or(a, i);
+	case HOP_XOR: return h_xor(a, i);
+	case HOP_NOT: return h_not(a, i);
+	case HOP_NEGATE: return h_negate(a, i);
+	case HOP_SUBTRACT: return h_subtract(a, i);
+	case HOP_MUL: return h_multiply(a, i);
+	case HOP_DIVIDE: return h_divide(a, i);
+	case HOP_REMAINDER: return h_remainder(a, i);
+	case HOP_COMPARE: return h_compare(a, i);
+	case HOP_SELECT: return h_select(a, i);
+	case HOP_MAX: return h_maximum(a, i);
+	case HOP_MIN: return h_minimum(a, i);
+	case HOP_CLAMP: return h_clamp(a, i);
+	case HOP_POWER: return h_power(a, i);
+	case HOP_EXP: return h_exp(a, i);
+	case HOP_LOG: return h_log(a, i);
+	case HOP_SQRT: return h_sqrt(a, i);
+	case HOP_RSQRT: return h_rsqrt(a, i);
+	case HOP_CONVERT: return h_convert(a, i);
+	case HOP_REAL: return h_real(a, i);
+	case HOP_IMAG: return h_imag(a, i);
+	case HOP_COMPLEX: return h_complex(a, i);
+	case HOP_BITCASTCVT: return h_bitcast_convert(a, i);
+	case HOP_REDUCEPRECISION: return h_reduce_precision(a, i);
+	case HOP_MAP: return h_map(a, i);
+	case HOP_CONSTANT: return h_constant(a, i);
+	case HOP_IOTA: return h_iota(a, i);
+	case HOP_BROADCAST: return h_broadcast(a, i);
+	case HOP_RESHAPE: return h_reshape(a, i);
+	case HOP_TRANSPOSE: return h_transpose(a, i);
+	case HOP_BITCAST: return h_bitcast(a, i);
+	case HOP_COPY: return h_copy(a, i);
+	case HOP_SLICE: return h_slice(a, i);
+	case HOP_PAD: return h_pad(a, i);
+	case HOP_CONCAT: return h_concat(a, i);
+	case HOP_REVERSE: return h_reverse(a, i);
+	case HOP_DYNSLICE: return h_dynslice(a, i);
+	case HOP_DYNUPDSLICE: return h_dus(a, i);
+	case HOP_GTE: return h_gte(a, i);
+	case HOP_REDUCE: return h_reduce(a, i);
+	case HOP_REDUCEWINDOW: return h_reduce_window(a, i);
+	case HOP_DOT: return h_dot(a, i);
+	case HOP_CONV: return h_convolution(a, i);
+	case HOP_GATHER: return h_gather(a, i);
+	case HOP_SCATTER: return h_scatter(a, i);
+	case HOP_SORT: return h_sort(a, i);
 	case HOP_ALLREDUCE:
-	case HOP_REDUCESCATTER: h_all_reduce(a, i); break;
-	case HOP_ALLGATHER: h_all_gather(a, i); break;
-	case HOP_ALLTOALL: h_all_to_all(a, i); break;
-	case HOP_CUSTOMCALL: h_custom_call(a, i); break;
-	case HOP_OPTBARRIER: h_opt_barrier(a, i); break;
-	default: break;
+	case HOP_REDUCESCATTER: return h_all_reduce(a, i);
+	case HOP_ALLGATHER: return h_all_gather(a, i);
+	case HOP_ALLTOALL: return h_all_to_all(a, i);
+	case HOP_CUSTOMCALL: return h_custom_call(a, i);
+	case HOP_OPTBARRIER: return h_opt_barrier(a, i);
+	default: return 0;
 	}
 }
 
@@ -1598,6 +1632,7 @@ algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o)
 	int n, r, runs, changed = 0, rc = 0;
 
 	memset(&a, 0, sizeof a);
+	a.limit = getenv("ALGSIMP_LIMIT") ? atoll(getenv("ALGSIMP_LIMIT")) : -1;
 	a.m = m;
 	a.ctx = ctx;
 	a.o = o;

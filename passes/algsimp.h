@@ -44,6 +44,7 @@ typedef struct {
 	uint32_t c;		/* the computation being simplified */
 	const AlgOpts *o;
 	int changed;		/* this sweep changed something */
+	int64_t nrw, limit;	/* rewrites done, allowed (-1: any) */
 	uint8_t *fx;		/* pass_comp_effects */
 	/* per instruction of c, grown as instructions are added */
 	uint32_t cap;
@@ -120,6 +121,9 @@ int const_value(Alg *a, uint32_t i, double *v);
 				 * or integer constant */
 int const_int(Alg *a, uint32_t i, int64_t *v);
 				/* first element of an integer constant */
+int const_first(Alg *a, uint32_t i, int64_t *v);
+				/* first element of an integer constant,
+				 * the bits of u64 kept */
 int const_scalar_is(Alg *a, uint32_t i, int eff, int v);
 				/* m::ConstantScalar(v) / effective scalar */
 int scalar_zero(Alg *a, uint32_t i);	/* IsScalarConstantZero */

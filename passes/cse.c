@@ -199,7 +199,8 @@ lookup(Cse *s, uint32_t i)
 
 	for (j = h & s->mask; s->tab[j]; j = (j + 1) & s->mask) {
 		y = s->tab[j] - 1;
-		if (s->hash[y] == h && same(s, i, y))
+		if (s->hash[y] == h && same(s, i, y) &&
+		    !(s->m->comps[s->ed->c].ins[y].flags & HI_DEAD))
 			return y;
 	}
 	s->tab[j] = i + 1;

@@ -10,12 +10,12 @@
  *   conditional  the largest branch, property by property
  *   call, async-start, scan   the called computation, bytes included
  *   fusion       the fused flops and transcendentals; bytes only at the
- *                fusion boundary (see fusion_cost)
+ *                fusion boundary (see fusioncost)
  *   map, reduce, reduce-window, select-and-scatter, scatter
  *                flops and transcendentals of the called computation
  *                times the number of applications; default bytes
- * per-opcode rules are at instr_cost. figures are doubles: exact up to
- * 2^53, never overflowing.
+ * per-opcode rules are at instrcost. figures are doubles: exact up to
+ * 2^53, and no integer overflow on any input.
  */
 #include <float.h>
 #include <math.h>
@@ -26,7 +26,7 @@
 #include "cost.h"
 
 typedef struct {
-	double f, t, b;		/* flops, transcendentals, bytes accessed */
+	double f, t, b;		/* flops, transcendentals, bytes */
 } Props;
 
 typedef struct {
@@ -35,8 +35,8 @@ typedef struct {
 } Ctx;
 
 enum {
-	MAXDEPTH = 256,		/* tuple nesting followed by the byte sums */
-	MAXNEST = 32,		/* nested fusions followed for operand reads */
+	MAXDEPTH = 256,		/* tuple nesting the byte sums follow */
+	MAXNEST = 32,		/* nested fusions followed for reads */
 	MAXLOOP = 1 << 22,	/* per-dim work limit of the conv count */
 };
 
@@ -88,6 +88,8 @@ size(const HloModule *m, uint32_t s)
 
 	if (sh->type == TY_TUPLE)
 		return 8.0 * sh->ntuple;
+	if (sh->type == TY_OPAQUE)
+		return 8;
 	return elems(m, s) * tybytes(sh->type);
 }
 
@@ -146,17 +148,20 @@ checkshapes(const HloModule *m, HloError *e)
 
 	for (s = 0; s < m->nshapes; s++) {
 		const HloShape *sh = &m->shapes[s];
-		uint64_t nd = (uint64_t)sh->rank * (sh->flags & SH_LAYOUT ? 2 : 1);
+		uint64_t nd = (uint64_t)sh->rank *
+			(sh->flags & SH_LAYOUT ? 2 : 1);
 
 		if (sh->type >= TY_COUNT)
-			return hlo_err(e, "error: shape %u: bad element type", s);
+			return hlo_err(e, "error: shape %u: bad element type",
+				s);
 		if (sh->type == TY_TUPLE) {
 			if ((uint64_t)sh->tuple + sh->ntuple > m->nids)
-				return hlo_err(e, "error: shape %u: bad tuple", s);
+				return hlo_err(e, "error: shape %u: bad tuple",
+					s);
 			for (k = 0; k < sh->ntuple; k++)
 				if (m->ids[sh->tuple + k] >= m->nshapes)
-					return hlo_err(e, "error: shape %u: bad "
-						"tuple element", s);
+					return hlo_err(e, "error: shape %u: "
+						"bad tuple element", s);
 		} else if ((uint64_t)sh->dims + nd > m->nints) {
 			return hlo_err(e, "error: shape %u: bad dimensions", s);
 		}
@@ -219,14 +224,15 @@ checkcomp(const HloModule *m, uint32_t c, HloError *e)
 			return hlo_err(e, "error: computation %s: instruction "
 				"%u is malformed", cn, i);
 		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] >= cp->nins)
+			if (m->ids[in->ops + k] >= cp->nins ||
+			    cp->ins[m->ids[in->ops + k]].shape >= m->nshapes)
 				return hlo_err(e, "error: computation %s: "
 					"instruction %u: bad operand", cn, i);
 		for (k = 0; k < in->ncalled; k++)
 			if (m->ids[in->called + k] >= m->ncomps)
 				return hlo_err(e, "error: computation %s: "
-					"instruction %u: bad called computation",
-					cn, i);
+					"instruction %u: bad called "
+					"computation", cn, i);
 	}
 	return 0;
 }
@@ -780,6 +786,16 @@ tuplereads(const HloModule *m, uint32_t c, uint32_t p, uint32_t s,
 	return r;
 }
 
+/* the update size of a live dynamic-update-slice, else -1 */
+static double
+dusupdate(const HloModule *m, uint32_t c, const HloInstr *in)
+{
+	if (in->op != HOP_DYNUPDSLICE || in->nops < 2 ||
+	    (in->flags & HI_DEAD))
+		return -1;
+	return size(m, opshape(m, c, in, 1));
+}
+
 static double
 outbytes(const HloModule *m, uint32_t fc, uint32_t s)
 {
@@ -787,25 +803,19 @@ outbytes(const HloModule *m, uint32_t fc, uint32_t s)
 	const HloInstr *root = &cp->ins[cp->root], *r;
 	const HloShape *sh = &m->shapes[s];
 	uint32_t i, es;
-	double b = 0;
+	double b = 0, u;
 
-	if (sh->type != TY_TUPLE) {
-		if (root->op == HOP_DYNUPDSLICE && root->nops > 1)
-			return size(m, opshape(m, fc, root, 1));
-		return size(m, s);
-	}
+	if (sh->type != TY_TUPLE)
+		return (u = dusupdate(m, fc, root)) >= 0 ? u : size(m, s);
 	for (i = 0; i < sh->ntuple; i++) {
 		es = m->ids[sh->tuple + i];
 		if (istuple(m, es)) {
 			b += leafbytes(m, es);
 			continue;
 		}
-		r = root->op == HOP_TUPLE && i < root->nops ?
-			operand(m, fc, root, i) : root;
-		if (r->op == HOP_DYNUPDSLICE && r->nops > 1)
-			b += size(m, opshape(m, fc, r, 1));
-		else
-			b += size(m, es);
+		r = root->op == HOP_TUPLE && !(root->flags & HI_DEAD) &&
+			i < root->nops ? operand(m, fc, root, i) : root;
+		b += (u = dusupdate(m, fc, r)) >= 0 ? u : size(m, es);
 	}
 	return b;
 }
@@ -900,7 +910,7 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 {
 	const HloModule *m = x->m;
 	const HloInstr *in = &m->comps[c].ins[i];
-	uint32_t out = in->shape, n = in->nops;
+	uint32_t out = in->shape, n = in->nops, k;
 	double el, by;
 
 	p->f = p->t = 0;
@@ -927,7 +937,8 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		return;
 	case HOP_DYNSLICE:
 	case HOP_GATHER:
-		p->b = 2 * size(m, out) + (n > 1 ? size(m, opshape(m, c, in, 1)) : 0);
+		p->b = 2 * size(m, out) +
+			(n > 1 ? size(m, opshape(m, c, in, 1)) : 0);
 		return;
 	case HOP_DYNUPDSLICE:
 		if (n > 2)
@@ -985,8 +996,8 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		p->b = leafbytes(m, out);
 		return;
 	case HOP_OUTFEED:
-		for (p->b = 0, i = 0; i < n; i++)
-			p->b += leafbytes(m, opshape(m, c, in, i));
+		for (p->b = 0, k = 0; k < n; k++)
+			p->b += leafbytes(m, opshape(m, c, in, k));
 		return;
 	case HOP_MAP:
 		scaled(x, in, 0, elems(m, out), p);
@@ -997,7 +1008,8 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		el = istuple(m, out) ? (m->shapes[out].ntuple ?
 			elems(m, m->ids[m->shapes[out].tuple]) : 0) :
 			elems(m, out);
-		scaled(x, in, 0, fmax(0, elems(m, opshape(m, c, in, 0)) - el), p);
+		el = elems(m, opshape(m, c, in, 0)) - el;
+		scaled(x, in, 0, fmax(0, el), p);
 		return;
 	case HOP_REDUCEWINDOW:
 		scaled(x, in, 0, fmax(0, rwcount(m, in)), p);
@@ -1118,7 +1130,8 @@ hlo_cost_counts(const HloModule *m, int64_t *opcount)
 				opcount[in->op]++;
 			for (k = 0; k < in->ncalled; k++) {
 				if ((uint64_t)in->called + k >= m->nids ||
-				    (callee = m->ids[in->called + k]) >= m->ncomps) {
+				    (callee = m->ids[in->called + k]) >=
+				    m->ncomps) {
 					total = -1;
 					goto out;
 				}

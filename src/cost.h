@@ -17,7 +17,7 @@
 #include "hlo.h"
 
 typedef struct {
-	int64_t instructions;		/* live, in reachable computations */
+	int64_t instructions;		/* live, reachable computations */
 	int64_t computations;		/* reachable, the entry included */
 	int64_t opcount[HOP_COUNT];	/* instructions per HOP_* */
 	double flops;

@@ -90,7 +90,8 @@ typedef struct {
 } HloVerifyOpts;
 
 typedef struct {
-	int verdict;		/* 0 equal, 1 different, 3 not evaluable */
+	int verdict;		/* 0 equal, 1 different, 3 not evaluable,
+				 * 4 a module failed (bad input) */
 	int trial;		/* of the first difference */
 	int64_t output;		/* flattened output index, -1: signature */
 	int64_t elem;		/* element index within that output */
@@ -103,6 +104,13 @@ int hlo_eval_verify(const HloModule *a, const HloModule *b,
 				/* returns r->verdict */
 int hlo_eval_signature_eq(const HloModule *a, const HloModule *b,
 	char *why, size_t n);
+int hlo_parse_u64(const char *s, int suffix, uint64_t *v);
+				/* decimal; suffix: also K, M, G, T (x1024) */
+
+/* src/cmd_run.c */
+struct arg_str;
+int cmd_eval_opts(struct arg_str *seed, struct arg_str *mem, uint64_t *s,
+	uint64_t *limit, int *status);
 
 /* ---- internal to src/eval*.c ---- */
 
@@ -181,6 +189,11 @@ int ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 /* eval_linalg.c */
 int ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
+
+/* eval_gemm.c */
+void ev_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+	int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc,
+	int acc);
 
 /* eval_ctrl.c */
 int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

@@ -17,157 +17,18 @@
 #include "hlo.h"
 #include "eval.h"
 
-/* narrow floats */
+/* narrow floats: hlo/float.c */
 
-enum { NF_IEEE, NF_FN, NF_FNUZ, NF_FINITE, NF_E8M0 };
-
-typedef struct {
-	int8_t ebits, mbits, bias, kind;
-} NfFmt;
-
-static int
-nf_fmt(int type, NfFmt *f)
-{
-	static const struct { uint8_t t; NfFmt f; } tab[] = {
-		{TY_F16, {5, 10, 15, NF_IEEE}},
-		{TY_BF16, {8, 7, 127, NF_IEEE}},
-		{TY_F8E5M2, {5, 2, 15, NF_IEEE}},
-		{TY_F8E4M3, {4, 3, 7, NF_IEEE}},
-		{TY_F8E4M3FN, {4, 3, 7, NF_FN}},
-		{TY_F8E4M3B11FNUZ, {4, 3, 11, NF_FNUZ}},
-		{TY_F8E3M4, {3, 4, 3, NF_IEEE}},
-		{TY_F8E5M2FNUZ, {5, 2, 16, NF_FNUZ}},
-		{TY_F8E4M3FNUZ, {4, 3, 8, NF_FNUZ}},
-		{TY_F4E2M1FN, {2, 1, 1, NF_FINITE}},
-		{TY_F8E8M0FNU, {8, 0, 127, NF_E8M0}},
-		{TY_F6E3M2FN, {3, 2, 3, NF_FINITE}},
-		{TY_F6E2M3FN, {2, 3, 1, NF_FINITE}},
-	};
-	size_t k;
-
-	for (k = 0; k < sizeof tab / sizeof tab[0]; k++)
-		if (tab[k].t == type) {
-			*f = tab[k].f;
-			return 0;
-		}
-	return -1;
-}
-
-/* the value of a narrow float's bit pattern */
 double
 nf_decode(int type, uint32_t bits)
 {
-	NfFmt f;
-	uint32_t e, m, s, emax;
-	double v;
-
-	if (nf_fmt(type, &f) < 0)
-		return 0;
-	if (f.kind == NF_E8M0) {
-		bits &= 0xff;
-		return bits == 0xff ? NAN : ldexp(1, (int)bits - 127);
-	}
-	bits &= (1u << (1 + f.ebits + f.mbits)) - 1;
-	s = bits >> (f.ebits + f.mbits);
-	e = (bits >> f.mbits) & ((1u << f.ebits) - 1);
-	m = bits & ((1u << f.mbits) - 1);
-	emax = (1u << f.ebits) - 1;
-	if (f.kind == NF_IEEE && e == emax)
-		return m ? NAN : s ? -INFINITY : INFINITY;
-	if (f.kind == NF_FN && e == emax && m == (1u << f.mbits) - 1)
-		return NAN;
-	if (f.kind == NF_FNUZ && s && !e && !m)
-		return NAN;
-	if (e == 0)
-		v = ldexp(m, 1 - f.bias - f.mbits);
-	else
-		v = ldexp(m + (1u << f.mbits), (int)e - f.bias - f.mbits);
-	return s ? -v : v;
+	return hlo_float_decode(type, bits);
 }
 
-static uint32_t
-nf_special(const NfFmt *f, uint32_t sign, int inf)
-{
-	uint32_t top = 1u << (f->ebits + f->mbits);
-
-	switch (f->kind) {
-	case NF_IEEE:
-		if (inf)
-			return sign | (((1u << f->ebits) - 1) << f->mbits);
-		return sign | (((1u << f->ebits) - 1) << f->mbits) |
-			(1u << (f->mbits - 1));
-	case NF_FN:
-		return sign | (top - 1);
-	case NF_FNUZ:
-		return top;
-	}
-	return inf ? sign | (top - 1) : 0;
-}
-
-/* x rounded to nearest even; overflow goes to inf, NaN or the largest
- * finite value as the format allows */
 uint32_t
 nf_encode(int type, double x)
 {
-	NfFmt f;
-	uint32_t sign, code, maxcode, top;
-	double a, q;
-	int k, eb;
-
-	if (nf_fmt(type, &f) < 0)
-		return 0;
-	if (f.kind == NF_E8M0) {
-		if (isnan(x) || x < 0)
-			return 0xff;
-		if (x == 0)
-			return 0;
-		if (isinf(x))
-			return 0xfe;
-		frexp(x, &k);
-		q = rint(ldexp(x, 1 - k));
-		eb = k - 1 + 127 + (q >= 2);
-		return eb < 0 ? 0 : eb > 0xfe ? 0xfe : (uint32_t)eb;
-	}
-	top = 1u << (f.ebits + f.mbits);
-	sign = signbit(x) ? top : 0;
-	if (isnan(x))
-		return nf_special(&f, sign, 0);
-	if (isinf(x))
-		return nf_special(&f, sign, 1);
-	a = fabs(x);
-	if (a == 0)
-		return f.kind == NF_FNUZ ? 0 : sign;
-	frexp(a, &k);
-	eb = k - 1 + f.bias;
-	if (eb >= 1) {
-		q = rint(ldexp(a, f.mbits - (k - 1)));
-		code = (q >= ldexp(1, f.mbits + 1)) ?
-			(uint32_t)(eb + 1) << f.mbits :
-			((uint32_t)eb << f.mbits) |
-			((uint32_t)q - (1u << f.mbits));
-		if (eb > 300)
-			code = UINT32_MAX;
-	} else {
-		code = (uint32_t)rint(ldexp(a, f.bias - 1 + f.mbits));
-	}
-	switch (f.kind) {
-	case NF_IEEE:
-		maxcode = (((1u << f.ebits) - 1) << f.mbits) - 1;
-		break;
-	case NF_FN:
-		maxcode = top - 2;
-		break;
-	default:
-		maxcode = top - 1;
-	}
-	if (code > maxcode) {
-		if (f.kind == NF_FINITE)
-			return sign | maxcode;
-		return nf_special(&f, sign, f.kind == NF_IEEE);
-	}
-	if (code == 0 && f.kind == NF_FNUZ)
-		return 0;
-	return sign | code;
+	return (uint32_t)hlo_float_encode(type, x);
 }
 
 static float
@@ -297,6 +158,18 @@ lane_load(int type, const void *src, int64_t n, Lane *dst)
 	float f;
 
 	switch (type) {
+#define LD(T, field) for (k = 0; k < n; k++) { T x; \
+		memcpy(&x, p + sizeof(T) * k, sizeof(T)); dst[k].field = x; } \
+		return
+	case TY_S8: LD(int8_t, s);
+	case TY_U8: LD(uint8_t, u);
+	case TY_S16: LD(int16_t, s);
+	case TY_U16: LD(uint16_t, u);
+	case TY_S32: LD(int32_t, s);
+	case TY_U32: LD(uint32_t, u);
+	case TY_S64: LD(int64_t, s);
+	case TY_U64: LD(uint64_t, u);
+#undef LD
 	case TY_F32:
 		for (k = 0; k < n; k++) {
 			memcpy(&f, p + 4 * k, 4);
@@ -357,6 +230,14 @@ lane_store(int type, const Lane *src, int64_t n, void *dst)
 	float f;
 
 	switch (type) {
+#define ST(T) for (k = 0; k < n; k++) { T x = (T)src[k].u; \
+		memcpy(p + sizeof(T) * k, &x, sizeof(T)); } \
+		return
+	case TY_S8: case TY_U8: ST(uint8_t);
+	case TY_S16: case TY_U16: ST(uint16_t);
+	case TY_S32: case TY_U32: ST(uint32_t);
+	case TY_S64: case TY_U64: ST(uint64_t);
+#undef ST
 	case TY_F32:
 		for (k = 0; k < n; k++) {
 			f = src[k].f;

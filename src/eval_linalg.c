@@ -235,8 +235,7 @@ gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 				memset((float *)C + i * ldc, 0, N * 4);
 			break;
 		}
-		cblas_sgemm(CblasRowMajor, tA, tB, M, N, K, 1, A, lda, B, ldb,
-			acc ? 1 : 0, C, ldc);
+		ev_sgemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, acc);
 		break;
 	case CK_F64:
 		if (K == 0) {

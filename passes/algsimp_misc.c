@@ -1,0 +1,1666 @@
+/* algsimp_misc.c: the algebraic simplifier's handlers for reductions,
+ * windows, dot, convolution, gather, scatter, sort, collectives,
+ * custom-call and opt-barrier, after xla's algebraic_simplifier.cc. */
+#include <string.h>
+
+#include "algsimp.h"
+
+static uint32_t
+op0(Alg *a, uint32_t i)
+{
+	return opnd(a, i, 0);
+}
+
+static int
+is_op(Alg *a, uint32_t i, int op)
+{
+	return opc(a, i) == op;
+}
+
+static uint32_t
+shape_of(Alg *a, uint32_t i)
+{
+	return INS(a, i)->shape;
+}
+
+static int64_t *
+ints(Alg *a, uint32_t i, int key, uint32_t *n)
+{
+	const int64_t *p = ints_attr(a, i, key, n);
+	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
+
+	if (p && *n)
+		memcpy(v, p, *n * 8u);
+	else
+		*n = 0;
+	return v;
+}
+
+static int
+in_list(const int64_t *v, uint32_t n, int64_t x)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k] == x)
+			return 1;
+	return 0;
+}
+
+static uint32_t
+called(Alg *a, uint32_t i)
+{
+	return INS(a, i)->ncalled ? a->m->ids[INS(a, i)->called] : HLO_NONE;
+}
+
+static uint32_t
+tuple_elem(Alg *a, uint32_t s, uint32_t k)
+{
+	return a->m->ids[a->m->shapes[s].tuple + k];
+}
+
+/* the shape s without dimensions d (sorted or not) */
+static uint32_t
+delete_dims(Alg *a, uint32_t s, const int64_t *d, uint32_t nd)
+{
+	const HloShape *sh = &a->m->shapes[s];
+	int r = sh->rank, k;
+	int64_t *v = alg_tmp(a, ((size_t)r + 1) * 8);
+	uint32_t m = 0;
+
+	for (k = 0; k < r; k++)
+		if (!in_list(d, nd, k))
+			v[m++] = a->m->ints[a->m->shapes[s].dims + k];
+	return shp(a, sh->type, m, v, s);
+}
+
+/* a scalar add computation for type t, made once per module */
+static uint32_t
+add_comp(Alg *a, int t)
+{
+	HloModule *m = a->m;
+	uint32_t c, s = shp_scalar(a, t), p[2], r;
+	char name[64];
+	HloComp *cp;
+
+	snprintf(name, sizeof name, "scalar_add_computation.%s",
+		hlo_typeinfo[t].name);
+	for (c = 0; c < m->ncomps; c++)
+		if (!strcmp(hlo_cstr(m, m->comps[c].name), name))
+			return c;
+	c = hlo_comp_add(m, hlo_strz(m, name));
+	p[0] = hlo_instr_add(m, c, HOP_PARAMETER, s, hlo_fresh_name(m,
+		"scalar_lhs"), 0, NULL);
+	p[1] = hlo_instr_add(m, c, HOP_PARAMETER, s, hlo_fresh_name(m,
+		"scalar_rhs"), 0, NULL);
+	m->comps[c].ins[p[1]].num = 1;
+	r = hlo_instr_add(m, c, HOP_ADD, s, hlo_fresh_name(m, "add"), 2, p);
+	cp = &m->comps[c];
+	cp->root = r;
+	return c;
+}
+
+/* reduce */
+
+static int
+equiv_reducers(Alg *a, uint32_t x, uint32_t y)
+{
+	int kx, ky;
+
+	if (x == y)
+		return 1;
+	if (hlo_param_count(a->m, x) != 2 || hlo_param_count(a->m, y) != 2)
+		return 0;
+	kx = reduce_kind(a, x);
+	ky = reduce_kind(a, y);
+	if (kx != ky || (kx != HOP_ADD && kx != HOP_MUL && kx != HOP_AND &&
+	    kx != HOP_OR))
+		return 0;
+	return 1;
+}
+
+/* root of comp: op(parameter(0), parameter(1)) in either order */
+static int
+root_is(Alg *a, uint32_t comp, int op)
+{
+	const HloComp *cp;
+	const HloInstr *r;
+	uint32_t x, y;
+	int64_t nx, ny;
+
+	if (comp >= a->m->ncomps)
+		return 0;
+	cp = &a->m->comps[comp];
+	if (cp->root >= cp->nins)
+		return 0;
+	r = &cp->ins[cp->root];
+	if (r->op != op || r->nops != 2)
+		return 0;
+	x = a->m->ids[r->ops];
+	y = a->m->ids[r->ops + 1];
+	if (x >= cp->nins || y >= cp->nins || cp->ins[x].op != HOP_PARAMETER ||
+	    cp->ins[y].op != HOP_PARAMETER)
+		return 0;
+	nx = cp->ins[x].num, ny = cp->ins[y].num;
+	return (nx == 0 && ny == 1) || (nx == 1 && ny == 0);
+}
+
+static int
+same_instr(Alg *a, uint32_t x, uint32_t y)
+{
+	const HloInstr *p = INS(a, x), *q = INS(a, y);
+	static const uint8_t ign[A_COUNT] = {
+		[A_METADATA] = 1, [A_ORIGIN] = 1, [A_STATISTICS] = 1,
+		[A_FRONTEND_ATTRIBUTES] = 1, [A_SHARDING] = 1,
+		[A_BACKEND_CONFIG] = 1,
+	};
+	uint32_t k;
+
+	if (x == y)
+		return 1;
+	if (p->op != q->op || p->nops != q->nops || p->shape != q->shape ||
+	    p->ncalled || q->ncalled || p->op == HOP_PARAMETER)
+		return 0;
+	for (k = 0; k < p->nops; k++)
+		if (opnd(a, x, k) != opnd(a, y, k))
+			return 0;
+	return pass_attrs_equal(a->m, p, q, ign);
+}
+
+/* a parameter of comp numbered num at instruction x of comp */
+static int
+cparam(const HloComp *cp, uint32_t x, int64_t num)
+{
+	return x < cp->nins && cp->ins[x].op == HOP_PARAMETER &&
+		cp->ins[x].num == num;
+}
+
+static int
+cdir(Alg *a, const HloInstr *in, const char *d)
+{
+	return in->op == HOP_COMPARE && hlo_attr_is(a->m, in, A_DIRECTION, d);
+}
+
+static uint32_t
+cop(Alg *a, const HloInstr *in, uint32_t k)
+{
+	return a->m->ids[in->ops + k];
+}
+
+static int
+ccompare(Alg *a, const HloComp *cp, uint32_t x, const char *d, int64_t p,
+	int64_t q)
+{
+	const HloInstr *in;
+
+	if (x >= cp->nins)
+		return 0;
+	in = &cp->ins[x];
+	return cdir(a, in, d) && in->nops == 2 && cparam(cp, cop(a, in, 0), p)
+		&& cparam(cp, cop(a, in, 1), q);
+}
+
+static int
+value_pred(Alg *a, const HloComp *cp, uint32_t x, int is_max)
+{
+	const HloInstr *in;
+	uint32_t l, r;
+
+	if (x >= cp->nins || cp->ins[x].op != HOP_OR || cp->ins[x].nops != 2)
+		return 0;
+	in = &cp->ins[x];
+	l = cop(a, in, 0), r = cop(a, in, 1);
+	return (ccompare(a, cp, l, is_max ? "GT" : "LT", 0, 2) &&
+		ccompare(a, cp, r, "NE", 0, 0)) ||
+		(ccompare(a, cp, r, is_max ? "GT" : "LT", 0, 2) &&
+		ccompare(a, cp, l, "NE", 0, 0));
+}
+
+static int
+cselect(Alg *a, const HloComp *cp, uint32_t x, uint32_t *pred, int64_t p,
+	int64_t q)
+{
+	const HloInstr *in;
+
+	if (x >= cp->nins || cp->ins[x].op != HOP_SELECT ||
+	    cp->ins[x].nops != 3)
+		return 0;
+	in = &cp->ins[x];
+	*pred = cop(a, in, 0);
+	return cparam(cp, cop(a, in, 1), p) && cparam(cp, cop(a, in, 2), q);
+}
+
+/* MatchArgMinMax on the root of comp */
+static int
+argminmax_comp(Alg *a, uint32_t comp, int is_max)
+{
+	const HloComp *cp;
+	const HloInstr *r, *o, *an;
+	uint32_t p1, p2, l, rr;
+
+	if (comp >= a->m->ncomps)
+		return 0;
+	cp = &a->m->comps[comp];
+	if (cp->root >= cp->nins)
+		return 0;
+	r = &cp->ins[cp->root];
+	if (r->op != HOP_TUPLE || r->nops != 2)
+		return 0;
+	if (!cselect(a, cp, cop(a, r, 0), &p1, 0, 2) ||
+	    !value_pred(a, cp, p1, is_max))
+		return 0;
+	if (!cselect(a, cp, cop(a, r, 1), &p2, 1, 3) || p2 >= cp->nins)
+		return 0;
+	o = &cp->ins[p2];
+	if (o->op != HOP_OR || o->nops != 2)
+		return 0;
+	for (l = 0; l < 2; l++) {
+		uint32_t v = cop(a, o, l), w = cop(a, o, 1 - l);
+
+		if (!value_pred(a, cp, v, is_max) || w >= cp->nins)
+			continue;
+		an = &cp->ins[w];
+		if (an->op != HOP_AND || an->nops != 2)
+			continue;
+		rr = cop(a, an, 1);
+		if (ccompare(a, cp, cop(a, an, 0), "EQ", 0, 2) &&
+		    ccompare(a, cp, rr, "LT", 1, 3))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+match_argminmax(Alg *a, uint32_t i, int is_max)
+{
+	if (!is_op(a, i, HOP_REDUCE) || nops(a, i) != 4 || !is_tuple(a, i) ||
+	    !is_op(a, opnd(a, i, 1), HOP_IOTA) ||
+	    !scalar_inf(a, opnd(a, i, 2), is_max) ||
+	    !scalar_zero(a, opnd(a, i, 3)))
+		return 0;
+	return argminmax_comp(a, called(a, i), is_max);
+}
+
+static int
+reduce_multi(Alg *a, uint32_t i, uint32_t rs)
+{
+	uint32_t n = nops(a, i) / 2, k, *el, comp = called(a, i);
+	uint32_t arg = op0(a, i), init = opnd(a, i, n), nd;
+	int64_t *d;
+
+	/* a variadic reduce of one input with a tuple root: a plain reduce
+	 * of a copy of the reducer without the tuple */
+	if (a->m->shapes[shape_of(a, i)].ntuple == 1 && n == 1 &&
+	    comp_root_op(a, comp) == HOP_TUPLE) {
+		const HloComp *cp = &a->m->comps[comp];
+		uint32_t nc, nr;
+
+		if (cp->ins[cp->root].nops != 1)
+			return 0;
+		nc = hlo_comp_clone(a->m, comp, ".clone");
+		nr = a->m->ids[a->m->comps[nc].ins[a->m->comps[nc].root].ops];
+		a->m->comps[nc].ins[a->m->comps[nc].root].flags |= HI_DEAD;
+		a->m->comps[nc].root = nr;
+		hlo_comp_compact(a->m, nc);
+		d = ints(a, i, A_DIMENSIONS, &nd);
+		k = mk_reduce(a, rs, arg, init, d, nd, nc);
+		return rep(a, i, mk_tuple(a, 1, &k));
+	}
+	if (elems(a, op0(a, i)) == hlo_shape_elems(a->m, rs)) {
+		el = alg_tmp(a, (n + 1) * 4u);
+		for (k = 0; k < n; k++)
+			el[k] = mk_reshape(a, tuple_elem(a, shape_of(a, i), k),
+				opnd(a, i, k));
+		return rep(a, i, mk_tuple(a, n, el));
+	}
+	return 0;
+}
+
+static int
+reduce_argminmax_bcast(Alg *a, uint32_t i, uint32_t rs)
+{
+	uint32_t arg = op0(a, i), io = opnd(a, i, 1), nd, v, z, vb, zb;
+	int64_t *d = ints(a, i, A_DIMENSIONS, &nd);
+	int it;
+
+	if (!(match_argminmax(a, i, 1) || match_argminmax(a, i, 0)) ||
+	    !is_op(a, arg, HOP_BROADCAST) || !is_const(a, op0(a, arg)) ||
+	    !is_scalar(a, op0(a, arg)))
+		return 0;
+	if (!in_list(d, nd, int_attr(a, io, A_IOTA_DIM, 0)))
+		return 0;
+	it = a->m->shapes[tuple_elem(a, shape_of(a, i), 1)].type;
+	v = op0(a, arg);
+	z = mk_scalar_i(a, it, 0);
+	vb = mk_bcast(a, rs, v, NULL, 0);
+	zb = mk_bcast(a, shp_type(a, rs, it), z, NULL, 0);
+	{
+		uint32_t el[2] = {vb, zb};
+
+		return rep(a, i, mk_tuple(a, 2, el));
+	}
+}
+
+static int
+reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
+	uint32_t nd, uint32_t comp)
+{
+	uint32_t np, k, *us, nu, m = 0, nr;
+	int64_t *p = ints(a, arg, A_DIMENSIONS, &np), *rd, *td;
+	int ok;
+
+	ok = a->o->uncond_reduce_tr || rank(a, i) < 2 || one_user(a, arg);
+	if (!ok) {
+		nu = users(a, arg, &us);
+		for (ok = 1, k = 0; k < nu; k++)
+			if (!is_op(a, us[k], HOP_REDUCE))
+				ok = 0;
+	}
+	if (!ok)
+		return 0;
+	rd = alg_tmp(a, (nd + 1) * 8u);
+	for (k = 0; k < nd; k++) {
+		if (d[k] < 0 || (uint64_t)d[k] >= np)
+			return 0;
+		rd[k] = p[d[k]];
+	}
+	nr = mk_reduce(a, delete_dims(a, shape_of(a, op0(a, arg)), rd, nd),
+		op0(a, arg), opnd(a, i, 1), rd, nd, comp);
+	td = alg_tmp(a, (np + 1) * 8u);
+	for (k = 0; k < np; k++)
+		if (!in_list(rd, nd, p[k]))
+			td[m++] = p[k];
+	if (perm_is_sorted(td, m))
+		return rep(a, i, nr);
+	for (k = 0; k < m; k++) {
+		int64_t old = td[k];
+		uint32_t j;
+
+		for (j = 0; j < nd; j++)
+			if (old > rd[j])
+				td[k]--;
+	}
+	return rep(a, i, mk_transpose_infer(a, nr, td));
+}
+
+static int
+reduce_reduce(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
+	uint32_t nd, uint32_t comp, uint32_t rs)
+{
+	uint32_t na, k, j, m = 0, x = 0, y = 0;
+	int64_t *ad = ints(a, arg, A_DIMENSIONS, &na), *rd, *md;
+
+	rd = alg_tmp(a, (nd + 1) * 8u);
+	md = alg_tmp(a, (nd + na + 1) * 8u);
+	memcpy(rd, d, nd * 8u);
+	for (k = 1; k < na; k++)	/* sort both */
+		for (j = k; j > 0 && ad[j - 1] > ad[j]; j--) {
+			int64_t t = ad[j];
+
+			ad[j] = ad[j - 1], ad[j - 1] = t;
+		}
+	for (k = 1; k < nd; k++)
+		for (j = k; j > 0 && rd[j - 1] > rd[j]; j--) {
+			int64_t t = rd[j];
+
+			rd[j] = rd[j - 1], rd[j - 1] = t;
+		}
+	for (k = 0; k < na; k++)
+		for (j = 0; j < nd; j++)
+			if (rd[j] >= ad[k])
+				rd[j]++;
+	while (x < na || y < nd) {
+		if (y == nd || (x < na && ad[x] <= rd[y]))
+			md[m++] = ad[x++];
+		else
+			md[m++] = rd[y++];
+	}
+	return rep(a, i, mk_reduce(a, rs, op0(a, arg), opnd(a, i, 1), md, m,
+		comp));
+}
+
+static int
+reduce_reshape(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
+	uint32_t nd, uint32_t comp, uint32_t rs)
+{
+	uint32_t x = op0(a, arg), n, k, m = 0, j;
+	int ra = rank(a, arg), rx = rank(a, x), q;
+	int64_t *u = alg_tmp(a, ((size_t)ra + rx + 4) * 16), *nr;
+	uint8_t *inout = alg_tmp(a, (size_t)ra + 1);
+	uint8_t *unmod = alg_tmp(a, (size_t)ra + 1);
+	int can = 1;
+
+	if (is_tuple(a, x))
+		return 0;
+	n = unmodified_dims(dims(a, x), rx, dims(a, arg), ra, u);
+	memset(inout, 1, ra);
+	memset(unmod, 0, ra);
+	for (k = 0; k < nd; k++)
+		if (d[k] >= 0 && d[k] < ra)
+			inout[d[k]] = 0;
+	for (k = 0; k < n; k++)
+		unmod[u[2 * k + 1]] = 1;
+	for (q = 0; q < ra; q++)
+		if (inout[q] && !unmod[q])
+			can = 0;
+	nr = alg_tmp(a, ((size_t)rx + ra + 1) * 8);
+	if (can) {
+		uint8_t *keep = alg_tmp(a, (size_t)rx + 1);
+
+		memset(keep, 0, rx);
+		for (k = 0; k < n; k++)
+			if (inout[u[2 * k + 1]])
+				keep[u[2 * k]] = 1;
+		for (q = 0; q < rx; q++)
+			if (!keep[q])
+				nr[m++] = q;
+		return rep(a, i, mk_reduce(a, rs, x, opnd(a, i, 1), nr, m,
+			comp));
+	}
+	if (!(one_user(a, arg) || a->o->uncond_reduce_tr))
+		return 0;
+	for (k = 0; k < nd; k++)
+		if (!unmod[d[k]])
+			return 0;
+	for (k = 0; k < nd; k++)
+		for (j = 0; j < n; j++)
+			if (u[2 * j + 1] == d[k]) {
+				nr[m++] = u[2 * j];
+				break;
+			}
+	{
+		uint32_t r = mk_reduce(a, delete_dims(a, shape_of(a, x), nr, m),
+			x, opnd(a, i, 1), nr, m, comp);
+
+		return rep(a, i, mk_reshape(a, shape_of(a, i), r));
+	}
+}
+
+static int
+reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
+	uint32_t nd, uint32_t comp, uint32_t rs)
+{
+	uint32_t n = nops(a, arg), k, old = HLO_NONE, nw, z;
+	const int64_t *cd = ints_attr(a, arg, A_DIMENSIONS, &z);
+	int same = 1;
+
+	if (!cd || z != 1 || !in_list(d, nd, cd[0]))
+		return 0;
+	for (k = 1; k < n; k++)
+		if (!same_shape(a, opnd(a, arg, k), op0(a, arg)))
+			same = 0;
+	if (!a->o->reduce_concat && !same && rank(a, i) != 0)
+		return 0;
+	for (k = 0; k < n; k++) {
+		nw = mk_reduce(a, rs, opnd(a, arg, k), opnd(a, i, 1), d, nd,
+			comp);
+		if (old != HLO_NONE) {
+			uint32_t ops[2] = {old, nw};
+
+			nw = mk(a, HOP_MAP, rs, 2, ops);
+			hlo_set_called(a->m, a->c, nw, 1, &comp);
+			{
+				int64_t *dd = alg_tmp(a, ((size_t)rank(a, nw) +
+					1) * 8);
+				int q;
+
+				for (q = 0; q < rank(a, nw); q++)
+					dd[q] = q;
+				set_ints(a, nw, A_DIMENSIONS, dd, rank(a, nw));
+			}
+		}
+		old = nw;
+	}
+	return rep(a, i, old);
+}
+
+static int
+reduce_argmax_user(Alg *a, uint32_t i, uint32_t arg, int is_max)
+{
+	uint32_t *us, nu, k, u, n1, n2;
+	const int64_t *d1, *d2;
+
+	if (nops(a, i) != 2 || !scalar_inf(a, opnd(a, i, 1), !is_max) ||
+	    !root_is(a, called(a, i), is_max ? HOP_MAX : HOP_MIN))
+		return 0;
+	nu = users(a, arg, &us);
+	for (k = 0; k < nu; k++) {
+		u = us[k];
+		if (u == i || op0(a, u) != arg || !match_argminmax(a, u, is_max))
+			continue;
+		d1 = ints_attr(a, i, A_DIMENSIONS, &n1);
+		d2 = ints_attr(a, u, A_DIMENSIONS, &n2);
+		if (n1 != n2 || (n1 && memcmp(d1, d2, n1 * 8u)))
+			continue;
+		return rep(a, i, mk_gte(a, u, 0));
+	}
+	return 0;
+}
+
+static int
+reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
+	uint32_t nd, uint32_t comp, uint32_t rs)
+{
+	uint32_t x = op0(a, arg), nb, k, j, m = 0, nr;
+	int64_t *bd = ints(a, arg, A_DIMENSIONS, &nb), *rd, *nbd;
+	int root = comp_root_op(a, comp), ra = rank(a, arg), q;
+
+	if ((root_is(a, comp, HOP_MAX) || root_is(a, comp, HOP_MIN) ||
+	    root_is(a, comp, HOP_AND) || root_is(a, comp, HOP_OR)) &&
+	    is_scalar(a, x) && nd == (uint32_t)ra)
+		return rep(a, i, mk_bin(a, root, rs, x, opnd(a, i, 1)));
+	rd = alg_tmp(a, (nd + 1) * 8u);
+	for (k = 0; k < nd; k++) {
+		for (j = 0; j < nb; j++)
+			if (bd[j] == d[k])
+				break;
+		if (j == nb)
+			break;
+		rd[k] = j;
+	}
+	if (k == nd) {
+		nr = mk_reduce(a, delete_dims(a, shape_of(a, x), rd, nd), x,
+			opnd(a, i, 1), rd, nd, comp);
+		nbd = alg_tmp(a, (nb + 1) * 8u);
+		for (q = 0; q < rank(a, x); q++) {
+			int64_t b, sh = 0;
+
+			if (in_list(rd, nd, q))
+				continue;
+			b = bd[q];
+			for (k = 0; k < nd; k++)
+				sh += d[k] < b;
+			nbd[m++] = b - sh;
+		}
+		return rep(a, i, mk_bcast(a, rs, nr, nbd, m));
+	}
+	/* reduce(broadcast(x), add) over added dimensions: x * n + init */
+	if (!root_is(a, comp, HOP_ADD) || !perm_is_sorted(bd, nb))
+		return 0;
+	{
+		int64_t prod = 1, ncommon = 0, *sd = alg_tmp(a,
+			((size_t)ra + 1) * 8);
+		uint32_t ns = 0, mul, add, ib;
+
+		nbd = alg_tmp(a, ((size_t)ra + 1) * 8);
+		m = 0;
+		for (q = 0; q < ra; q++) {
+			int added = !in_list(bd, nb, q);
+			int red = in_list(d, nd, q);
+
+			if (red && !added)
+				return 0;
+			if (red && added) {
+				prod *= dim(a, arg, q);
+				ncommon++;
+			} else {
+				sd[ns++] = dim(a, arg, q);
+				if (!added)
+					nbd[m++] = q - ncommon;
+			}
+		}
+		mul = mk_bin_infer(a, HOP_MUL, x, scalar_like_i(a, x, prod));
+		ib = mk_bcast(a, shape_of(a, mul), opnd(a, i, 1), NULL, 0);
+		add = mk_bin_infer(a, HOP_ADD, ib, mul);
+		return rep(a, i, mk_bcast(a, shp(a, ety(a, arg), ns, sd, rs),
+			add, nbd, m));
+	}
+}
+
+int
+h_reduce(Alg *a, uint32_t i)
+{
+	uint32_t arg, init, rs, nd, comp = called(a, i), n = nops(a, i) / 2;
+	int multi = is_tuple(a, i);
+	int64_t *d;
+
+	if (n == 0 || nops(a, i) != 2 * n || comp == HLO_NONE)
+		return 0;
+	arg = op0(a, i);
+	init = opnd(a, i, n);
+	rs = multi ? tuple_elem(a, shape_of(a, i), 0) : shape_of(a, i);
+	d = ints(a, i, A_DIMENSIONS, &nd);
+	if (is_zero_elems(a, arg) || hlo_shape_elems(a->m, rs) == 0) {
+		uint32_t k, *el;
+
+		if (!multi)
+			return rep(a, i, mk_bcast(a, rs, init, NULL, 0));
+		el = alg_tmp(a, (n + 1) * 4u);
+		for (k = 0; k < n; k++)
+			el[k] = mk_bcast(a, tuple_elem(a, shape_of(a, i), k),
+				opnd(a, i, n + k), NULL, 0);
+		return rep(a, i, mk_tuple(a, n, el));
+	}
+	if (multi) {
+		if (reduce_multi(a, i, rs))
+			return 1;
+	} else if (elems(a, arg) == hlo_shape_elems(a->m, rs)) {
+		return rep(a, i, mk_reshape(a, rs, arg));
+	}
+	/* reduce(negate(x), +, 0) => negate(reduce(x)) */
+	if (!multi && t_float(ety(a, i)) &&
+	    is_op(a, arg, HOP_NEGATE) && scalar_zero(a, init) &&
+	    root_is(a, comp, HOP_ADD)) {
+		uint32_t ng;
+
+		set_opnd(a, i, 0, op0(a, arg));
+		ng = mk_un(a, HOP_NEGATE, shape_of(a, i), i);
+		rep_uses(a, i, ng);
+		return 1;
+	}
+	if (multi && reduce_argminmax_bcast(a, i, rs))
+		return 1;
+	if (multi)
+		return 0;
+	if (is_op(a, arg, HOP_TRANSPOSE) &&
+	    reduce_transpose(a, i, arg, d, nd, comp))
+		return 1;
+	if (is_op(a, arg, HOP_REDUCE) && nops(a, arg) == 2 &&
+	    same_instr(a, init, opnd(a, arg, 1)) &&
+	    equiv_reducers(a, comp, called(a, arg)))
+		return reduce_reduce(a, i, arg, d, nd, comp, rs);
+	if (a->o->reduce_of_reshape && is_op(a, arg, HOP_RESHAPE) &&
+	    reduce_reshape(a, i, arg, d, nd, comp, rs))
+		return 1;
+	if (is_op(a, arg, HOP_CONCAT) &&
+	    reduce_concat(a, i, arg, d, nd, comp, rs))
+		return 1;
+	if (reduce_argmax_user(a, i, arg, 1) || reduce_argmax_user(a, i, arg, 0))
+		return 1;
+	if (is_op(a, arg, HOP_BROADCAST))
+		return reduce_bcast(a, i, arg, d, nd, comp, rs);
+	return 0;
+}
+
+/* reduce-window */
+
+typedef struct {
+	int64_t size, stride, lo, hi, wdil, bdil, rev;
+} WDim;
+
+static int
+window(Alg *a, uint32_t i, WDim *w, int r)
+{
+	uint32_t n;
+	const int64_t *p = ints_attr(a, i, A_WINDOW, &n);
+	int k;
+
+	if (!p || n != 7u * r)
+		return 0;
+	for (k = 0; k < r; k++) {
+		w[k].size = p[7 * k];
+		w[k].stride = p[7 * k + 1];
+		w[k].lo = p[7 * k + 2];
+		w[k].hi = p[7 * k + 3];
+		w[k].wdil = p[7 * k + 4];
+		w[k].bdil = p[7 * k + 5];
+		w[k].rev = p[7 * k + 6];
+	}
+	return 1;
+}
+
+static void
+set_window(Alg *a, uint32_t i, const WDim *w, int r)
+{
+	int64_t *v = alg_tmp(a, ((size_t)r + 1) * 56);
+	int k;
+
+	for (k = 0; k < r; k++) {
+		v[7 * k] = w[k].size;
+		v[7 * k + 1] = w[k].stride;
+		v[7 * k + 2] = w[k].lo;
+		v[7 * k + 3] = w[k].hi;
+		v[7 * k + 4] = w[k].wdil;
+		v[7 * k + 5] = w[k].bdil;
+		v[7 * k + 6] = w[k].rev;
+	}
+	set_ints(a, i, A_WINDOW, v, 7 * r);
+}
+
+/* the scalar constant c converted to type t */
+static uint32_t
+convert_const(Alg *a, uint32_t c, int t)
+{
+	double v;
+	int64_t iv;
+
+	if (t_int(ety(a, c)) && const_first(a, c, &iv))
+		return t_float(t) ? mk_scalar(a, t, (double)iv) :
+			mk_scalar_i(a, t, iv);
+	if (!const_value(a, c, &v))
+		return HLO_NONE;
+	return mk_scalar(a, t, v);
+}
+
+static int
+rw_cumsum(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
+	const WDim *w, int r)
+{
+	uint32_t ro = x, vc, io, one, cnt, vb;
+	int k, steps = 0, rd = -1, it, vt;
+
+	while ((is_op(a, ro, HOP_RESHAPE) || is_op(a, ro, HOP_BITCAST) ||
+	    is_op(a, ro, HOP_CONVERT) || is_op(a, ro, HOP_SLICE) ||
+	    is_op(a, ro, HOP_COPY)) && steps++ < 256)
+		ro = op0(a, ro);
+	if (!is_op(a, ro, HOP_BROADCAST) || !is_scalar(a, op0(a, ro)) ||
+	    !scalar_zero(a, init) || !root_is(a, comp, HOP_ADD))
+		return 0;
+	vc = op0(a, ro);
+	steps = 0;
+	while ((is_op(a, vc, HOP_CONVERT) || is_op(a, vc, HOP_RESHAPE) ||
+	    is_op(a, vc, HOP_BITCAST)) && steps++ < 256)
+		vc = op0(a, vc);
+	if (!is_const(a, vc) || !is_eff_scalar(a, vc))
+		return 0;
+	for (k = 0; k < r; k++) {
+		if (w[k].size > 1) {
+			if (rd != -1)
+				return 0;
+			rd = k;
+			if (w[k].size != dim(a, x, k) || w[k].stride != 1 ||
+			    w[k].lo != w[k].size - 1 || w[k].hi != 0 ||
+			    w[k].wdil != 1 || w[k].bdil != 1 || w[k].rev)
+				return 0;
+		} else if (w[k].lo || w[k].hi || w[k].bdil != 1) {
+			return 0;
+		}
+	}
+	if (rd < 0)
+		return 0;
+	if (!is_scalar(a, vc))
+		vc = mk_reshape(a, shp_scalar(a, ety(a, vc)), vc);
+	if (ety(a, vc) != ety(a, i)) {
+		vc = convert_const(a, vc, ety(a, i));
+		if (vc == HLO_NONE)
+			return 0;
+	}
+	vt = ety(a, vc);
+	it = vt == TY_S64 ? TY_S64 : TY_S32;
+	io = mk_iota(a, shp_type(a, shape_of(a, i), it), rd);
+	one = mk_scalar_i(a, it, 1);
+	one = mk_bcast(a, shape_of(a, io), one, NULL, 0);
+	cnt = mk_bin(a, HOP_ADD, shape_of(a, io), io, one);
+	if (vt != it)
+		cnt = mk_convert(a, shp_type(a, shape_of(a, io), vt), cnt);
+	vb = mk_bcast(a, shape_of(a, i), vc, NULL, 0);
+	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), vb, cnt));
+}
+
+/* a pad of x folded into the reduce-window's window */
+static int
+rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
+	WDim *w, int r)
+{
+	uint32_t pad, cv = HLO_NONE, po, pv, n, nw;
+	int64_t *cfg;
+	int k, eff = 1, interior = 0;
+
+	if (is_op(a, x, HOP_PAD)) {
+		pad = x;
+	} else if (is_op(a, x, HOP_CONVERT) && is_op(a, op0(a, x), HOP_PAD)) {
+		int nontriv = 0, d = -1;
+
+		cv = x;
+		pad = op0(a, x);
+		for (k = 0; k < r; k++)
+			if (!(w[k].size == 1 && w[k].stride == 1 &&
+			    w[k].lo == 0 && w[k].hi == 0 && w[k].wdil == 1 &&
+			    w[k].bdil == 1 && !w[k].rev))
+				nontriv++, d = k;
+		if (nontriv == 1) {
+			uint32_t m;
+			const int64_t *pc = ints_attr(a, pad, A_PADDING, &m);
+			double ratio;
+
+			if (!pc || m != 3u * r || dim(a, x, d) == 0)
+				return 0;
+			ratio = (double)(pc[3 * d] + pc[3 * d + 1]) /
+				dim(a, x, d);
+			if (ratio < 0.1)
+				return 0;
+		}
+	} else {
+		return 0;
+	}
+	cfg = ints(a, pad, A_PADDING, &n);
+	if (n != 3u * r)
+		return 0;
+	for (k = 0; k < r; k++)
+		interior |= cfg[3 * k + 2] != 0;
+	for (k = 0; k < r; k++)
+		if (interior && w[k].bdil != 1)
+			return 0;
+	pv = opnd(a, pad, 1);
+	if (pv != init) {
+		double p, q;
+		int64_t pi, qi;
+
+		if (!is_const(a, pv) || !is_const(a, init))
+			return 0;
+		if (t_int(ety(a, pv)) && t_int(ety(a, init))) {
+			if (!const_first(a, pv, &pi) || !const_first(a, init,
+			    &qi) || pi != qi)
+				return 0;
+		} else if (!const_value(a, pv, &p) || !const_value(a, init,
+		    &q) || p != q) {
+			return 0;
+		}
+	}
+	po = op0(a, pad);
+	/* is it an effective broadcast? */
+	for (k = 0; k < r; k++)
+		if (w[k].stride != 1 || cfg[3 * k] != cfg[3 * k + 1] ||
+		    cfg[3 * k + 2] != 0)
+			eff = 0;
+	for (k = 0; k < r && eff; k++)
+		if ((cfg[3 * k] || cfg[3 * k + 1]) && dim(a, po, k) != 1)
+			eff = 0;
+	for (k = 0; k < r && eff; k++) {
+		int hasp = cfg[3 * k] || cfg[3 * k + 1];
+
+		if (hasp && w[k].size < cfg[3 * k] + 1)
+			eff = 0;
+		if (dim(a, po, k) != 1 && w[k].size != 1)
+			eff = 0;
+	}
+	nw = po;
+	if (cv != HLO_NONE)
+		nw = mk_convert(a, shp_type(a, shape_of(a, po), ety(a, cv)), po);
+	if (eff) {
+		/* CreateBroadcastSequence */
+		int64_t *bd = alg_tmp(a, ((size_t)r + 1) * 8);
+		int64_t *rd = alg_tmp(a, ((size_t)r + 1) * 8);
+		uint32_t m = 0, rs;
+
+		if (is_scalar(a, nw))
+			return rep(a, i, mk_bcast(a, shape_of(a, i), nw, NULL,
+				0));
+		for (k = 0; k < r; k++)
+			if (dim(a, nw, k) == dim(a, i, k)) {
+				bd[m] = k;
+				rd[m++] = dim(a, nw, k);
+			}
+		rs = mk_reshape(a, shp(a, ety(a, nw), m, rd, HLO_NONE), nw);
+		return rep(a, i, mk_bcast(a, shp_type(a, shape_of(a, i),
+			ety(a, nw)), rs, bd, m));
+	}
+	for (k = 0; k < r; k++) {
+		w[k].lo += w[k].bdil * cfg[3 * k];
+		w[k].hi += w[k].bdil * cfg[3 * k + 1];
+		if (cfg[3 * k + 2])
+			w[k].bdil = 1 + cfg[3 * k + 2];
+	}
+	{
+		uint32_t ops[2] = {nw, init}, id;
+
+		id = mk(a, HOP_REDUCEWINDOW, shape_of(a, i), 2, ops);
+		set_window(a, id, w, r);
+		hlo_set_called(a->m, a->c, id, 1, &comp);
+		return rep(a, i, id);
+	}
+}
+
+int
+h_reduce_window(Alg *a, uint32_t i)
+{
+	uint32_t n = nops(a, i) / 2, k, *el, comp = called(a, i), x, init;
+	int multi = is_tuple(a, i), r, root;
+	WDim *w;
+
+	if (n == 0 || nops(a, i) != 2 * n || comp == HLO_NONE)
+		return 0;
+	x = op0(a, i);
+	if (is_zero_elems(a, x) || hlo_shape_elems(a->m, multi ?
+	    tuple_elem(a, shape_of(a, i), 0) : shape_of(a, i)) == 0) {
+		el = alg_tmp(a, (n + 1) * 4u);
+		for (k = 0; k < n; k++)
+			el[k] = mk_bcast(a, multi ? tuple_elem(a, shape_of(a, i),
+				k) : shape_of(a, i), opnd(a, i, n + k), NULL, 0);
+		return rep(a, i, multi ? mk_tuple(a, n, el) : el[0]);
+	}
+	if (is_scalar(a, x) && (!multi || comp_root_op(a, comp) == HOP_TUPLE)) {
+		el = alg_tmp(a, (n + 1) * 4u);
+		for (k = 0; k < n; k++)
+			el[k] = opnd(a, i, k);
+		return multi ? rep(a, i, mk_tuple(a, n, el)) : rep(a, i, el[0]);
+	}
+	if (multi)
+		return 0;	/* the trivial variadic case stays */
+	init = opnd(a, i, 1);
+	r = rank(a, x);
+	w = alg_tmp(a, ((size_t)r + 1) * sizeof *w);
+	if (!window(a, i, w, r))
+		return 0;
+	if (rw_cumsum(a, i, x, init, comp, w, r))
+		return 1;
+	/* a 1x1 window: an elementwise op with the init value, plus pad */
+	root = comp_root_op(a, comp);
+	for (k = 0; k < (uint32_t)r; k++)
+		if (w[k].size != 1 || w[k].stride != 1 || w[k].wdil != 1 ||
+		    w[k].bdil != 1 || w[k].rev)
+			break;
+	if (k == (uint32_t)r && (root_is(a, comp, HOP_ADD) ||
+	    root_is(a, comp, HOP_MIN) || root_is(a, comp, HOP_MAX))) {
+		uint32_t b = mk_bcast(a, shp_type(a, shape_of(a, x),
+			ety(a, init)), init, NULL, 0), no;
+		int pad = 0;
+
+		no = mk_bin_infer(a, root, x, b);
+		for (k = 0; k < (uint32_t)r; k++)
+			pad |= w[k].lo > 0 || w[k].hi > 0;
+		if (pad) {
+			int64_t *cfg = alg_tmp(a, ((size_t)r + 1) * 24);
+
+			for (k = 0; k < (uint32_t)r; k++) {
+				cfg[3 * k] = w[k].lo;
+				cfg[3 * k + 1] = w[k].hi;
+				cfg[3 * k + 2] = 0;
+			}
+			no = mk_pad_infer(a, no, init, cfg);
+		}
+		return rep(a, i, no);
+	}
+	if (a->o->window_to_reduce) {
+		int64_t *rd = alg_tmp(a, ((size_t)r + 1) * 8);
+		uint32_t m = 0, red;
+		int ok = 1;
+
+		for (k = 0; k < (uint32_t)r; k++)
+			if (w[k].stride != 1 || w[k].wdil != 1 ||
+			    w[k].bdil != 1 || w[k].lo || w[k].hi)
+				ok = 0;
+		for (k = 0; k < (uint32_t)r && ok; k++) {
+			if (w[k].size == 1)
+				continue;
+			if (dim(a, i, k) == 1)
+				rd[m++] = k;
+			else
+				ok = 0;
+		}
+		if (ok && m) {
+			red = mk_reduce(a, delete_dims(a, shape_of(a, i), rd, m),
+				x, init, rd, m, comp);
+			return rep(a, i, mk_reshape(a, shape_of(a, i), red));
+		}
+	}
+	return rw_fold_pad(a, i, x, init, comp, w, r);
+}
+
+/* dot */
+
+typedef struct {
+	int64_t *lb, *rb, *lc, *rc;
+	uint32_t nlb, nrb, nlc, nrc;
+} Dnums;
+
+static void
+dnums(Alg *a, uint32_t i, Dnums *d)
+{
+	d->lb = ints(a, i, A_LHS_BATCH, &d->nlb);
+	d->rb = ints(a, i, A_RHS_BATCH, &d->nrb);
+	d->lc = ints(a, i, A_LHS_CONTRACT, &d->nlc);
+	d->rc = ints(a, i, A_RHS_CONTRACT, &d->nrc);
+}
+
+/* a dot of x and y with the attributes of dot i and dimension numbers d,
+ * its shape inferred (batch, lhs free, rhs free) */
+static uint32_t
+mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const Dnums *d)
+{
+	int rx = rank(a, x), ry = rank(a, y), q;
+	int64_t *v = alg_tmp(a, ((size_t)rx + ry + 1) * 8);
+	uint32_t m = 0, k, id, ops[2] = {x, y};
+
+	for (k = 0; k < d->nlb; k++)
+		v[m++] = dim(a, x, d->lb[k]);
+	for (q = 0; q < rx; q++)
+		if (!in_list(d->lb, d->nlb, q) && !in_list(d->lc, d->nlc, q))
+			v[m++] = dim(a, x, q);
+	for (q = 0; q < ry; q++)
+		if (!in_list(d->rb, d->nrb, q) && !in_list(d->rc, d->nrc, q))
+			v[m++] = dim(a, y, q);
+	id = mk_clone(a, i, shp(a, ety(a, i), m, v, shape_of(a, i)), 2, ops);
+	set_ints(a, id, A_LHS_BATCH, d->lb, d->nlb);
+	set_ints(a, id, A_RHS_BATCH, d->rb, d->nrb);
+	set_ints(a, id, A_LHS_CONTRACT, d->lc, d->nlc);
+	set_ints(a, id, A_RHS_CONTRACT, d->rc, d->nrc);
+	if (!d->nlb)
+		hlo_attr_del(a->m, a->c, id, A_LHS_BATCH);
+	if (!d->nrb)
+		hlo_attr_del(a->m, a->c, id, A_RHS_BATCH);
+	if (!d->nlc)
+		hlo_attr_del(a->m, a->c, id, A_LHS_CONTRACT);
+	if (!d->nrc)
+		hlo_attr_del(a->m, a->c, id, A_RHS_CONTRACT);
+	return id;
+}
+
+/* NormalizeDotOperandToBatchMajorAndContractingMinor */
+static uint32_t
+normalize_operand(Alg *a, uint32_t x, const int64_t *b, uint32_t nb,
+	const int64_t *c, uint32_t nc)
+{
+	int r = rank(a, x), q;
+	int64_t *p = alg_tmp(a, ((size_t)r + 1) * 8);
+	uint32_t m = 0, k;
+
+	for (k = 0; k < nb; k++)
+		p[m++] = b[k];
+	for (q = 0; q < r; q++)
+		if (!in_list(b, nb, q) && !in_list(c, nc, q))
+			p[m++] = q;
+	for (k = 0; k < nc; k++)
+		p[m++] = c[k];
+	if (perm_is_sorted(p, m))
+		return x;
+	return mk_transpose_infer(a, x, p);
+}
+
+static int
+supported_precision(Alg *a, uint32_t i)
+{
+	uint32_t n;
+	const char *s = hlo_attr_word(a->m, INS(a, i), A_ALGORITHM, &n);
+
+	return !s || (n == 9 && !memcmp(s, "alg_unset", 9)) ||
+		(n == 15 && !memcmp(s, "dot_f32_f32_f32", 15));
+}
+
+static int
+dot_to_multiply(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
+{
+	uint32_t nl, nr, k;
+	int t = ety(a, i), rk = rank(a, i), rl = rank(a, l), q;
+	int64_t *bd;
+
+	nl = normalize_operand(a, l, d->lb, d->nlb, d->lc, d->nlc);
+	if (ety(a, nl) != t)
+		nl = mk_convert(a, shp_type(a, shape_of(a, nl), t), nl);
+	nr = normalize_operand(a, r, d->rb, d->nrb, d->rc, d->nrc);
+	if (ety(a, nr) != t)
+		nr = mk_convert(a, shp_type(a, shape_of(a, nr), t), nr);
+	bd = alg_tmp(a, ((size_t)rk + 1) * 8);
+	if (rk != rl) {
+		for (q = 0; q < rl; q++)
+			bd[q] = q;
+		nl = mk_bcast(a, shape_of(a, i), nl, bd, rl);
+	}
+	if (rk != rank(a, r)) {
+		uint32_t m = 0;
+
+		for (k = 0; k < d->nlb; k++)
+			bd[m++] = k;
+		for (q = rl; q < rk; q++)
+			bd[m++] = q;
+		nr = mk_bcast(a, shape_of(a, i), nr, bd, m);
+	}
+	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), nl, nr));
+}
+
+static int
+dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
+{
+	int rl = rank(a, l), rr = rank(a, r), q, nl1 = 0, nr1 = 0;
+	int64_t *ml = alg_tmp(a, ((size_t)rl + 1) * 8);
+	int64_t *mr = alg_tmp(a, ((size_t)rr + 1) * 8);
+	int64_t *sd = alg_tmp(a, ((size_t)rl + rr + 1) * 8);
+	Dnums n;
+	uint32_t k, m, nd;
+
+	for (q = 0; q < rl; q++) {
+		if (dim(a, l, q) == 1)
+			nl1++, ml[q] = -1;
+		else
+			ml[q] = q - nl1;
+	}
+	for (q = 0; q < rr; q++) {
+		if (dim(a, r, q) == 1)
+			nr1++, mr[q] = -1;
+		else
+			mr[q] = q - nr1;
+	}
+	if (!nl1 && !nr1)
+		return 0;
+	n.lb = alg_tmp(a, (d->nlb + 1) * 8u);
+	n.rb = alg_tmp(a, (d->nrb + 1) * 8u);
+	n.lc = alg_tmp(a, (d->nlc + 1) * 8u);
+	n.rc = alg_tmp(a, (d->nrc + 1) * 8u);
+	n.nlb = n.nrb = n.nlc = n.nrc = 0;
+	for (k = 0; k < d->nlb; k++)
+		if (ml[d->lb[k]] >= 0)
+			n.lb[n.nlb++] = ml[d->lb[k]];
+	for (k = 0; k < d->nlc; k++)
+		if (ml[d->lc[k]] >= 0)
+			n.lc[n.nlc++] = ml[d->lc[k]];
+	for (k = 0; k < d->nrb; k++)
+		if (mr[d->rb[k]] >= 0)
+			n.rb[n.nrb++] = mr[d->rb[k]];
+	for (k = 0; k < d->nrc; k++)
+		if (mr[d->rc[k]] >= 0)
+			n.rc[n.nrc++] = mr[d->rc[k]];
+	if (n.nlb != n.nrb || n.nlc != n.nrc)
+		return 0;	/* a batch or contracting pair of size 1 and
+				 * not 1: the verifier rejects such a dot */
+	if (nl1) {
+		for (q = 0, m = 0; q < rl; q++)
+			if (dim(a, l, q) != 1)
+				sd[m++] = dim(a, l, q);
+		l = mk_reshape(a, shp(a, ety(a, l), m, sd, shape_of(a, l)), l);
+	}
+	if (nr1) {
+		for (q = 0, m = 0; q < rr; q++)
+			if (dim(a, r, q) != 1)
+				sd[m++] = dim(a, r, q);
+		r = mk_reshape(a, shp(a, ety(a, r), m, sd, shape_of(a, r)), r);
+	}
+	nd = mk_dot(a, i, l, r, &n);
+	if (same_shape(a, i, nd))
+		return rep(a, i, nd);
+	return rep(a, i, mk_reshape(a, shape_of(a, i), nd));
+}
+
+/* dot(transpose(a), transpose(b)) => transpose(dot(b, a)) */
+static int
+dot_transposes(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
+{
+	uint32_t nl, nr, np, k, nd;
+	int64_t *pl, *pr, *sd;
+	int rk = rank(a, i), swap;
+
+	if (!is_op(a, l, HOP_TRANSPOSE) || !is_op(a, r, HOP_TRANSPOSE))
+		return 0;
+	pl = ints(a, l, A_DIMENSIONS, &nl);
+	pr = ints(a, r, A_DIMENSIONS, &nr);
+	if (nl != nr || (nl && memcmp(pl, pr, nl * 8u)))
+		return 0;
+	np = nl;
+	if (d->nlb != d->nrb || (d->nlb && memcmp(d->lb, d->rb, d->nlb * 8u))
+	    || d->nlc != 1 || d->nrc != 1 || d->lc[0] != rk - 1 ||
+	    d->rc[0] != rk - 2 || (uint32_t)rk != d->nlb + 2 ||
+	    np != (uint32_t)rk)
+		return 0;
+	if (pl[rk - 2] == rk - 2 && pl[rk - 1] == rk - 1)
+		swap = 0;
+	else if (pl[rk - 2] == rk - 1 && pl[rk - 1] == rk - 2)
+		swap = 1;
+	else
+		return 0;
+	sd = alg_tmp(a, ((size_t)rk + 1) * 8);
+	for (k = 0; k < np; k++)
+		sd[k] = dim(a, i, pl[k]);
+	{
+		uint32_t ops[2];
+
+		ops[0] = swap ? op0(a, r) : op0(a, l);
+		ops[1] = swap ? op0(a, l) : op0(a, r);
+		nd = mk_clone(a, i, shp(a, ety(a, i), rk, sd, shape_of(a, i)),
+			2, ops);
+		if (swap) {
+			uint32_t nn;
+			const char *s = hlo_attr_word(a->m, INS(a, nd),
+				A_OPERAND_PRECISION, &nn);
+
+			if (s && nn > 2) {
+				/* swap the two precisions */
+				char *b = alg_tmp(a, nn + 1);
+				uint32_t c = 0, j;
+
+				for (j = 1; j + 1 < nn; j++)
+					if (s[j] == ',')
+						c = j;
+				if (c) {
+					HloAttr at;
+
+					b[0] = '{';
+					memcpy(b + 1, s + c + 1, nn - c - 2);
+					b[nn - c - 1] = ',';
+					memcpy(b + nn - c, s + 1, c - 1);
+					b[nn - 1] = '}';
+					at = hlo_mk_bytes(a->m,
+						A_OPERAND_PRECISION, K_RAW, b,
+						nn);
+					hlo_attr_set(a->m, a->c, nd, &at);
+				}
+			}
+		}
+	}
+	return rep(a, i, mk_transpose(a, shape_of(a, i), nd, pl));
+}
+
+static int
+has_text(const char *s, uint32_t n, const char *w)
+{
+	uint32_t k, m = strlen(w);
+
+	for (k = 0; s && k + m <= n; k++)
+		if (!memcmp(s + k, w, m))
+			return 1;
+	return 0;
+}
+
+static int
+sharding_unreduced(Alg *a, uint32_t i)
+{
+	uint32_t *us, n;
+	const char *s;
+
+	if (nusers(a, i, 2) != 1)
+		return 0;
+	users(a, i, &us);
+	if (!pass_is_custom_call(a->m, INS(a, us[0]), "Sharding"))
+		return 0;
+	s = hlo_attr_word(a->m, INS(a, us[0]), A_SHARDING, &n);
+	if (has_text(s, n, "unreduced"))
+		return 1;
+	s = hlo_attr_word(a->m, INS(a, us[0]), A_FRONTEND_ATTRIBUTES, &n);
+	return has_text(s, n, "unreduced");
+}
+
+int
+h_dot(Alg *a, uint32_t i)
+{
+	uint32_t l = op0(a, i), r = opnd(a, i, 1), z;
+	Dnums d;
+
+	if (is_tuple(a, l) || is_tuple(a, r))
+		return 0;
+	if (is_zero_elems(a, i) || is_zero_elems(a, l) || is_zero_elems(a, r)) {
+		z = mk_scalar_i(a, ety(a, i), 0);
+		return rep(a, i, mk_bcast(a, shape_of(a, i), z, NULL, 0));
+	}
+	dnums(a, i, &d);
+	if (d.nlb != d.nrb || d.nlc != d.nrc)
+		return 0;
+	if (supported_precision(a, i) && a->o->dot_to_mul && d.nlc == 0)
+		return dot_to_multiply(a, i, l, r, &d);
+	if (sharding_unreduced(a, i))
+		return 0;
+	if (dot_degenerate(a, i, l, r, &d))
+		return 1;
+	return dot_transposes(a, i, l, r, &d);
+}
+
+/* convolution */
+
+int
+h_convolution(Alg *a, uint32_t i)
+{
+	uint32_t l = op0(a, i), k = opnd(a, i, 1), n, np;
+	int r = rank(a, i), sp, q;
+	WDim *w;
+	HloConvDnums dn;
+	const char *lab;
+	int64_t *cfg;
+
+	if (is_zero_elems(a, l) || is_zero_elems(a, k))
+		return rep(a, i, scalar_like_i(a, i, 0));
+	lab = hlo_attr_word(a->m, INS(a, i), A_DIM_LABELS, &n);
+	if (!lab || hlo_conv_dnums(lab, n, r, &dn) < 0 || !a->o->fold_conv_pad)
+		return 0;
+	sp = dn.nsp;
+	w = alg_tmp(a, ((size_t)sp + 1) * sizeof *w);
+	if (!window(a, i, w, sp))
+		return 0;
+	/* conv(pad(x, 0), k): the padding into the window */
+	if (is_op(a, l, HOP_PAD) && const_scalar_is(a, opnd(a, l, 1), 0, 0)) {
+		cfg = ints(a, l, A_PADDING, &np);
+		if (np != 3u * r)
+			return 0;
+		for (q = 0; q < 2; q++) {
+			int64_t dd = q ? dn.in_feature : dn.in_batch;
+
+			if (cfg[3 * dd] || cfg[3 * dd + 1] || cfg[3 * dd + 2])
+				goto filter;
+		}
+		for (q = 0; q < sp; q++) {
+			int64_t *p = cfg + 3 * dn.in_spatial[q];
+
+			if (p[2] && (w[q].lo || w[q].hi || w[q].bdil != 1))
+				goto filter;
+			if (w[q].bdil != 1 && (p[0] || p[1] || p[2]))
+				goto filter;
+		}
+		for (q = 0; q < sp; q++) {
+			int64_t *p = cfg + 3 * dn.in_spatial[q];
+
+			w[q].lo += p[0];
+			w[q].hi += p[1];
+			if (p[2])
+				w[q].bdil = 1 + p[2];
+		}
+		{
+			uint32_t ops[2] = {op0(a, l), k}, nc;
+
+			nc = mk_clone(a, i, shape_of(a, i), 2, ops);
+			set_window(a, nc, w, sp);
+			return rep(a, i, nc);
+		}
+	}
+filter:
+	if (!window(a, i, w, sp))
+		return 0;
+	/* conv(x, pad(k, 0) with interior padding only): window dilation */
+	if (is_op(a, k, HOP_PAD) && is_all(a, opnd(a, k, 1), 0)) {
+		cfg = ints(a, k, A_PADDING, &np);
+		if (np != 3u * r)
+			return 0;
+		for (q = 0; q < 2; q++) {
+			int64_t dd = q ? dn.k_out : dn.k_in;
+
+			if (cfg[3 * dd] || cfg[3 * dd + 1] || cfg[3 * dd + 2])
+				return 0;
+		}
+		for (q = 0; q < sp; q++) {
+			int64_t *p = cfg + 3 * dn.k_spatial[q];
+
+			if (p[0] || p[1])
+				return 0;
+			if (!p[2])
+				continue;
+			if (w[q].wdil > 1)
+				return 0;
+			w[q].wdil = 1 + p[2];
+			w[q].size = dim(a, op0(a, k), dn.k_spatial[q]);
+		}
+		{
+			uint32_t ops[2] = {l, op0(a, k)}, nc;
+
+			nc = mk_clone(a, i, shape_of(a, i), 2, ops);
+			set_window(a, nc, w, sp);
+			return rep(a, i, nc);
+		}
+	}
+	return 0;
+}
+
+/* gather, scatter, sort */
+
+int
+h_gather(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), ix = opnd(a, i, 1), nc;
+	int64_t ivd, n, k;
+
+	if (is_zero_elems(a, x))
+		return rep(a, i, scalar_like_i(a, i, 0));
+	if (is_eff_scalar(a, x)) {
+		if (rank(a, x))
+			x = mk_reshape(a, shp_scalar(a, ety(a, x)), x);
+		return rep(a, i, mk_bcast(a, shape_of(a, i), x, NULL, 0));
+	}
+	ivd = int_attr(a, i, A_INDEX_VECTOR_DIM, -1);
+	ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
+	if (rank(a, x) != 1 || dim(a, x, 0) > a->o->small_gather ||
+	    ivd != rank(a, ix) || nc != 1 || is_tuple(a, ix))
+		return 0;
+	n = dim(a, x, 0);
+	{
+		uint32_t ps = shp_type(a, shape_of(a, i), TY_PRED), res = 0, m;
+		int64_t one = 1;
+
+		for (k = 0; k < n; k++) {
+			int64_t st = k, li = k + 1;
+			uint32_t s1, s0, v;
+
+			s1 = mk_slice(a, shp(a, ety(a, x), 1, &one, HLO_NONE), x,
+				&st, &li, NULL);
+			s0 = mk_reshape(a, shp_scalar(a, ety(a, x)), s1);
+			v = mk_bcast(a, shape_of(a, i), s0, NULL, 0);
+			if (k == 0) {
+				res = v;
+				/* xla makes value 0 twice: once for the
+				 * start, once in the loop */
+				st = 0, li = 1;
+				s1 = mk_slice(a, shp(a, ety(a, x), 1, &one,
+					HLO_NONE), x, &st, &li, NULL);
+				s0 = mk_reshape(a, shp_scalar(a, ety(a, x)), s1);
+				v = mk_bcast(a, shape_of(a, i), s0, NULL, 0);
+			}
+			m = mk_compare(a, ps, ix, scalar_like_i(a, ix, k), "GE");
+			res = mk_tern(a, HOP_SELECT, shape_of(a, i), m, v, res);
+		}
+		return rep(a, i, res);
+	}
+}
+
+int
+h_scatter(Alg *a, uint32_t i)
+{
+	uint32_t n = nops(a, i), ns, k, *ops;
+
+	if (n < 3 || (n - 1) % 2)
+		return 0;
+	ns = (n - 1) / 2;
+	for (k = 0; k < ns; k++)
+		if (!is_zero_elems(a, opnd(a, i, ns + 1 + k)))
+			break;
+	if (k == ns) {
+		if (ns == 1)
+			return rep_compat(a, i, op0(a, i));
+		if (is_tuple(a, i) && a->m->shapes[shape_of(a, i)].ntuple ==
+		    ns) {
+			for (k = 0; k < ns; k++)
+				if (!same_shape_id(a, tuple_elem(a,
+				    shape_of(a, i), k), shape_of(a, opnd(a, i,
+				    k))))
+					return 0;
+			ops = alg_tmp(a, (ns + 1) * 4u);
+			for (k = 0; k < ns; k++)
+				ops[k] = opnd(a, i, k);
+			return rep_compat(a, i, mk_tuple(a, ns, ops));
+		}
+		return 0;
+	}
+	if (ns == 1 && is_zero_elems(a, opnd(a, i, 1)) &&
+	    same_shape(a, i, op0(a, i)) && same_shape(a, i, opnd(a, i, 2))) {
+		uint32_t v[2] = {op0(a, i), opnd(a, i, 2)}, id, c = called(a, i);
+		int64_t *dd = alg_tmp(a, ((size_t)rank(a, i) + 1) * 8);
+		int q;
+
+		id = mk(a, HOP_MAP, shape_of(a, i), 2, v);
+		hlo_set_called(a->m, a->c, id, 1, &c);
+		for (q = 0; q < rank(a, i); q++)
+			dd[q] = q;
+		set_ints(a, id, A_DIMENSIONS, dd, rank(a, i));
+		return rep(a, i, id);
+	}
+	return 0;
+}
+
+int
+h_sort(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), n = nops(a, i), k, *ops, nd;
+	const int64_t *d = ints_attr(a, i, A_DIMENSIONS, &nd);
+
+	if (!d || nd < 1 || d[0] < 0 || d[0] >= rank(a, x))
+		return 0;
+	if (!is_zero_elems(a, x) && dim(a, x, d[0]) > 1)
+		return 0;
+	if (n == 1)
+		return rep(a, i, x);
+	ops = alg_tmp(a, (n + 1) * 4u);
+	for (k = 0; k < n; k++)
+		ops[k] = opnd(a, i, k);
+	return rep(a, i, mk_tuple(a, n, ops));
+}
+
+/* collectives */
+
+static int
+bcast_of_scalar_const(Alg *a, uint32_t x)
+{
+	return is_op(a, x, HOP_BROADCAST) && is_const(a, op0(a, x)) &&
+		is_scalar(a, op0(a, x));
+}
+
+/* the size of the replica groups {{0,1},{2,3}}; 0 if not explicit */
+static int64_t
+group_size(Alg *a, uint32_t i)
+{
+	uint32_t n, k;
+	const char *s = hlo_attr_word(a->m, INS(a, i), A_REPLICA_GROUPS, &n);
+	int64_t cnt = 0, first = -1, depth = 0, items = 0;
+
+	if (!s || n < 4 || s[0] != '{')
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (s[k] == '{') {
+			depth++;
+			items = 0;
+		} else if (s[k] == '}') {
+			if (depth == 2) {
+				if (first < 0)
+					first = items + 1;
+				else if (first != items + 1)
+					return 0;
+				cnt++;
+			}
+			depth--;
+		} else if (s[k] == ',') {
+			if (depth == 2)
+				items++;
+		} else if (!(s[k] >= '0' && s[k] <= '9') && s[k] != ' ') {
+			return 0;
+		}
+	}
+	return cnt > 0 ? first : 0;
+}
+
+int
+h_all_reduce(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), c, comp = called(a, i), nc;
+	int kind, t;
+	int64_t gs, iv;
+	double v;
+
+	if (is_tuple(a, i) || nops(a, i) != 1 || !bcast_of_scalar_const(a, x))
+		return 0;
+	kind = reduce_kind(a, comp);
+	c = op0(a, x);
+	t = ety(a, c);
+	if (kind == HOP_MIN || kind == HOP_MAX || (t == TY_PRED &&
+	    (kind == HOP_AND || kind == HOP_OR)))
+		return rep(a, i, mk_bcast(a, shape_of(a, i), c, NULL, 0));
+	if (kind != HOP_ADD || !(gs = group_size(a, i)))
+		return 0;
+	if (t_int(t) && const_first(a, c, &iv))
+		nc = mk_scalar_i(a, t, (int64_t)((uint64_t)iv * (uint64_t)gs));
+	else if (t_float(t) && const_value(a, c, &v))
+		nc = mk_scalar(a, t, t == TY_F64 ? v * (double)gs :
+			(double)(float)v * (double)gs);
+	else
+		return 0;
+	return rep(a, i, mk_bcast(a, shape_of(a, i), nc, NULL, 0));
+}
+
+int
+h_all_gather(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), c;
+
+	if (is_tuple(a, i) || nops(a, i) != 1 || !is_op(a, x, HOP_BROADCAST) ||
+	    !is_const(a, op0(a, x)) || !is_scalar(a, op0(a, x)))
+		return 0;
+	c = op0(a, x);
+	return rep(a, i, mk_clone(a, x, shape_of(a, i), 1, &c));
+}
+
+int
+h_all_to_all(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i);
+
+	if (is_tuple(a, i) || nops(a, i) != 1 || !is_op(a, x, HOP_BROADCAST) ||
+	    !is_const(a, op0(a, x)) || !is_scalar(a, op0(a, x)))
+		return 0;
+	return rep(a, i, x);
+}
+
+/* custom-call, opt-barrier */
+
+int
+h_custom_call(Alg *a, uint32_t i)
+{
+	uint32_t g0, g1, p0, p1;
+
+	if (!pass_is_custom_call(a->m, INS(a, i), "SliceToDynamic") ||
+	    nops(a, i) != 2)
+		return 0;
+	g0 = op0(a, i), g1 = opnd(a, i, 1);
+	if (!is_op(a, g0, HOP_GTE) || !is_op(a, g1, HOP_GTE) ||
+	    int_attr(a, g0, A_INDEX, -1) != 0 || int_attr(a, g1, A_INDEX, -1) != 1)
+		return 0;
+	p0 = op0(a, g0), p1 = op0(a, g1);
+	if (p0 != p1 || !pass_is_custom_call(a->m, INS(a, p0), "PadToStatic") ||
+	    nops(a, p0) != 1 || !same_shape(a, i, op0(a, p0)))
+		return 0;
+	return rep(a, i, op0(a, p0));
+}
+
+int
+h_opt_barrier(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), n, *us, nu, k, j, *ops, *el, cnt = 0, nt;
+	uint8_t *used;
+	int64_t *map, ix;
+	int tup;
+
+	if (!is_tuple(a, i) || a->m->comps[a->c].root == i)
+		return 0;
+	n = a->m->shapes[shape_of(a, i)].ntuple;
+	used = alg_tmp(a, n + 1);
+	memset(used, 0, n);
+	nu = users(a, i, &us);
+	for (k = 0; k < nu; k++) {
+		if (!is_op(a, us[k], HOP_GTE))
+			return 0;
+		ix = int_attr(a, us[k], A_INDEX, -1);
+		if (ix < 0 || (uint64_t)ix >= n)
+			return 0;
+		used[ix] = 1;
+	}
+	for (k = 0; k < n; k++)
+		if (a->m->shapes[tuple_elem(a, shape_of(a, i), k)].type ==
+		    TY_TOKEN)
+			used[k] = 1;
+	tup = is_op(a, x, HOP_TUPLE) && nops(a, x) == n;
+	if (tup)
+		for (k = 0; k < n; k++) {
+			uint32_t e = opnd(a, x, k);
+
+			if (!used[k] && (nusers(a, e, 2) > 1 ||
+			    a->m->comps[a->c].root == e || has_effect(a, e)))
+				used[k] = 1;
+		}
+	for (k = 0; k < n; k++)
+		cnt += used[k];
+	if (cnt == n)
+		return 0;
+	ops = alg_tmp(a, (n + 1) * 4u);
+	map = alg_tmp(a, (n + 1) * 8u);
+	for (k = 0, j = 0; k < n; k++) {
+		map[k] = -1;
+		if (!used[k])
+			continue;
+		map[k] = j;
+		ops[j++] = tup ? opnd(a, x, k) : mk_gte(a, x, k);
+	}
+	nt = mk_tuple(a, cnt, ops);
+	set_opnd(a, i, 0, nt);
+	INS(a, i)->shape = shape_of(a, nt);
+	nu = users(a, i, &us);
+	el = alg_tmp(a, (nu + 1) * 4u);
+	memcpy(el, us, nu * 4u);
+	for (k = 0; k < nu; k++) {
+		HloAttr at;
+
+		ix = int_attr(a, el[k], A_INDEX, 0);
+		at = hlo_mk_int(A_INDEX, map[ix]);
+		hlo_attr_set(a->m, a->c, el[k], &at);
+	}
+	mark_changed(a);
+	return 1;
+}

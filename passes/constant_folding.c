@@ -1,0 +1,400 @@
+/* constant_folding.c: "constant_folding", xla's HloConstantFolding at its
+ * default level, evaluating with hlopt's reference evaluator (src/eval).
+ *
+ * In every non-fusion, non-composite computation, in xla's post order, an
+ * instruction with users (or the root) is folded into a constant when
+ * some operand is a constant and every operand is a constant, a
+ * broadcast of a constant, an iota or a tuple of those (looked through
+ * recursively), unless it is a parameter, constant or tuple, or:
+ *   a broadcast, iota, fft or while; asynchronous; has a side effect,
+ *   control dependencies, or calls a computation holding anything
+ *   unfoldable; is or calls an rng or after-all; a pad of a broadcast
+ *   with a constant padding value; has a result or operands of more
+ *   than 45,000,000 elements.
+ * Not in xla's list but not evaluable by xla's evaluator either, so left
+ * alone: custom calls, collectives, send/recv, infeed/outfeed,
+ * rng-bit-generator, partition/replica ids, copy-start/done, domains and
+ * optimization barriers; operands holding an elided constant ({...}) are
+ * never folded. The folded instruction's uses take the new constant and
+ * it is deleted with the operands that died with it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "wutil.h"
+
+#define MAX_ELEMS 45000000
+#define EVAL_LIMIT ((uint64_t)2 << 30)
+
+typedef struct {
+	HloModule *m;
+	PassCtx *ctx;
+	PassEdit *ed;
+	uint8_t *fx;
+	uint8_t *compok;	/* per computation: 0 unknown, 1 foldable,
+				 * 2 not */
+	uint32_t ncomps;	/* real computations (the scratch one
+				 * excluded) */
+} Cf;
+
+static const HloInstr *
+ins(PassEdit *ed, uint32_t i)
+{
+	return &ed->m->comps[ed->c].ins[i];
+}
+
+static uint32_t
+opnd(PassEdit *ed, uint32_t i, uint32_t k)
+{
+	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
+}
+
+static int
+not_evaluable(int op)
+{
+	switch (op) {
+	case HOP_CUSTOMCALL: case HOP_INFEED: case HOP_OUTFEED:
+	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
+	case HOP_RNG: case HOP_RNGBITGEN: case HOP_RNGGETSTATE:
+	case HOP_PARTITIONID: case HOP_REPLICAID: case HOP_AFTERALL:
+	case HOP_COPYSTART: case HOP_COPYDONE: case HOP_DOMAIN:
+	case HOP_OPTBARRIER: case HOP_ADDDEP:
+		return 1;
+	}
+	return (hlo_opinfo[op].flags & (F_COLL | F_ASYNC)) != 0;
+}
+
+static int foldable_comp(Cf *s, uint32_t c, int depth);
+
+/* IsFoldable for instruction in of computation c */
+static int
+foldable(Cf *s, uint32_t c, const HloInstr *in, int depth)
+{
+	HloModule *m = s->m;
+	int64_t out, opel = 0;
+	uint32_t k;
+
+	switch (in->op) {
+	case HOP_BROADCAST: case HOP_IOTA: case HOP_FFT: case HOP_WHILE:
+		return 0;
+	}
+	if (not_evaluable(in->op) || depth > 32)
+		return 0;
+	for (k = 0; k < in->ncalled; k++)
+		if (!foldable_comp(s, m->ids[in->called + k], depth + 1))
+			return 0;
+	if (pass_has_effect(m, in, s->fx, s->ncomps) || in->nctrl)
+		return 0;
+	if (hlo_sh(m, in->shape)->type != TY_TUPLE) {
+		const HloComp *cp = &m->comps[c];
+
+		for (k = 0; k < in->nops; k++) {
+			uint32_t d = m->ids[in->ops + k];
+			int64_t e;
+
+			if (d >= cp->nins)
+				return 0;
+			e = wu_elems(m, cp->ins[d].shape);
+			opel = opel > INT64_MAX - e ? INT64_MAX : opel + e;
+		}
+		out = wu_elems(m, in->shape);
+		if (out > MAX_ELEMS || opel > MAX_ELEMS)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+foldable_comp(Cf *s, uint32_t c, int depth)
+{
+	const HloComp *cp;
+	uint32_t i;
+
+	if (c >= s->ncomps)
+		return 0;
+	if (s->compok[c])
+		return s->compok[c] == 1;
+	cp = &s->m->comps[c];
+	s->compok[c] = 2;	/* a call cycle is not foldable */
+	for (i = 0; i < cp->nins; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) &&
+		    !foldable(s, c, &cp->ins[i], depth))
+			return 0;
+	s->compok[c] = 1;
+	return 1;
+}
+
+/* AnyOperandsConstant (all == 0) or AllOperandsConstantOrBroadcast
+ * Constant (all == 1), through tuples */
+static int
+operands_constant(PassEdit *ed, uint32_t x, int all, int depth)
+{
+	uint32_t k, o;
+
+	for (k = 0; k < ins(ed, x)->nops; k++) {
+		const HloInstr *oi;
+
+		o = opnd(ed, x, k);
+		oi = ins(ed, o);
+		if (oi->op == HOP_TUPLE && depth < 32) {
+			if (operands_constant(ed, o, all, depth + 1) != all)
+				return !all;
+		} else if (oi->op == HOP_CONSTANT) {
+			if (!all)
+				return 1;
+		} else if (all && !(oi->op == HOP_IOTA ||
+		    (oi->op == HOP_BROADCAST && oi->nops &&
+		    ins(ed, opnd(ed, o, 0))->op == HOP_CONSTANT))) {
+			return 0;
+		}
+	}
+	return all;
+}
+
+/* copies instruction x of ed's computation into t with operands ops, name
+ * "" (nothing is interned) */
+static uint32_t
+scratch_copy(PassEdit *ed, uint32_t t, uint32_t x, uint32_t n,
+	const uint32_t *ops)
+{
+	HloModule *m = ed->m;
+	HloInstr src = m->comps[ed->c].ins[x];
+	uint32_t j = hlo_instr_add(m, t, src.op, src.shape, 0, n, ops);
+
+	m->comps[t].ins[j].attrs = src.attrs;
+	m->comps[t].ins[j].nattrs = src.nattrs;
+	m->comps[t].ins[j].called = src.called;
+	m->comps[t].ins[j].ncalled = src.ncalled;
+	m->comps[t].ins[j].num = src.num;
+	return j;
+}
+
+/* copies the constant subtree rooted at x into t; -1 on an elided
+ * constant */
+static int
+copy_tree(PassEdit *ed, uint32_t t, uint32_t x, uint32_t *out, int depth)
+{
+	HloModule *m = ed->m;
+	uint32_t k, n = ins(ed, x)->nops, *ops, nb;
+	int op = ins(ed, x)->op;
+
+	if (op == HOP_CONSTANT && !hlo_literal(m, ins(ed, x), &nb))
+		return -1;
+	if (depth > 64)
+		return -1;
+	ops = xreallocarray(NULL, n + 1, sizeof *ops);
+	for (k = 0; k < n; k++)
+		if (copy_tree(ed, t, opnd(ed, x, k), &ops[k], depth + 1) < 0) {
+			free(ops);
+			return -1;
+		}
+	*out = scratch_copy(ed, t, x, n, ops);
+	free(ops);
+	return 0;
+}
+
+static void
+put_val(const HloVal *v, HloBuf *b, int depth)
+{
+	int64_t k;
+
+	if (v->type == TY_TUPLE) {
+		for (k = 0; k < v->n && depth < 64; k++)
+			put_val(v->elems[k], b, depth + 1);
+		return;
+	}
+	if (v->type != TY_TOKEN && v->n)
+		hlo_buf_put(b, (const char *)v->data,
+			(size_t)v->n * hlo_type_bytes(v->type));
+}
+
+/* the literal bytes of instruction x evaluated, in b; -1 if it cannot be
+ * evaluated */
+static int
+evaluate(PassEdit *ed, uint32_t x, HloBuf *b)
+{
+	HloModule *m = ed->m;
+	uint32_t t, n = ins(ed, x)->nops, k, *ops, root;
+	HloError err;
+	HloEval ev;
+	HloVal *out = NULL;
+	int r = -1;
+
+	t = hlo_comp_add(m, 0);
+	ops = xreallocarray(NULL, n + 1, sizeof *ops);
+	for (k = 0; k < n; k++)
+		if (copy_tree(ed, t, opnd(ed, x, k), &ops[k], 0) < 0)
+			goto out;
+	root = scratch_copy(ed, t, x, n, ops);
+	m->comps[t].root = root;
+	hlo_eval_init(&ev, m, EVAL_LIMIT, &err);
+	if (hlo_eval_comp(&ev, t, NULL, 0, &out) == 0 && out) {
+		put_val(out, b, 0);
+		r = 0;
+	}
+	if (out)
+		hlo_val_unref(&ev, out);
+	hlo_eval_fini(&ev);
+out:
+	free(ops);
+	free(m->comps[t].ins);
+	m->ncomps--;
+	return r;
+}
+
+static int
+literal_fits(const HloModule *m, uint32_t shape, size_t n)
+{
+	const HloShape *sh = hlo_sh(m, shape);
+	uint32_t k;
+	size_t sum = 0;
+
+	if (sh->type == TY_TUPLE) {
+		for (k = 0; k < sh->ntuple; k++) {
+			uint32_t e = hlo_tuple_elems(m, sh)[k];
+			int64_t b = hlo_shape_bytes(m, e);
+
+			if (hlo_sh(m, e)->type == TY_TUPLE ||
+			    hlo_sh(m, e)->type == TY_TOKEN || b < 0)
+				return 0;
+			sum += b;
+		}
+		return sum == n;
+	}
+	return hlo_shape_bytes(m, shape) == (int64_t)n;
+}
+
+/* RecursivelyRemoveDeadInstructionAndDeadOperands */
+static void
+remove_dead(PassEdit *ed, uint32_t x)
+{
+	uint32_t top = 0, cap = 16, *stack = xreallocarray(NULL, cap,
+		sizeof *stack), k, y;
+
+	stack[top++] = x;
+	while (top) {
+		y = stack[--top];
+		if (ins(ed, y)->flags & HI_DEAD)
+			continue;
+		pass_remove(ed, y);
+		for (k = 0; k < ins(ed, y)->nops; k++) {
+			uint32_t o = opnd(ed, y, k);
+
+			if ((ins(ed, o)->flags & HI_DEAD) || !pass_is_dead(ed, o) ||
+			    ins(ed, o)->op == HOP_PARAMETER)
+				continue;
+			if (top == cap) {
+				cap *= 2;
+				stack = xreallocarray(stack, cap, sizeof *stack);
+			}
+			stack[top++] = o;
+		}
+	}
+	free(stack);
+}
+
+static int
+fold(Cf *s, uint32_t x)
+{
+	PassEdit *ed = s->ed;
+	HloModule *m = s->m;
+	const HloInstr *in = ins(ed, x);
+	HloBuf b = {0};
+	uint32_t k, shape = in->shape;
+	HloAttr a;
+
+	if (pass_is_dead(ed, x) || !operands_constant(ed, x, 0, 0) ||
+	    !operands_constant(ed, x, 1, 0) || in->op == HOP_PARAMETER ||
+	    in->op == HOP_CONSTANT || in->op == HOP_TUPLE || ed->ctl[x] ||
+	    hlo_sh(m, shape)->dynmask || !foldable(s, ed->c, in, 0))
+		return 0;
+	if (in->op == HOP_PAD && in->nops == 2 &&
+	    ins(ed, opnd(ed, x, 0))->op == HOP_BROADCAST &&
+	    ins(ed, opnd(ed, x, 1))->op == HOP_CONSTANT)
+		return 0;
+	if (evaluate(ed, x, &b) < 0 || !literal_fits(m, shape, b.len) ||
+	    m->nbytes > UINT32_MAX / 2 ||
+	    b.len > UINT32_MAX / 2 - m->nbytes) {
+		hlo_buf_free(&b);
+		return 0;
+	}
+	k = wu_add(m, ed->c, HOP_CONSTANT, shape, 0, NULL, ed);
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, b.buf, b.len);
+	hlo_set_attrs(m, ed->c, k, 1, &a);
+	hlo_buf_free(&b);
+	pass_replace_uses(ed, x, k);
+	remove_dead(ed, x);
+	return 1;
+}
+
+static uint8_t *
+skipped(const HloModule *m)
+{
+	uint8_t *skip = xcalloc(m->ncomps + 1, 1);
+	uint32_t c, i, k, d;
+
+	for (c = 0; c < m->ncomps; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		if (cp->flags & HC_FUSION)
+			skip[c] = 1;
+		for (i = 0; i < cp->nins; i++) {
+			const HloInstr *in = &cp->ins[i];
+
+			if ((in->flags & HI_DEAD) || in->op != HOP_CALL ||
+			    !hlo_attr_int(m, in, A_IS_COMPOSITE, 0))
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = m->ids[in->called + k]) < m->ncomps)
+					skip[d] = 1;
+		}
+	}
+	return skip;
+}
+
+int
+pass_constant_folding(HloModule *m, PassCtx *ctx)
+{
+	PassEdit ed;
+	Cf s;
+	uint8_t *skip = skipped(m);
+	uint32_t c, i, cnt, *order, x;
+	int changed = 0;
+
+	memset(&s, 0, sizeof s);
+	s.m = m;
+	s.ctx = ctx;
+	s.ed = &ed;
+	s.ncomps = m->ncomps;
+	s.fx = xmalloc(m->ncomps + 1);
+	memcpy(s.fx, pass_comp_effects(m, ctx), m->ncomps);
+	s.compok = xcalloc(m->ncomps + 1, 1);
+	pass_reset(ctx);
+	pass_edit_init(&ed, m, ctx, s.fx, m->ncomps);
+	for (c = 0; c < m->ncomps; c++) {
+		if (skip[c])
+			continue;
+		pass_edit_begin(&ed, c);
+		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
+		cnt = pass_post_order(m, c, order, ctx);
+		for (i = 0; i < cnt; i++) {
+			x = order[i];
+			if ((m->comps[c].ins[x].flags & HI_DEAD) ||
+			    pass_res(&ed, x) != x)
+				continue;
+			ctx->stats.rewrites += fold(&s, x);
+		}
+		changed |= ed.changed;
+		if (pass_edit_end(&ed) < 0) {
+			changed = -1;
+			break;
+		}
+		pass_reset(ctx);
+	}
+	pass_edit_free(&ed);
+	free(skip);
+	free(s.fx);
+	free(s.compok);
+	return changed;
+}

@@ -1,0 +1,1072 @@
+/* wutil.c: helpers shared by the loop, conditional and folding passes:
+ * instruction building, call-site inlining, scalar constants, and the
+ * trip-count analysis of xla/hlo/analysis/while_loop_analysis.cc
+ * (pattern match first, then brute force with scalar evaluation). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "wutil.h"
+
+/* building */
+
+uint32_t
+wu_add(HloModule *m, uint32_t c, int op, uint32_t shape, uint32_t nops,
+	const uint32_t *ops, PassEdit *ed)
+{
+	uint32_t name = hlo_fresh_name(m, hlo_opinfo[op].name);
+	uint32_t i = hlo_instr_add(m, c, op, shape, name, nops, ops);
+
+	if (ed)
+		pass_edit_added(ed, i);
+	return i;
+}
+
+uint32_t
+wu_gte(HloModule *m, uint32_t c, uint32_t x, int64_t k, PassEdit *ed)
+{
+	const HloShape *sh = hlo_sh(m, m->comps[c].ins[x].shape);
+	uint32_t el = hlo_tuple_elems(m, sh)[k];
+	uint32_t name = hlo_fresh_name(m, "get-tuple-element");
+	uint32_t i = hlo_instr_add(m, c, HOP_GTE, el, name, 1, &x);
+	HloAttr a = hlo_mk_int(A_INDEX, k);
+
+	hlo_set_attrs(m, c, i, 1, &a);
+	if (ed)
+		pass_edit_added(ed, i);
+	return i;
+}
+
+uint32_t
+wu_tuple(HloModule *m, uint32_t c, uint32_t n, const uint32_t *ops,
+	PassEdit *ed)
+{
+	uint32_t *el = xreallocarray(NULL, n + 1, sizeof *el), k, s;
+
+	for (k = 0; k < n; k++)
+		el[k] = m->comps[c].ins[ops[k]].shape;
+	s = hlo_shape_tuple(m, n, el);
+	free(el);
+	return wu_add(m, c, HOP_TUPLE, s, n, ops, ed);
+}
+
+uint32_t
+wu_copy_named(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
+	uint32_t nops, const uint32_t *ops, const char *suffix)
+{
+	char buf[300];
+	uint32_t j = pass_copy_instr(m, dc, sc, si, nops, ops), n;
+	int len;
+
+	len = snprintf(buf, sizeof buf, "%.200s%s",
+		hlo_cstr(m, m->comps[sc].ins[si].name), suffix);
+	if (len <= 0 || (size_t)len >= sizeof buf)
+		return j;
+	n = hlo_find_str(m, buf, len) == HLO_NONE ? hlo_str(m, buf, len) :
+		hlo_fresh_name(m, buf);
+	m->comps[dc].ins[j].name = n;
+	return j;
+}
+
+uint32_t
+wu_inline(HloModule *m, uint32_t dc, uint32_t sc, const uint32_t *args,
+	uint32_t nargs, PassEdit *ed)
+{
+	uint32_t n = m->comps[sc].nins, *order, *map, *buf, cap = 16;
+	uint32_t k, x, j, root = HLO_NONE;
+	int cnt, i;
+
+	order = xreallocarray(NULL, n + 1, sizeof *order);
+	map = xreallocarray(NULL, n + 1, sizeof *map);
+	buf = xreallocarray(NULL, cap, sizeof *buf);
+	cnt = hlo_topo(m, sc, order);
+	for (x = 0; x < n; x++)
+		map[x] = HLO_NONE;
+	for (i = 0; i < cnt; i++) {
+		HloInstr in;
+
+		x = order[i];
+		in = m->comps[sc].ins[x];
+		if (in.op == HOP_PARAMETER) {
+			if (in.num < 0 || (uint64_t)in.num >= nargs)
+				goto out;
+			map[x] = args[in.num];
+			continue;
+		}
+		if (in.nops + in.nctrl > cap) {
+			cap = in.nops + in.nctrl;
+			buf = xreallocarray(buf, cap, sizeof *buf);
+		}
+		for (k = 0; k < in.nops; k++) {
+			uint32_t d = m->ids[in.ops + k];
+
+			if (d >= n || map[d] == HLO_NONE)
+				goto out;
+			buf[k] = map[d];
+		}
+		j = pass_copy_instr(m, dc, sc, x, in.nops, buf);
+		for (k = 0; k < in.nctrl; k++) {
+			uint32_t d = m->ids[in.ctrl + k];
+
+			buf[k] = d < n ? map[d] : HLO_NONE;
+		}
+		if (in.nctrl) {
+			uint32_t w = 0;
+
+			for (k = 0; k < in.nctrl; k++)
+				if (buf[k] != HLO_NONE)
+					buf[w++] = buf[k];
+			hlo_set_ctrl(m, dc, j, w, buf);
+		}
+		if (ed)
+			pass_edit_added(ed, j);
+		map[x] = j;
+	}
+	if (cnt >= 0 && m->comps[sc].root < n)
+		root = map[m->comps[sc].root];
+out:
+	free(order);
+	free(map);
+	free(buf);
+	return root;
+}
+
+void
+wu_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
+	uint32_t keep)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t i, k;
+
+	for (i = 0; i < cp->nins; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if ((in->flags & HI_DEAD) || i == keep)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] == from)
+				m->ids[in->ops + k] = to;
+	}
+	if (cp->root == from)
+		cp->root = to;
+}
+
+uint32_t *
+wu_users(const HloModule *m, uint32_t c, uint32_t x, uint32_t *n,
+	PassCtx *ctx)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i, k, cnt = 0, *list;
+
+	for (i = 0; i < cp->nins; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] == x) {
+				cnt++;
+				break;
+			}
+	}
+	list = pass_alloc(ctx, (cnt + 1) * sizeof *list);
+	*n = 0;
+	for (i = 0; i < cp->nins; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] == x) {
+				list[(*n)++] = i;
+				break;
+			}
+	}
+	return list;
+}
+
+uint32_t
+wu_param0(const HloModule *m, uint32_t c)
+{
+	return c < m->ncomps ? hlo_param(m, c, 0) : HLO_NONE;
+}
+
+int
+wu_is_tuple_op(const HloModule *m, uint32_t c, uint32_t i)
+{
+	return i < m->comps[c].nins && m->comps[c].ins[i].op == HOP_TUPLE;
+}
+
+int
+wu_has_ctrl(const HloModule *m, uint32_t c, uint32_t i)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t j, k;
+
+	if (cp->ins[i].nctrl)
+		return 1;
+	for (j = 0; j < cp->nins; j++) {
+		if (cp->ins[j].flags & HI_DEAD)
+			continue;
+		for (k = 0; k < cp->ins[j].nctrl; k++)
+			if (m->ids[cp->ins[j].ctrl + k] == i)
+				return 1;
+	}
+	return 0;
+}
+
+int
+wu_frontend_true(const HloModule *m, const HloInstr *in, const char *key)
+{
+	uint32_t n;
+	const char *v = pass_frontend_attr(m, in, key, &n);
+
+	if (!v)
+		return 0;
+	return (n == 4 && !strncasecmp(v, "true", 4)) ||
+		(n == 1 && v[0] == '1') || (n == 3 && !strncasecmp(v, "yes", 3));
+}
+
+int
+wu_while_dce_disabled(const HloModule *m, const HloInstr *in)
+{
+	return in->nattrs && (wu_frontend_true(m, in,
+		"_xla_disable_while_loop_dce") ||
+		wu_frontend_true(m, in, "xla.disable_while_loop_dce") ||
+		wu_frontend_true(m, in, "_xla_preserve_tuple_indices") ||
+		wu_frontend_true(m, in, "xla.preserve_tuple_indices"));
+}
+
+int64_t
+wu_elems(const HloModule *m, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(m, shape);
+	int64_t n;
+
+	if (sh->type == TY_TUPLE || sh->type == TY_TOKEN ||
+	    sh->type == TY_OPAQUE)
+		return 0;
+	n = hlo_shape_elems(m, shape);
+	return n < 0 ? INT64_MAX : n;
+}
+
+/* scalars */
+
+int
+wu_is_float(int type)
+{
+	return hlo_typeinfo[type].cls == C_FLOAT;
+}
+
+int
+wu_is_int(int type)
+{
+	return hlo_typeinfo[type].cls == C_SINT ||
+		hlo_typeinfo[type].cls == C_UINT;
+}
+
+/* wraps an integer to the width of type */
+static void
+norm_int(WuVal *v)
+{
+	int bits = hlo_typeinfo[v->type].bits;
+	uint64_t mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+
+	v->u &= mask;
+	if (hlo_typeinfo[v->type].cls == C_SINT && bits < 64 &&
+	    (v->u >> (bits - 1) & 1))
+		v->s = (int64_t)(v->u | ~mask);
+	else
+		v->s = (int64_t)v->u;
+	if (hlo_typeinfo[v->type].cls == C_SINT)
+		v->u = (uint64_t)v->s;
+	v->f = hlo_typeinfo[v->type].cls == C_SINT ? (double)v->s :
+		(double)v->u;
+}
+
+static void
+norm_float(WuVal *v)
+{
+	if (v->type != TY_F64)
+		v->f = hlo_float_decode(v->type, hlo_float_encode(v->type,
+			v->f));
+}
+
+static void
+set_int(WuVal *v, int type, uint64_t u)
+{
+	v->type = type;
+	v->u = u;
+	norm_int(v);
+}
+
+static void
+set_pred(WuVal *v, int b)
+{
+	v->type = TY_PRED;
+	v->u = b != 0;
+	v->s = (int64_t)v->u;
+	v->f = (double)v->u;
+}
+
+static void
+set_float(WuVal *v, int type, double f)
+{
+	v->type = type;
+	v->f = f;
+	norm_float(v);
+	v->s = 0;
+	v->u = 0;
+}
+
+int
+wu_read(const HloModule *m, const HloInstr *in, int64_t k, WuVal *v)
+{
+	const HloShape *sh = hlo_sh(m, in->shape);
+	uint32_t nbytes;
+	const unsigned char *p;
+	int esz, t = sh->type, j;
+	uint64_t raw = 0;
+
+	if (in->op != HOP_CONSTANT || sh->type == TY_TUPLE || k < 0)
+		return -1;
+	p = hlo_literal(m, in, &nbytes);
+	esz = hlo_type_bytes(t);
+	if (!p || esz <= 0 || esz > 8 || (uint64_t)(k + 1) * esz > nbytes)
+		return -1;
+	for (j = 0; j < esz; j++)
+		raw |= (uint64_t)p[k * esz + j] << (8 * j);
+	memset(v, 0, sizeof *v);
+	switch (hlo_typeinfo[t].cls) {
+	case C_PRED:
+		set_pred(v, raw != 0);
+		return 0;
+	case C_SINT:
+	case C_UINT:
+		set_int(v, t, raw);
+		return 0;
+	case C_FLOAT:
+		v->type = t;
+		v->f = hlo_float_decode(t, raw);
+		return 0;
+	}
+	return -1;
+}
+
+int
+wu_scalar_int(const HloModule *m, const HloInstr *in, int64_t *out)
+{
+	WuVal v;
+
+	if (in->op != HOP_CONSTANT || wu_elems(m, in->shape) != 1 ||
+	    !wu_is_int(hlo_sh(m, in->shape)->type) || wu_read(m, in, 0, &v))
+		return -1;
+	if (hlo_typeinfo[v.type].cls == C_UINT && v.u > INT64_MAX)
+		return -1;
+	*out = v.s;
+	return 0;
+}
+
+static int
+cmp_dir(const HloModule *m, const HloInstr *in)
+{
+	static const char *dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+	int d;
+
+	for (d = 0; d < 6; d++)
+		if (hlo_attr_is(m, in, A_DIRECTION, dirs[d]))
+			return d;
+	return -1;
+}
+
+/* a <=> b as -1, 0, 1; 2 unordered */
+static int
+order(const WuVal *a, const WuVal *b)
+{
+	switch (hlo_typeinfo[a->type].cls) {
+	case C_FLOAT:
+		if (isnan(a->f) || isnan(b->f))
+			return 2;
+		return a->f < b->f ? -1 : a->f > b->f;
+	case C_SINT:
+		return a->s < b->s ? -1 : a->s > b->s;
+	default:
+		return a->u < b->u ? -1 : a->u > b->u;
+	}
+}
+
+static int
+compare(const HloModule *m, const HloInstr *in, const WuVal *o, WuVal *r)
+{
+	int d = cmp_dir(m, in), c = order(&o[0], &o[1]);
+
+	if (d < 0 || hlo_attr_is(m, in, A_CMP_TYPE, "TOTALORDER"))
+		return -1;
+	switch (d) {
+	case 0: set_pred(r, c == 0); break;
+	case 1: set_pred(r, c != 0); break;
+	case 2: set_pred(r, c == -1); break;
+	case 3: set_pred(r, c == -1 || c == 0); break;
+	case 4: set_pred(r, c == 1); break;
+	default: set_pred(r, c == 1 || c == 0); break;
+	}
+	return 0;
+}
+
+static int
+convert(const WuVal *a, int t, WuVal *r)
+{
+	int fc = hlo_typeinfo[a->type].cls, tc = hlo_typeinfo[t].cls;
+	double f;
+
+	memset(r, 0, sizeof *r);
+	if (tc == C_PRED) {
+		set_pred(r, fc == C_FLOAT ? a->f != 0 : a->u != 0);
+		return 0;
+	}
+	if (tc == C_FLOAT) {
+		f = fc == C_FLOAT ? a->f : fc == C_SINT ? (double)a->s :
+			(double)a->u;
+		set_float(r, t, f);
+		return 0;
+	}
+	if (tc != C_SINT && tc != C_UINT)
+		return -1;
+	if (fc != C_FLOAT) {
+		set_int(r, t, a->u);
+		return 0;
+	}
+	f = trunc(a->f);
+	if (isnan(f) || f < -9.2e18 || f > 9.2e18)
+		return -1;
+	set_int(r, t, (uint64_t)(int64_t)f);
+	if (r->f != f)
+		return -1;	/* out of the target's range */
+	return 0;
+}
+
+static int
+int_binary(int op, const WuVal *a, const WuVal *b, int t, WuVal *r)
+{
+	int sgn = hlo_typeinfo[t].cls == C_SINT;
+	uint64_t x = a->u, y = b->u;
+
+	switch (op) {
+	case HOP_ADD: set_int(r, t, x + y); return 0;
+	case HOP_SUBTRACT: set_int(r, t, x - y); return 0;
+	case HOP_MUL: set_int(r, t, x * y); return 0;
+	case HOP_AND: set_int(r, t, x & y); return 0;
+	case HOP_OR: set_int(r, t, x | y); return 0;
+	case HOP_XOR: set_int(r, t, x ^ y); return 0;
+	case HOP_MAX:
+		set_int(r, t, (sgn ? a->s >= b->s : x >= y) ? x : y);
+		return 0;
+	case HOP_MIN:
+		set_int(r, t, (sgn ? a->s <= b->s : x <= y) ? x : y);
+		return 0;
+	case HOP_DIVIDE:
+	case HOP_REMAINDER:
+		if (y == 0 || (sgn && b->s == -1 && a->s == INT64_MIN))
+			return -1;
+		if (sgn)
+			set_int(r, t, (uint64_t)(op == HOP_DIVIDE ?
+				a->s / b->s : a->s % b->s));
+		else
+			set_int(r, t, op == HOP_DIVIDE ? x / y : x % y);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+float_binary(int op, double x, double y, int t, WuVal *r)
+{
+	switch (op) {
+	case HOP_ADD: set_float(r, t, x + y); return 0;
+	case HOP_SUBTRACT: set_float(r, t, x - y); return 0;
+	case HOP_MUL: set_float(r, t, x * y); return 0;
+	case HOP_DIVIDE: set_float(r, t, x / y); return 0;
+	case HOP_MAX:
+		set_float(r, t, isnan(x) || isnan(y) ? NAN : x >= y ? x : y);
+		return 0;
+	case HOP_MIN:
+		set_float(r, t, isnan(x) || isnan(y) ? NAN : x <= y ? x : y);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+unary(int op, const WuVal *a, int t, WuVal *r)
+{
+	int cls = hlo_typeinfo[t].cls;
+
+	switch (op) {
+	case HOP_COPY:
+		*r = *a;
+		return 0;
+	case HOP_NOT:
+		if (cls == C_PRED)
+			set_pred(r, !a->u);
+		else if (cls == C_SINT || cls == C_UINT)
+			set_int(r, t, ~a->u);
+		else
+			return -1;
+		return 0;
+	case HOP_NEGATE:
+		if (cls == C_FLOAT)
+			set_float(r, t, -a->f);
+		else if (cls == C_SINT || cls == C_UINT)
+			set_int(r, t, (uint64_t)0 - a->u);
+		else
+			return -1;
+		return 0;
+	case HOP_ABS:
+		if (cls == C_FLOAT)
+			set_float(r, t, fabs(a->f));
+		else if (cls == C_SINT)
+			set_int(r, t, a->s < 0 ? (uint64_t)0 - a->u : a->u);
+		else if (cls == C_UINT)
+			*r = *a;
+		else
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+int
+wu_eval_op(const HloModule *m, const HloInstr *in, const WuVal *o, WuVal *r)
+{
+	int t = hlo_sh(m, in->shape)->type, cls = hlo_typeinfo[t].cls;
+
+	memset(r, 0, sizeof *r);
+	switch (in->op) {
+	case HOP_COMPARE:
+		return in->nops == 2 && o[0].type == o[1].type ?
+			compare(m, in, o, r) : -1;
+	case HOP_CONVERT:
+		return in->nops == 1 ? convert(&o[0], t, r) : -1;
+	case HOP_SELECT:
+		if (in->nops != 3)
+			return -1;
+		*r = o[0].u ? o[1] : o[2];
+		return 0;
+	case HOP_COPY: case HOP_NOT: case HOP_NEGATE: case HOP_ABS:
+		return in->nops == 1 ? unary(in->op, &o[0], t, r) : -1;
+	}
+	if (in->nops != 2 || o[0].type != t || o[1].type != t)
+		return -1;
+	if (cls == C_PRED) {
+		switch (in->op) {
+		case HOP_AND: set_pred(r, o[0].u && o[1].u); return 0;
+		case HOP_OR: set_pred(r, o[0].u || o[1].u); return 0;
+		case HOP_XOR: set_pred(r, o[0].u != o[1].u); return 0;
+		}
+		return -1;
+	}
+	if (cls == C_SINT || cls == C_UINT)
+		return int_binary(in->op, &o[0], &o[1], t, r);
+	if (cls == C_FLOAT)
+		return float_binary(in->op, o[0].f, o[1].f, t, r);
+	return -1;
+}
+
+/* while-loop analysis */
+
+static const HloInstr *
+ins(const HloModule *m, uint32_t c, uint32_t i)
+{
+	return &m->comps[c].ins[i];
+}
+
+static uint32_t
+opnd(const HloModule *m, uint32_t c, uint32_t i, uint32_t k)
+{
+	return m->ids[m->comps[c].ins[i].ops + k];
+}
+
+static int
+is_scalar_shape(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+
+	return sh->type != TY_TUPLE && sh->type != TY_TOKEN &&
+		sh->type != TY_OPAQUE && sh->rank == 0;
+}
+
+/* TraceThroughCopyAndGteTupleChain */
+static uint32_t
+trace(const HloModule *m, uint32_t c, uint32_t x)
+{
+	uint32_t steps = 0, n = m->comps[c].nins;
+
+	while (x < n && steps++ < n) {
+		const HloInstr *in = ins(m, c, x);
+
+		if (in->op == HOP_GTE && in->nops &&
+		    ins(m, c, opnd(m, c, x, 0))->op == HOP_TUPLE) {
+			uint32_t t = opnd(m, c, x, 0);
+			int64_t k = hlo_attr_int(m, in, A_INDEX, -1);
+
+			if (k < 0 || k >= ins(m, c, t)->nops)
+				return x;
+			x = opnd(m, c, t, k);
+		} else if ((in->op == HOP_COPY || in->op == HOP_COPYSTART ||
+		    in->op == HOP_COPYDONE) && in->nops) {
+			x = opnd(m, c, x, 0);
+		} else {
+			return x;
+		}
+	}
+	return x;
+}
+
+/* NonConstantOperand: the one distinct non-constant operand */
+static uint32_t
+nonconst(const HloModule *m, uint32_t c, uint32_t x)
+{
+	const HloInstr *in = ins(m, c, x);
+	uint32_t k, d, r = HLO_NONE;
+
+	for (k = 0; k < in->nops; k++) {
+		d = opnd(m, c, x, k);
+		if (ins(m, c, d)->op == HOP_CONSTANT)
+			continue;
+		if (r != HLO_NONE && r != d)
+			return HLO_NONE;
+		r = d;
+	}
+	return r;
+}
+
+/* IsScalarOp */
+static int
+scalar_op(const HloModule *m, const HloInstr *in, int depth)
+{
+	uint32_t k, i;
+
+	if (depth > 32 || (hlo_opinfo[in->op].flags & F_COLL))
+		return 0;
+	switch (in->op) {
+	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
+	case HOP_CUSTOMCALL:
+	case HOP_ALLGATHERSTART: case HOP_ALLGATHERDONE:
+	case HOP_ALLREDUCESTART: case HOP_ALLREDUCEDONE:
+	case HOP_COLLPERMUTESTART: case HOP_COLLPERMUTEDONE:
+		return 0;
+	}
+	for (k = 0; k < in->ncalled; k++) {
+		uint32_t d = m->ids[in->called + k];
+		const HloComp *cp;
+
+		if (d >= m->ncomps)
+			return 0;
+		cp = &m->comps[d];
+		for (i = 0; i < cp->nins; i++)
+			if (!(cp->ins[i].flags & HI_DEAD) &&
+			    !scalar_op(m, &cp->ins[i], depth + 1))
+				return 0;
+	}
+	return is_scalar_shape(m, in->shape);
+}
+
+typedef struct {
+	int64_t *idx;
+	uint32_t n, cap;
+} IdxSet;
+
+static void
+idx_add(IdxSet *s, int64_t k)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->n; j++)
+		if (s->idx[j] == k)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->idx = xreallocarray(s->idx, s->cap, sizeof *s->idx);
+	}
+	s->idx[s->n++] = k;
+}
+
+/* GetGTEDependenceIndices(out, param); 0 ok (s->n > 0), -1 none */
+static int
+gte_deps(const HloModule *m, uint32_t c, uint32_t out, uint32_t param,
+	IdxSet *s)
+{
+	uint32_t n = m->comps[c].nins, top = 0, x, k, d, cap = 64;
+	uint8_t *seen = xcalloc(n + 1, 1);
+	uint32_t *stack = xreallocarray(NULL, cap, sizeof *stack);
+	int ok = 0;
+
+	s->n = 0;
+	if (param >= n || hlo_sh(m, ins(m, c, param)->shape)->type != TY_TUPLE)
+		goto out;
+	stack[top++] = out;
+	while (top) {
+		const HloInstr *in;
+		uint32_t push[1], np = 0;
+
+		x = stack[--top];
+		if (x >= n)
+			goto out;
+		if (seen[x])
+			continue;
+		seen[x] = 1;
+		in = ins(m, c, x);
+		if (x == param || in->op == HOP_PARAMETER)
+			goto out;
+		if (in->op == HOP_GTE) {
+			if (!is_scalar_shape(m, in->shape) || !in->nops)
+				goto out;
+			d = opnd(m, c, x, 0);
+			while (d < n && ins(m, c, d)->op == HOP_COPY &&
+			    ins(m, c, d)->nops)
+				d = opnd(m, c, d, 0);
+			if (d == param) {
+				idx_add(s, hlo_attr_int(m, in, A_INDEX, -1));
+				continue;
+			}
+			if (d >= n || ins(m, c, d)->op != HOP_TUPLE)
+				goto out;
+			x = d;
+			in = ins(m, c, x);
+		} else if (in->op == HOP_COPY) {
+			if (!in->nops)
+				goto out;
+			push[np++] = opnd(m, c, x, 0);
+			in = NULL;
+		} else if (in->op == HOP_FUSION || in->op == HOP_CALL ||
+		    !scalar_op(m, in, 0)) {
+			goto out;
+		}
+		if (np) {
+			if (top + 1 > cap) {
+				cap *= 2;
+				stack = xreallocarray(stack, cap, sizeof *stack);
+			}
+			stack[top++] = push[0];
+			continue;
+		}
+		for (k = 0; k < in->nops; k++) {
+			if (top + 1 > cap) {
+				cap *= 2;
+				stack = xreallocarray(stack, cap, sizeof *stack);
+			}
+			stack[top++] = opnd(m, c, x, k);
+		}
+	}
+	ok = s->n > 0;
+out:
+	free(seen);
+	free(stack);
+	return ok ? 0 : -1;
+}
+
+uint32_t
+wu_unique_gte(const HloModule *m, uint32_t c, uint32_t param, int64_t k)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i, r = HLO_NONE;
+
+	for (i = 0; i < cp->nins; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if ((in->flags & HI_DEAD) || in->op != HOP_GTE || !in->nops ||
+		    m->ids[in->ops] != param ||
+		    hlo_attr_int(m, in, A_INDEX, -1) != k)
+			continue;
+		if (r != HLO_NONE)
+			return HLO_NONE;
+		r = i;
+	}
+	return r;
+}
+
+static int
+loop_parts(const HloModule *m, uint32_t c, uint32_t w, uint32_t *body,
+	uint32_t *cond)
+{
+	const HloInstr *in = ins(m, c, w);
+
+	if (in->op != HOP_WHILE || in->ncalled != 2 || in->nops != 1)
+		return -1;
+	*body = m->ids[in->called];
+	*cond = m->ids[in->called + 1];
+	if (*body >= m->ncomps || *cond >= m->ncomps ||
+	    m->comps[*body].root >= m->comps[*body].nins ||
+	    m->comps[*cond].root >= m->comps[*cond].nins)
+		return -1;
+	return 0;
+}
+
+int64_t
+wu_indvar_index(const HloModule *m, uint32_t c, uint32_t w)
+{
+	uint32_t body, cond, cparam, bparam, broot, inc, init;
+	IdxSet s = {0};
+	int64_t idx = -1, k;
+
+	if (loop_parts(m, c, w, &body, &cond) < 0)
+		return -1;
+	cparam = wu_param0(m, cond);
+	bparam = wu_param0(m, body);
+	if (cparam == HLO_NONE || bparam == HLO_NONE ||
+	    gte_deps(m, cond, m->comps[cond].root, cparam, &s) < 0 ||
+	    s.n != 1)
+		goto out;
+	k = s.idx[0];
+	init = opnd(m, c, w, 0);
+	broot = m->comps[body].root;
+	if (ins(m, c, init)->op != HOP_TUPLE ||
+	    ins(m, body, broot)->op != HOP_TUPLE || k < 0 ||
+	    k >= ins(m, body, broot)->nops)
+		goto out;
+	inc = trace(m, body, opnd(m, body, broot, k));
+	if (gte_deps(m, body, inc, bparam, &s) < 0 || s.n != 1 ||
+	    s.idx[0] != k)
+		goto out;
+	idx = k;
+out:
+	free(s.idx);
+	return idx;
+}
+
+/* the value of a scalar constant expression (EvaluateIndvarInit) */
+static int
+const_eval(const HloModule *m, uint32_t c, uint32_t x, WuVal *v, int depth)
+{
+	const HloInstr *in = ins(m, c, x);
+	WuVal o[3];
+	uint32_t k;
+
+	if (depth > 32 || wu_elems(m, in->shape) != 1)
+		return -1;
+	if (in->op == HOP_CONSTANT)
+		return wu_read(m, in, 0, v);
+	if (in->op == HOP_RESHAPE || in->op == HOP_BROADCAST ||
+	    in->op == HOP_COPY || in->op == HOP_BITCAST) {
+		if (!in->nops || hlo_sh(m, ins(m, c, opnd(m, c, x, 0))->shape)->
+		    type != hlo_sh(m, in->shape)->type)
+			return -1;
+		return const_eval(m, c, opnd(m, c, x, 0), v, depth + 1);
+	}
+	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	    in->ncalled)
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (const_eval(m, c, opnd(m, c, x, k), &o[k], depth + 1) < 0)
+			return -1;
+	return wu_eval_op(m, in, o, v);
+}
+
+static int
+checked_sub(int64_t a, int64_t b, int64_t *r)
+{
+	return __builtin_sub_overflow(a, b, r) ? -1 : 0;
+}
+
+/* MatchTrivialLoopTripCount */
+static int64_t
+trivial_trips(const HloModule *m, uint32_t body, uint32_t cond, int64_t k,
+	int64_t init)
+{
+	uint32_t bparam = wu_param0(m, body), cparam = wu_param0(m, cond);
+	uint32_t upd, iv, g, step_i, croot, civ, bound_i;
+	const HloInstr *u, *cr;
+	int64_t step, bound, trips, r;
+	int dir;
+
+	upd = trace(m, body, opnd(m, body, m->comps[body].root, k));
+	iv = nonconst(m, body, upd);
+	g = wu_unique_gte(m, body, bparam, k);
+	if (iv == HLO_NONE || g == HLO_NONE || trace(m, body, iv) != g)
+		return -1;
+	u = ins(m, body, upd);
+	if (u->op != HOP_ADD || u->nops != 2)
+		return -1;
+	if (opnd(m, body, upd, 0) == iv &&
+	    ins(m, body, opnd(m, body, upd, 1))->op == HOP_CONSTANT)
+		step_i = opnd(m, body, upd, 1);
+	else if (opnd(m, body, upd, 1) == iv &&
+	    ins(m, body, opnd(m, body, upd, 0))->op == HOP_CONSTANT)
+		step_i = opnd(m, body, upd, 0);
+	else
+		return -1;
+	if (wu_scalar_int(m, ins(m, body, step_i), &step) < 0 || step <= 0)
+		return -1;
+	croot = m->comps[cond].root;
+	cr = ins(m, cond, croot);
+	civ = nonconst(m, cond, croot);
+	if (civ == HLO_NONE || civ != wu_unique_gte(m, cond, cparam, k) ||
+	    cr->nops != 2)
+		return -1;
+	bound_i = opnd(m, cond, croot, 0) == civ ? opnd(m, cond, croot, 1) :
+		opnd(m, cond, croot, 0);
+	if ((opnd(m, cond, croot, 0) != civ && opnd(m, cond, croot, 1) != civ) ||
+	    wu_scalar_int(m, ins(m, cond, bound_i), &bound) < 0)
+		return -1;
+	if (cr->op != HOP_COMPARE || opnd(m, cond, croot, 0) != civ)
+		return -1;
+	dir = cmp_dir(m, cr);
+	if (dir != 2 && dir != 3)
+		return -1;
+	if (checked_sub(bound, init, &trips) < 0)
+		return -1;
+	if (dir == 2) {
+		if (trips <= 0)
+			return 0;
+		r = (trips - 1) / step;
+	} else {
+		if (trips < 0)
+			return 0;
+		r = trips / step;
+	}
+	return r == INT64_MAX ? -1 : r + 1;
+}
+
+/* evaluates instruction x of c whose operands are constants or v at
+ * instruction iv */
+static int
+eval_with(const HloModule *m, uint32_t c, uint32_t x, uint32_t iv,
+	const WuVal *v, WuVal *r)
+{
+	const HloInstr *in = ins(m, c, x);
+	WuVal o[3];
+	uint32_t k, d;
+
+	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	    in->ncalled || wu_elems(m, in->shape) != 1)
+		return -1;
+	for (k = 0; k < in->nops; k++) {
+		d = opnd(m, c, x, k);
+		if (d == iv)
+			o[k] = *v;
+		else if (wu_elems(m, ins(m, c, d)->shape) != 1 ||
+		    wu_read(m, ins(m, c, d), 0, &o[k]) < 0)
+			return -1;
+	}
+	return wu_eval_op(m, in, o, r);
+}
+
+int64_t
+wu_trip_count(const HloModule *m, uint32_t c, uint32_t w, int64_t max_brute)
+{
+	uint32_t body, cond, init, upd, iv, civ, croot;
+	int64_t k, t, init_i;
+	WuVal v, r;
+
+	k = wu_indvar_index(m, c, w);
+	if (k < 0 || loop_parts(m, c, w, &body, &cond) < 0)
+		return -1;
+	init = opnd(m, c, w, 0);
+	if (k >= ins(m, c, init)->nops ||
+	    const_eval(m, c, trace(m, c, opnd(m, c, init, k)), &v, 0) < 0)
+		return -1;
+	if (wu_is_int(v.type) && !(hlo_typeinfo[v.type].cls == C_UINT &&
+	    v.u > INT64_MAX)) {
+		init_i = v.s;
+		t = trivial_trips(m, body, cond, k, init_i);
+		if (t >= 0)
+			return t;
+	}
+	upd = opnd(m, body, m->comps[body].root, k);
+	iv = nonconst(m, body, upd);
+	if (iv == HLO_NONE || iv != wu_unique_gte(m, body, wu_param0(m, body),
+	    k))
+		return -1;
+	croot = m->comps[cond].root;
+	civ = nonconst(m, cond, croot);
+	if (civ == HLO_NONE || civ != wu_unique_gte(m, cond, wu_param0(m, cond),
+	    k))
+		return -1;
+	for (t = 0; t != max_brute + 1; t++) {
+		if (eval_with(m, cond, croot, civ, &v, &r) < 0 ||
+		    r.type != TY_PRED)
+			return -1;
+		if (!r.u)
+			return t;
+		if (eval_with(m, body, upd, iv, &v, &r) < 0)
+			return -1;
+		v = r;
+	}
+	return -1;
+}
+
+/* evaluates the scalar expression x of c with g replaced by v */
+static int
+eval_tree(const HloModule *m, uint32_t c, uint32_t x, uint32_t g,
+	const WuVal *v, WuVal *r, int depth)
+{
+	const HloInstr *in = ins(m, c, x);
+	WuVal o[3];
+	uint32_t k;
+
+	if (x == g) {
+		*r = *v;
+		return 0;
+	}
+	if (depth > 64 || wu_elems(m, in->shape) != 1)
+		return -1;
+	if (in->op == HOP_CONSTANT)
+		return wu_read(m, in, 0, r);
+	if (in->op == HOP_RESHAPE || in->op == HOP_BITCAST ||
+	    in->op == HOP_BROADCAST)
+		return in->nops ? eval_tree(m, c, opnd(m, c, x, 0), g, v, r,
+			depth + 1) : -1;
+	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	    in->ncalled)
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (eval_tree(m, c, opnd(m, c, x, k), g, v, &o[k],
+		    depth + 1) < 0)
+			return -1;
+	return wu_eval_op(m, in, o, r);
+}
+
+int64_t
+wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w)
+{
+	uint32_t body, cond, cparam, i, k, g = HLO_NONE, users = 0, broot, bv;
+	const HloComp *cp;
+	int64_t t = wu_trip_count(m, c, w, 128), idx;
+	WuVal v, r;
+
+	if (t >= 0)
+		return t;
+	if (loop_parts(m, c, w, &body, &cond) < 0)
+		return -1;
+	cparam = wu_param0(m, cond);
+	cp = &m->comps[cond];
+	for (i = 0; i < cp->nins; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] == cparam) {
+				users++;
+				g = i;
+				break;
+			}
+	}
+	if (users != 1 || ins(m, cond, g)->op != HOP_GTE)
+		return -1;
+	idx = hlo_attr_int(m, ins(m, cond, g), A_INDEX, -1);
+	broot = m->comps[body].root;
+	if (ins(m, body, broot)->op != HOP_TUPLE || idx < 0 ||
+	    idx >= ins(m, body, broot)->nops)
+		return -1;
+	bv = opnd(m, body, broot, idx);
+	if (ins(m, body, bv)->op != HOP_CONSTANT ||
+	    wu_elems(m, ins(m, body, bv)->shape) != 1 ||
+	    wu_read(m, ins(m, body, bv), 0, &v) < 0)
+		return -1;
+	if (eval_tree(m, cond, cp->root, g, &v, &r, 0) < 0 ||
+	    r.type != TY_PRED)
+		return -1;
+	return r.u ? -1 : 1;
+}

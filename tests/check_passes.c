@@ -1,0 +1,972 @@
+/* check_passes.c: the pass framework and the core passes: golden
+ * before/after modules per rule (and where a rule must not fire), a sweep
+ * of every pass over data/ (and part of the corpus), random sequences
+ * under a fixed seed, and determinism.
+ *
+ * Environment: HLOPT_DATA (default data), HLOPT_CORPUS (default
+ * ../shared/corpus), HLOPT_SWEEP=full to sweep the whole corpus. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hlo.h"
+#include "cost.h"
+#include "eval.h"
+#include "pass.h"
+
+static HloModule *
+parse(const char *text)
+{
+	HloModule *m = NULL;
+	HloError e;
+
+	if (hlo_parse_text(text, strlen(text), "test.hlo", &m, &e) < 0)
+		ck_abort_msg("parse: %s\n%s", e.msg, text);
+	if (hlo_verify(m, &e) < 0)
+		ck_abort_msg("verify input: %s\n%s", e.msg, text);
+	return m;
+}
+
+static char *
+print(const HloModule *m)
+{
+	HloBuf b = {0};
+
+	hlo_print_module(m, &b);
+	hlo_buf_puts(&b, "");
+	return b.buf;
+}
+
+/* runs seq over m with verification after every pass; returns what the
+ * sequence returned */
+static int
+run(HloModule *m, const char *seq)
+{
+	PassCtx ctx;
+	PassSeq s = {0};
+	HloError e;
+	int r;
+
+	if (pass_seq_parse(seq, &s, &e) < 0)
+		ck_abort_msg("sequence %s: %s", seq, e.msg);
+	pass_ctx_init(&ctx);
+	ctx.flags = PASS_VERIFY;
+	r = pass_run_seq(m, &s, &ctx, NULL);
+	if (r < 0)
+		ck_abort_msg("%s: %s", seq, ctx.err.msg);
+	pass_ctx_free(&ctx);
+	pass_seq_free(&s);
+	return r;
+}
+
+/* in after seq prints as out does */
+static void
+expect(const char *in, const char *seq, const char *out)
+{
+	HloModule *m = parse(in), *w = parse(out);
+	char *got, *want;
+	int r = run(m, seq);
+
+	got = print(m);
+	want = print(w);
+	if (strcmp(got, want))
+		ck_abort_msg("%s:\n--- got\n%s--- want\n%s", seq, got, want);
+	ck_assert_int_eq(r, 1);
+	free(got);
+	free(want);
+	hlo_module_free(m);
+	hlo_module_free(w);
+}
+
+/* seq leaves in unchanged and says so */
+static void
+unchanged(const char *in, const char *seq)
+{
+	HloModule *m = parse(in);
+	char *before = print(m), *after;
+	int r = run(m, seq);
+
+	after = print(m);
+	if (strcmp(before, after))
+		ck_abort_msg("%s changed the module:\n%s", seq, after);
+	ck_assert_int_eq(r, 0);
+	free(before);
+	free(after);
+	hlo_module_free(m);
+}
+
+static int
+count_op(const HloModule *m, int op)
+{
+	uint32_t c, i;
+	int n = 0;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++)
+			n += m->comps[c].ins[i].op == op &&
+				!(m->comps[c].ins[i].flags & HI_DEAD);
+	return n;
+}
+
+/* ---- framework ---- */
+
+START_TEST(registry_names)
+{
+	int i;
+
+	ck_assert_int_eq(pass_lookup("cse", 3), PASS_cse);
+	ck_assert_int_eq(pass_lookup("dce", 3), PASS_dce);
+	ck_assert_int_eq(pass_lookup("nope", 4), -1);
+	for (i = 0; i < PASS_COUNT; i++) {
+		ck_assert_ptr_nonnull(hlo_passes[i].run);
+		ck_assert_int_eq(pass_lookup(hlo_passes[i].name,
+			strlen(hlo_passes[i].name)), i);
+	}
+}
+END_TEST
+
+START_TEST(sequence_parse)
+{
+	PassSeq s = {0};
+	HloBuf b = {0};
+	HloError e;
+	const char *file = "# a comment\ncse\n\ndce # trailing\n"
+		"fix(tuple-simplifier, dce)\n";
+
+	ck_assert_int_eq(pass_seq_parse_text(file, strlen(file), "f", &s, &e),
+		0);
+	pass_seq_format(&s, &b);
+	ck_assert_str_eq(b.buf, "cse,dce,fix(tuple-simplifier,dce)");
+	pass_seq_free(&s);
+	hlo_buf_free(&b);
+	ck_assert_int_eq(pass_seq_parse("cse,bogus", &s, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "unknown pass 'bogus'"));
+	pass_seq_free(&s);
+	ck_assert_int_eq(pass_seq_parse("fix(cse", &s, &e), -1);
+	pass_seq_free(&s);
+	ck_assert_int_eq(pass_seq_parse("cse)", &s, &e), -1);
+	pass_seq_free(&s);
+	ck_assert_int_eq(pass_seq_parse("default", &s, &e), 0);
+	ck_assert_uint_gt(s.n, 3);
+	pass_seq_free(&s);
+	ck_assert_int_eq(pass_seq_parse("@/nonexistent/x", &s, &e), -1);
+	pass_seq_free(&s);
+}
+END_TEST
+
+START_TEST(pipeline_log)
+{
+	HloModule *m = parse("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  a = f32[4] add(p, p)\n"
+		"  b = f32[4] add(p, p)\n"
+		"  d = f32[4] negate(p)\n"
+		"  ROOT r = f32[4] multiply(a, b)\n}\n");
+	PassCtx ctx;
+	PassSeq s = {0};
+	PassLog log = {0};
+	HloError e;
+
+	ck_assert_int_eq(pass_seq_parse("cse,dce,fix(cse,dce)", &s, &e), 0);
+	pass_ctx_init(&ctx);
+	ctx.flags = PASS_VERIFY | PASS_NAMES;
+	ck_assert_int_eq(pass_run_seq(m, &s, &ctx, &log), 1);
+	ck_assert_uint_eq(log.n, 4);
+	ck_assert_int_eq(log.steps[0].pass, PASS_cse);
+	ck_assert_int_eq(log.steps[0].before, 5);
+	ck_assert_int_eq(log.steps[0].after, 4);
+	ck_assert_int_eq(log.steps[0].removed, 1);
+	ck_assert_int_eq(log.steps[1].removed, 1);
+	ck_assert_int_eq(log.steps[1].after, 3);
+	ck_assert_int_eq(log.steps[2].changed, 0);
+	ck_assert_int_eq(log.steps[3].changed, 0);
+	pass_log_free(&log);
+	pass_seq_free(&s);
+	pass_ctx_free(&ctx);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(scratch_arena)
+{
+	PassCtx ctx;
+	char *p, *q;
+	int i;
+
+	pass_ctx_init(&ctx);
+	for (i = 0; i < 1000; i++) {
+		p = pass_alloc(&ctx, 1000);
+		memset(p, i, 1000);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+	}
+	q = pass_zalloc(&ctx, 1 << 20, 1);
+	ck_assert_int_eq(q[12345], 0);
+	pass_reset(&ctx);
+	p = pass_alloc(&ctx, 10);
+	ck_assert_ptr_nonnull(p);
+	pass_ctx_free(&ctx);
+}
+END_TEST
+
+/* ---- dce ---- */
+
+START_TEST(dce_removes_dead)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[4] parameter(1)\n"
+		"  n = f32[4] negate(p)\n"
+		"  x = f32[4] exponential(n)\n"
+		"  ROOT a = f32[4] add(p, q)\n}\n", "dce",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[4] parameter(1)\n"
+		"  ROOT a = f32[4] add(p, q)\n}\n");
+}
+END_TEST
+
+START_TEST(dce_keeps_side_effects)
+{
+	unchanged("HloModule t\n\n"
+		"add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  o = f32[] constant(1)\n"
+		"  r = f32[4] rng(z, o), distribution=rng_uniform\n"
+		"  cc = f32[4] custom-call(p), custom_call_target=\"foo\", "
+		"custom_call_has_side_effect=true\n"
+		"  ar = f32[4] all-reduce(p), channel_id=1, "
+		"replica_groups={}, to_apply=add\n"
+		"  tok = token[] after-all()\n"
+		"  inf = ((f32[4]), token[]) infeed(tok)\n"
+		"  of = token[] outfeed(p, tok), outfeed_shape=f32[4]{0}\n"
+		"  ROOT n = f32[4] negate(p)\n}\n", "dce");
+}
+END_TEST
+
+START_TEST(dce_removes_pure_custom_call)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  cc = f32[4] custom-call(p), custom_call_target=\"foo\"\n"
+		"  ar = f32[4] all-reduce(p), replica_groups={}, to_apply=add\n"
+		"  ROOT n = f32[4] negate(p)\n}\n\n"
+		"add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n", "dce",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  ROOT n = f32[4] negate(p)\n}\n");
+}
+END_TEST
+
+START_TEST(dce_keeps_effectful_while)
+{
+	const char *in = "HloModule t\n\n"
+		"cond {\n  c = (s32[]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(c), index=0\n"
+		"  k = s32[] constant(3)\n"
+		"  ROOT lt = pred[] compare(i, k), direction=LT\n}\n\n"
+		"body {\n  b = (s32[]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(b), index=0\n"
+		"  cc = s32[] custom-call(i), custom_call_target=\"log\", "
+		"custom_call_has_side_effect=true\n"
+		"  one = s32[] constant(1)\n"
+		"  n = s32[] add(i, one)\n"
+		"  ROOT t = (s32[]) tuple(n)\n}\n\n"
+		"ENTRY e {\n  p = s32[] parameter(0)\n"
+		"  t = (s32[]) tuple(p)\n"
+		"  w = (s32[]) while(t), condition=cond, body=body\n"
+		"  ROOT r = s32[] negate(p)\n}\n";
+	HloModule *m = parse(in);
+
+	/* the while stays for its body's side effect; the body keeps cc */
+	run(m, "dce");
+	ck_assert_int_eq(count_op(m, HOP_WHILE), 1);
+	ck_assert_int_eq(count_op(m, HOP_CUSTOMCALL), 1);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(dce_removes_dead_computations)
+{
+	HloModule *m = parse("HloModule t\n\n"
+		"f {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n\n"
+		"g {\n  x = f32[] parameter(0)\n  ROOT n = f32[] exponential(x)\n}\n\n"
+		"ENTRY e {\n  p = f32[] parameter(0)\n"
+		"  c = f32[] call(p), to_apply=f\n"
+		"  ROOT r = f32[] add(p, p)\n}\n");
+
+	ck_assert_uint_eq(m->ncomps, 3);
+	ck_assert_int_eq(run(m, "dce"), 1);
+	ck_assert_uint_eq(m->ncomps, 1);
+	ck_assert_int_eq(count_op(m, HOP_CALL), 0);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* ---- cse ---- */
+
+START_TEST(cse_merges_identical)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[4] parameter(1)\n"
+		"  a = f32[4] add(p, q)\n"
+		"  b = f32[4] add(q, p)\n"
+		"  s = f32[4] subtract(a, b)\n"
+		"  ROOT m = f32[4] multiply(s, b)\n}\n", "cse",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[4] parameter(1)\n"
+		"  a = f32[4] add(p, q)\n"
+		"  s = f32[4] subtract(a, a)\n"
+		"  ROOT m = f32[4] multiply(s, a)\n}\n");
+}
+END_TEST
+
+START_TEST(cse_noncommutative_kept)
+{
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[4] parameter(1)\n"
+		"  a = f32[4] subtract(p, q)\n"
+		"  b = f32[4] subtract(q, p)\n"
+		"  ROOT m = f32[4] multiply(a, b)\n}\n", "cse");
+}
+END_TEST
+
+START_TEST(cse_constants_by_value)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  a = f32[2] constant({1, 2})\n"
+		"  b = f32[2] constant({1, 2})\n"
+		"  c = f32[2] constant({1, 3})\n"
+		"  z = f32[] constant(0)\n"
+		"  nz = f32[] constant(-0)\n"
+		"  i = s32[] constant(0)\n"
+		"  x = f32[2] add(a, b)\n"
+		"  y = f32[2] add(x, c)\n"
+		"  ROOT r = (f32[2], f32[], f32[], s32[]) tuple(y, z, nz, i)\n}\n",
+		"cse",
+		"HloModule t\n\nENTRY e {\n"
+		"  a = f32[2] constant({1, 2})\n"
+		"  c = f32[2] constant({1, 3})\n"
+		"  z = f32[] constant(0)\n"
+		"  nz = f32[] constant(-0)\n"
+		"  i = s32[] constant(0)\n"
+		"  x = f32[2] add(a, a)\n"
+		"  y = f32[2] add(x, c)\n"
+		"  ROOT r = (f32[2], f32[], f32[], s32[]) tuple(y, z, nz, i)\n}\n");
+}
+END_TEST
+
+START_TEST(cse_attributes_differ)
+{
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4,4] parameter(0)\n"
+		"  t0 = f32[4,4] transpose(p), dimensions={1,0}\n"
+		"  t1 = f32[4,4] transpose(p), dimensions={0,1}\n"
+		"  c0 = pred[4,4] compare(t0, t1), direction=LT\n"
+		"  c1 = pred[4,4] compare(t0, t1), direction=GT\n"
+		"  s0 = f32[2,4] slice(p), slice={[0:2], [0:4]}\n"
+		"  s1 = f32[2,4] slice(p), slice={[2:4], [0:4]}\n"
+		"  ROOT r = (pred[4,4], pred[4,4], f32[2,4], f32[2,4]) "
+		"tuple(c0, c1, s0, s1)\n}\n", "cse");
+}
+END_TEST
+
+START_TEST(cse_metadata_ignored)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  a = f32[4] negate(p), metadata={op_name=\"a\"}\n"
+		"  b = f32[4] negate(p), metadata={op_name=\"b\"}\n"
+		"  ROOT r = f32[4] add(a, b)\n}\n", "cse",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  a = f32[4] negate(p), metadata={op_name=\"a\"}\n"
+		"  ROOT r = f32[4] add(a, a)\n}\n");
+}
+END_TEST
+
+START_TEST(cse_side_effects_kept)
+{
+	unchanged("HloModule t\n\n"
+		"add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  o = f32[] constant(1)\n"
+		"  r0 = f32[4] rng(z, o), distribution=rng_uniform\n"
+		"  r1 = f32[4] rng(z, o), distribution=rng_uniform\n"
+		"  c0 = f32[4] custom-call(p), custom_call_target=\"f\", "
+		"custom_call_has_side_effect=true\n"
+		"  c1 = f32[4] custom-call(p), custom_call_target=\"f\", "
+		"custom_call_has_side_effect=true\n"
+		"  a0 = f32[4] all-reduce(p), channel_id=1, replica_groups={}, "
+		"to_apply=add\n"
+		"  a1 = f32[4] all-reduce(p), channel_id=1, replica_groups={}, "
+		"to_apply=add\n"
+		"  ROOT t = (f32[4], f32[4], f32[4], f32[4], f32[4], f32[4]) "
+		"tuple(r0, r1, c0, c1, a0, a1)\n}\n", "cse");
+}
+END_TEST
+
+START_TEST(cse_deep_computation_equality)
+{
+	HloModule *m = parse("HloModule t\n\n"
+		"add1 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n\n"
+		"add2 {\n  x2 = f32[] parameter(0)\n  y2 = f32[] parameter(1)\n"
+		"  ROOT s2 = f32[] add(x2, y2)\n}\n\n"
+		"max {\n  x3 = f32[] parameter(0)\n  y3 = f32[] parameter(1)\n"
+		"  ROOT s3 = f32[] maximum(x3, y3)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add1\n"
+		"  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add2\n"
+		"  r3 = f32[] reduce(p, z), dimensions={0}, to_apply=max\n"
+		"  ROOT t = (f32[], f32[], f32[]) tuple(r1, r2, r3)\n}\n");
+
+	ck_assert_int_eq(run(m, "cse"), 1);
+	ck_assert_int_eq(count_op(m, HOP_REDUCE), 2);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(cse_iotas_and_after_all)
+{
+	HloModule *m = parse("HloModule t\n\nENTRY e {\n"
+		"  p = s32[4] parameter(0)\n"
+		"  i0 = s32[4] iota(), iota_dimension=0\n"
+		"  i1 = s32[4] iota(), iota_dimension=0\n"
+		"  a = s32[4] add(p, i0)\n"
+		"  b = s32[4] add(p, i1)\n"
+		"  t0 = token[] after-all()\n"
+		"  t1 = token[] after-all()\n"
+		"  ROOT r = (s32[4], s32[4], token[], token[]) "
+		"tuple(a, b, t0, t1)\n}\n");
+
+	ck_assert_int_eq(run(m, "cse"), 1);
+	ck_assert_int_eq(count_op(m, HOP_ADD), 1);
+	ck_assert_int_eq(count_op(m, HOP_AFTERALL), 2);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* ---- tuple-simplifier ---- */
+
+START_TEST(tuple_gte_of_tuple)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  t = (f32[4], f32[2]) tuple(p, q)\n"
+		"  g = f32[2] get-tuple-element(t), index=1\n"
+		"  ROOT n = f32[2] negate(g)\n}\n", "tuple-simplifier",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  ROOT n = f32[2] negate(q)\n}\n");
+}
+END_TEST
+
+START_TEST(tuple_whole_tuple)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = (f32[4], f32[2]) parameter(0)\n"
+		"  a = f32[4] get-tuple-element(p), index=0\n"
+		"  b = f32[2] get-tuple-element(p), index=1\n"
+		"  ROOT t = (f32[4], f32[2]) tuple(a, b)\n}\n",
+		"tuple-simplifier",
+		"HloModule t\n\nENTRY e {\n"
+		"  ROOT p = (f32[4], f32[2]) parameter(0)\n}\n");
+}
+END_TEST
+
+START_TEST(tuple_nested_chain)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  i = (f32[4], f32[2]) tuple(p, q)\n"
+		"  o = ((f32[4], f32[2]), f32[4]) tuple(i, p)\n"
+		"  g = (f32[4], f32[2]) get-tuple-element(o), index=0\n"
+		"  h = f32[2] get-tuple-element(g), index=1\n"
+		"  ROOT n = f32[2] negate(h)\n}\n", "tuple-simplifier",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  ROOT n = f32[2] negate(q)\n}\n");
+}
+END_TEST
+
+START_TEST(tuple_not_fired)
+{
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = (f32[4], f32[4]) parameter(0)\n"
+		"  a = f32[4] get-tuple-element(p), index=1\n"
+		"  b = f32[4] get-tuple-element(p), index=0\n"
+		"  ROOT t = (f32[4], f32[4]) tuple(a, b)\n}\n",
+		"tuple-simplifier");
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = (f32[4], f32[4], f32[4]) parameter(0)\n"
+		"  a = f32[4] get-tuple-element(p), index=0\n"
+		"  b = f32[4] get-tuple-element(p), index=1\n"
+		"  ROOT t = (f32[4], f32[4]) tuple(a, b)\n}\n",
+		"tuple-simplifier");
+}
+END_TEST
+
+/* ---- zero_sized_hlo_elimination ---- */
+
+START_TEST(zero_sized_replaced)
+{
+	HloModule *m = parse("HloModule t\n\nENTRY e {\n"
+		"  p = f32[0,3] parameter(0)\n"
+		"  q = f32[3] parameter(1)\n"
+		"  n = f32[0,3] negate(p)\n"
+		"  b = f32[0,3] broadcast(q), dimensions={1}\n"
+		"  ROOT a = f32[0,3] add(n, b)\n}\n");
+
+	ck_assert_int_eq(run(m, "zero_sized_hlo_elimination"), 1);
+	ck_assert_int_eq(count_op(m, HOP_ADD), 0);
+	ck_assert_int_eq(count_op(m, HOP_BROADCAST), 0);
+	ck_assert_int_eq(m->comps[m->entry].ins[m->comps[m->entry].root].op,
+		HOP_CONSTANT);
+	ck_assert_int_eq(count_op(m, HOP_CONSTANT), 1);
+	ck_assert_int_eq(run(m, "dce"), 0);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(zero_sized_side_effect_kept)
+{
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = f32[3] parameter(0)\n"
+		"  c = f32[0] custom-call(p), custom_call_target=\"f\", "
+		"custom_call_has_side_effect=true\n"
+		"  ROOT n = f32[3] negate(p)\n}\n", "zero_sized_hlo_elimination");
+}
+END_TEST
+
+/* ---- simplify-sorts ---- */
+
+static const char sort_in[] = "HloModule t\n\n"
+	"cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+	"  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+	"  ROOT lt = pred[] compare(a, b), direction=LT\n}\n\n"
+	"ENTRY e {\n  k = f32[8] parameter(0)\n  v = s32[8] parameter(1)\n"
+	"  s = (f32[8], s32[8]) sort(k, v), dimensions={0}, to_apply=cmp\n"
+	"  ROOT g = f32[8] get-tuple-element(s), index=0\n}\n";
+
+START_TEST(sort_drops_unused)
+{
+	HloModule *m = parse(sort_in);
+	const HloComp *cp;
+	const HloInstr *root;
+
+	ck_assert_int_eq(run(m, "simplify-sorts"), 1);
+	cp = &m->comps[m->entry];
+	root = &cp->ins[cp->root];
+	ck_assert_int_eq(root->op, HOP_SORT);
+	ck_assert_uint_eq(root->nops, 1);
+	ck_assert_int_eq(hlo_param_count(m, m->ids[root->called]), 2);
+	run(m, "dce");
+	ck_assert_uint_eq(m->ncomps, 2);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(sort_kept_when_used)
+{
+	/* the comparator reads the values: nothing to drop */
+	unchanged("HloModule t\n\n"
+		"cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+		"  ROOT lt = pred[] compare(c, d), direction=LT\n}\n\n"
+		"ENTRY e {\n  k = f32[8] parameter(0)\n  v = s32[8] parameter(1)\n"
+		"  s = (f32[8], s32[8]) sort(k, v), dimensions={0}, to_apply=cmp\n"
+		"  ROOT g = f32[8] get-tuple-element(s), index=0\n}\n",
+		"simplify-sorts");
+	/* the root sort cannot be analysed */
+	unchanged("HloModule t\n\n"
+		"cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+		"  ROOT lt = pred[] compare(a, b), direction=LT\n}\n\n"
+		"ENTRY e {\n  k = f32[8] parameter(0)\n  v = s32[8] parameter(1)\n"
+		"  ROOT s = (f32[8], s32[8]) sort(k, v), dimensions={0}, "
+		"to_apply=cmp\n}\n", "simplify-sorts");
+}
+END_TEST
+
+/* ---- call-inliner ---- */
+
+START_TEST(call_inlined)
+{
+	HloModule *m = parse("HloModule t\n\n"
+		"inner {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\n"
+		"outer {\n  y = f32[4] parameter(0)\n  z = f32[4] parameter(1)\n"
+		"  c = f32[4] call(y), to_apply=inner\n"
+		"  ROOT a = f32[4] add(c, z)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n"
+		"  ROOT r = f32[4] call(p, q), to_apply=outer\n}\n");
+
+	ck_assert_int_eq(run(m, "call-inliner"), 1);
+	ck_assert_uint_eq(m->ncomps, 1);
+	ck_assert_int_eq(count_op(m, HOP_CALL), 0);
+	ck_assert_int_eq(count_op(m, HOP_NEGATE), 1);
+	ck_assert_int_eq(count_op(m, HOP_ADD), 1);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(call_backend_config_kept)
+{
+	unchanged("HloModule t\n\n"
+		"f {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  ROOT r = f32[4] call(p), to_apply=f, "
+		"backend_config=\"{\\\"x\\\":1}\"\n}\n", "call-inliner");
+}
+END_TEST
+
+/* ---- flatten-call-graph ---- */
+
+START_TEST(flatten_clones)
+{
+	HloModule *m = parse("HloModule t\n\n"
+		"f {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  a = f32[4] call(p), to_apply=f\n"
+		"  b = f32[4] call(a), to_apply=f\n"
+		"  ROOT r = f32[4] add(a, b)\n}\n");
+
+	ck_assert_int_eq(run(m, "flatten-call-graph"), 1);
+	ck_assert_uint_eq(m->ncomps, 3);
+	ck_assert_int_eq(run(m, "flatten-call-graph"), 0);
+	ck_assert_int_eq(run(m, "computation-deduplicator"), 1);
+	ck_assert_uint_eq(m->ncomps, 2);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* ---- computation-deduplicator ---- */
+
+START_TEST(dedup_merges)
+{
+	HloModule *m = parse("HloModule t\n\n"
+		"add1 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n\n"
+		"add2 {\n  x2 = f32[] parameter(0)\n  y2 = f32[] parameter(1)\n"
+		"  ROOT s2 = f32[] add(x2, y2)\n}\n\n"
+		"sub {\n  x3 = f32[] parameter(0)\n  y3 = f32[] parameter(1)\n"
+		"  ROOT s3 = f32[] subtract(x3, y3)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add1\n"
+		"  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add2\n"
+		"  r3 = f32[] reduce(p, z), dimensions={0}, to_apply=sub\n"
+		"  ROOT t = (f32[], f32[], f32[]) tuple(r1, r2, r3)\n}\n");
+
+	ck_assert_int_eq(run(m, "computation-deduplicator"), 1);
+	ck_assert_uint_eq(m->ncomps, 3);
+	ck_assert_int_eq(run(m, "computation-deduplicator"), 0);
+	ck_assert_int_eq(run(m, "cse"), 1);
+	ck_assert_int_eq(count_op(m, HOP_REDUCE), 2);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* ---- cse_barrier_expander ---- */
+
+START_TEST(barrier_removed)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  t = (f32[4]) tuple(p)\n"
+		"  b = (f32[4]) opt-barrier(t)\n"
+		"  g = f32[4] get-tuple-element(b), index=0\n"
+		"  ROOT n = f32[4] negate(g)\n}\n", "cse_barrier_expander",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  t = (f32[4]) tuple(p)\n"
+		"  g = f32[4] get-tuple-element(t), index=0\n"
+		"  ROOT n = f32[4] negate(g)\n}\n");
+}
+END_TEST
+
+/* ---- sweeps ---- */
+
+typedef struct {
+	char **path;
+	size_t n, cap;
+} Files;
+
+static void
+addfile(Files *f, const char *p)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		f->path = realloc(f->path, f->cap * sizeof *f->path);
+	}
+	f->path[f->n++] = xstrdup(p);
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* module files under dir (.hlo, .pb, .txt), at most maxbytes each */
+static void
+walk(const char *dir, off_t maxbytes, Files *f)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	char p[4096];
+	size_t n;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (stat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk(p, maxbytes, f);
+			continue;
+		}
+		n = strlen(p);
+		if (st.st_size > maxbytes || !(n > 4 &&
+		    (!strcmp(p + n - 4, ".hlo") || !strcmp(p + n - 3, ".pb"))))
+			continue;
+		addfile(f, p);
+	}
+	closedir(d);
+}
+
+static void
+modules(Files *f, int corpus)
+{
+	const char *data = getenv("HLOPT_DATA");
+	const char *cp = getenv("HLOPT_CORPUS");
+	const char *sweep = getenv("HLOPT_SWEEP");
+	int full = sweep && !strcmp(sweep, "full");
+
+	memset(f, 0, sizeof *f);
+	walk(data ? data : "data", 1 << 30, f);
+	if (corpus)
+		walk(cp ? cp : "../shared/corpus", full ? 1 << 30 : 20000, f);
+	if (f->n)
+		qsort(f->path, f->n, sizeof *f->path, cmpstr);
+}
+
+static void
+freefiles(Files *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->path[i]);
+	free(f->path);
+}
+
+/* seq on a copy of m: the verifier must accept the result; modules the
+ * evaluator handles must compute the same */
+static void
+check_seq(const HloModule *m, const char *path, const char *seq, int eval)
+{
+	HloModule *w = hlo_module_clone(m);
+	PassCtx ctx;
+	PassSeq s = {0};
+	HloError e;
+	HloVerifyOpts vo;
+	HloVerifyResult vr;
+
+	if (pass_seq_parse(seq, &s, &e) < 0)
+		ck_abort_msg("%s", e.msg);
+	pass_ctx_init(&ctx);
+	ctx.flags = PASS_VERIFY;
+	if (pass_run_seq(w, &s, &ctx, NULL) < 0)
+		ck_abort_msg("%s: %s: %s", path, seq, ctx.err.msg);
+	if (eval) {
+		memset(&vo, 0, sizeof vo);
+		vo.trials = 1;
+		vo.seed = 1;
+		vo.rtol = 1e-3;
+		vo.atol = 1e-5;
+		vo.limit = (uint64_t)256 << 20;
+		if (hlo_eval_verify(m, w, &vo, &vr) == 1)
+			ck_abort_msg("%s: %s: evaluation differs: %s", path,
+				seq, vr.msg);
+	}
+	pass_ctx_free(&ctx);
+	pass_seq_free(&s);
+	hlo_module_free(w);
+}
+
+START_TEST(sweep_every_pass)
+{
+	Files f;
+	size_t i;
+	int p;
+
+	modules(&f, 1);
+	for (i = 0; i < f.n; i++) {
+		HloModule *m = NULL;
+		HloError e;
+		int eval;
+
+		if (hlo_load(f.path[i], &m, &e) < 0 || hlo_verify(m, &e) < 0) {
+			hlo_module_free(m);
+			continue;
+		}
+		eval = hlo_cost_count(m) < 3000;
+		for (p = 0; p < PASS_COUNT; p++)
+			check_seq(m, f.path[i], hlo_passes[p].name, eval);
+		hlo_module_free(m);
+	}
+	freefiles(&f);
+}
+END_TEST
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+START_TEST(random_sequences)
+{
+	Files f;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	HloBuf b = {0};
+	int t, k, len;
+
+	modules(&f, 0);
+	for (t = 0; t < 24 && f.n; t++) {
+		const char *path = f.path[rnd(&seed) % f.n];
+		HloModule *m = NULL;
+		HloError e;
+
+		if (hlo_load(path, &m, &e) < 0 || hlo_verify(m, &e) < 0) {
+			hlo_module_free(m);
+			continue;
+		}
+		b.len = 0;
+		len = 20 + rnd(&seed) % 31;
+		for (k = 0; k < len; k++)
+			hlo_buf_printf(&b, "%s%s", k ? "," : "",
+				hlo_passes[rnd(&seed) % PASS_COUNT].name);
+		check_seq(m, path, b.buf, hlo_cost_count(m) < 3000);
+		hlo_module_free(m);
+	}
+	hlo_buf_free(&b);
+	freefiles(&f);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+	Files f;
+	size_t i;
+	const char *seq = "call-inliner,flatten-call-graph,cse,tuple-simplifier,"
+		"simplify-sorts,zero_sized_hlo_elimination,algsimp,dce,"
+		"computation-deduplicator,cse_barrier_expander,cse,dce";
+
+	modules(&f, 0);
+	for (i = 0; i < f.n; i++) {
+		HloModule *a = NULL, *b = NULL;
+		HloError e;
+		char *x, *y;
+
+		if (hlo_load(f.path[i], &a, &e) < 0 || hlo_verify(a, &e) < 0) {
+			hlo_module_free(a);
+			continue;
+		}
+		ck_assert_int_eq(hlo_load(f.path[i], &b, &e), 0);
+		run(a, seq);
+		run(b, seq);
+		x = print(a);
+		y = print(b);
+		if (strcmp(x, y))
+			ck_abort_msg("%s: two runs differ", f.path[i]);
+		free(x);
+		free(y);
+		hlo_module_free(a);
+		hlo_module_free(b);
+	}
+	freefiles(&f);
+}
+END_TEST
+
+static Suite *
+passes_suite(void)
+{
+	Suite *s = suite_create("passes");
+	TCase *tc = tcase_create("rules"), *sw = tcase_create("sweep");
+
+	tcase_add_test(tc, registry_names);
+	tcase_add_test(tc, sequence_parse);
+	tcase_add_test(tc, pipeline_log);
+	tcase_add_test(tc, scratch_arena);
+	tcase_add_test(tc, dce_removes_dead);
+	tcase_add_test(tc, dce_keeps_side_effects);
+	tcase_add_test(tc, dce_removes_pure_custom_call);
+	tcase_add_test(tc, dce_keeps_effectful_while);
+	tcase_add_test(tc, dce_removes_dead_computations);
+	tcase_add_test(tc, cse_merges_identical);
+	tcase_add_test(tc, cse_noncommutative_kept);
+	tcase_add_test(tc, cse_constants_by_value);
+	tcase_add_test(tc, cse_attributes_differ);
+	tcase_add_test(tc, cse_metadata_ignored);
+	tcase_add_test(tc, cse_side_effects_kept);
+	tcase_add_test(tc, cse_deep_computation_equality);
+	tcase_add_test(tc, cse_iotas_and_after_all);
+	tcase_add_test(tc, tuple_gte_of_tuple);
+	tcase_add_test(tc, tuple_whole_tuple);
+	tcase_add_test(tc, tuple_nested_chain);
+	tcase_add_test(tc, tuple_not_fired);
+	tcase_add_test(tc, zero_sized_replaced);
+	tcase_add_test(tc, zero_sized_side_effect_kept);
+	tcase_add_test(tc, sort_drops_unused);
+	tcase_add_test(tc, sort_kept_when_used);
+	tcase_add_test(tc, call_inlined);
+	tcase_add_test(tc, call_backend_config_kept);
+	tcase_add_test(tc, flatten_clones);
+	tcase_add_test(tc, dedup_merges);
+	tcase_add_test(tc, barrier_removed);
+	tcase_add_test(sw, sweep_every_pass);
+	tcase_add_test(sw, random_sequences);
+	tcase_add_test(sw, deterministic);
+	tcase_set_timeout(sw, 300);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, sw);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(passes_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

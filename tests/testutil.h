@@ -1,0 +1,152 @@
+/* testutil.h: small helpers shared by the tests (header only): read a
+ * file, parse or print a module through a string, where the test data
+ * lives, and a recursive list of the .hlo and .pb files under a folder.
+ * Tests run from the repository root. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hlo.h"
+
+#define TU_DATA "data"
+
+/* the whole file, NUL-terminated, or NULL; *n its length */
+static inline char *
+tu_read(const char *path, size_t *n)
+{
+	HloError e;
+	char *d;
+	size_t len;
+
+	if (hlo_read_file(path, &d, &len, &e) < 0)
+		return NULL;
+	if (n)
+		*n = len;
+	return d;
+}
+
+/* the module in text, or NULL with e filled */
+static inline HloModule *
+tu_parse(const char *text, HloError *e)
+{
+	HloModule *m;
+
+	if (hlo_parse_text(text, strlen(text), "test.hlo", &m, e) < 0)
+		return NULL;
+	return m;
+}
+
+/* the module's text as hlo_print_module writes it, malloc'd */
+static inline char *
+tu_print(const HloModule *m)
+{
+	HloBuf b = {0};
+
+	hlo_print_module(m, &b);
+	hlo_buf_put(&b, "", 1);
+	return b.buf;
+}
+
+/* the corpus folder: $HLOPT_CORPUS, else ../shared/corpus; NULL when
+ * it does not exist */
+static inline const char *
+tu_corpus(void)
+{
+	const char *d = getenv("HLOPT_CORPUS");
+	struct stat st;
+
+	if (!d || !*d)
+		d = "../shared/corpus";
+	return stat(d, &st) == 0 && S_ISDIR(st.st_mode) ? d : NULL;
+}
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} TuList;
+
+static inline int
+tu_wanted(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 4 && !strcmp(name + n - 4, ".hlo")) ||
+		(n > 3 && !strcmp(name + n - 3, ".pb"));
+}
+
+static inline void
+tu_walk(const char *dir, TuList *l, int depth)
+{
+	DIR *d = depth < 32 ? opendir(dir) : NULL;
+	struct dirent *de;
+	struct stat st;
+	char *path;
+	size_t n;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		n = strlen(dir) + strlen(de->d_name) + 2;
+		path = xmalloc(n);
+		snprintf(path, n, "%s/%s", dir, de->d_name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			tu_walk(path, l, depth + 1);
+			free(path);
+		} else if (S_ISREG(st.st_mode) && tu_wanted(de->d_name)) {
+			if (l->n == l->cap) {
+				l->cap = l->cap ? 2 * l->cap : 64;
+				l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+			}
+			l->v[l->n++] = path;
+		} else {
+			free(path);
+		}
+	}
+	closedir(d);
+}
+
+static inline int
+tu_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* every .hlo and .pb file under dir, sorted; free with tu_list_free */
+static inline TuList
+tu_list(const char *dir)
+{
+	TuList l = {0};
+
+	tu_walk(dir, &l, 0);
+	if (l.n)
+		qsort(l.v, l.n, sizeof *l.v, tu_cmp);
+	return l;
+}
+
+static inline void
+tu_list_free(TuList *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static inline int
+tu_is_text(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".hlo");
+}
+
+#endif
