@@ -377,7 +377,9 @@ int hlo_verify(const HloModule *m, HloError *e);
 int hlo_infer_shape(HloModule *m, uint32_t c, uint32_t i, uint32_t *shape,
 	HloError *e);		/* the shape xla's shape inference gives,
 				 * without layout; for opaque ops (custom-call,
-				 * bitcast, ...) the instruction's own */
+				 * bitcast, ...) the instruction's own. checks
+				 * this instruction's ids only: the rest of
+				 * the module must be valid */
 #define HLO_CONV_MAXSP 10
 typedef struct {
 	int nsp;		/* spatial dimension count: rank - 2 */

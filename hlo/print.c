@@ -30,7 +30,11 @@ putdims(const HloModule *m, const HloShape *sh, HloBuf *b)
 	for (i = 0; i < sh->rank; i++) {
 		if (i)
 			hlo_buf_put(b, ",", 1);
-		if (sh->dynmask >> (i & 63) & 1 && i < 64)
+		if (i < 64 && (sh->dynmask >> i & 1) && d[i] == INT64_MIN) {
+			hlo_buf_put(b, "?", 1);	/* unbounded dynamic */
+			continue;
+		}
+		if (i < 64 && (sh->dynmask >> i & 1))
 			hlo_buf_put(b, "<=", 2);
 		putint(b, d[i]);
 	}
@@ -59,6 +63,12 @@ hlo_print_shape(const HloModule *m, uint32_t s, HloBuf *b)
 			}
 			hlo_print_shape(m, m->ids[sh->tuple + i], b);
 		}
+		hlo_buf_put(b, ")", 1);
+		return;
+	}
+	if (sh->type == TY_BUFFER && sh->ntuple == 1) {
+		hlo_buf_put(b, "b(", 2);
+		hlo_print_shape(m, m->ids[sh->tuple], b);
 		hlo_buf_put(b, ")", 1);
 		return;
 	}

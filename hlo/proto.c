@@ -31,6 +31,16 @@
 #error "proto.c assumes a little-endian host"
 #endif
 
+/* protobuf-c's longest names */
+#define LENPREF PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED
+#define RG_IOTA \
+	XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_IOTA_COLLECTIVE_DEVICE_LIST
+#define RG_LIST \
+	XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_COLLECTIVE_DEVICE_LIST
+#define RG_NONE XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST__NOT_SET
+#define XPF_SET XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_\
+PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX
+
 enum {
 	EXT = 424242,		/* private extension field number */
 	MAXDEPTH = 100,		/* message nesting accepted */
@@ -190,6 +200,17 @@ putints(HloBuf *b, const int64_t *v, size_t n)
 
 	for (i = 0; i < n; i++)
 		hlo_buf_printf(b, i ? ",%" PRId64 : "%" PRId64, v[i]);
+}
+
+/* interns p[0..n) up to its first NUL: wire bytes may hold any */
+static uint32_t
+strid(HloModule *m, const void *p, size_t n)
+{
+	const char *z = n ? memchr(p, 0, n) : NULL;
+
+	if (z)
+		n = z - (const char *)p;
+	return n ? hlo_str(m, p, n) : 0;
 }
 
 /* a small lexer over the text forms of attributes */
@@ -873,10 +894,11 @@ static int rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out,
 static const char dltabbrev[] = "DCSH";
 
 /* the private extension of a LayoutProto: 1 = verbatim tail text, 2 =
- * explicit layout on a scalar */
+ * explicit layout on a scalar, 3 = the IR shape has no layout (the proto
+ * gets the default one, as XLA's parser would give it) */
 static void
 layoutext(const Xla__LayoutProto *L, const uint8_t **raw, size_t *nraw,
-	int *explicit)
+	int *explicit, int *implicit)
 {
 	const ProtobufCMessageUnknownField *u;
 	const uint8_t *p, *e;
@@ -888,9 +910,10 @@ layoutext(const Xla__LayoutProto *L, const uint8_t **raw, size_t *nraw,
 	*raw = NULL;
 	*nraw = 0;
 	*explicit = 0;
+	*implicit = 0;
 	for (i = 0; i < L->base.n_unknown_fields; i++) {
 		u = &L->base.unknown_fields[i];
-		if (u->tag != EXT || u->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+		if (u->tag != EXT || u->wire_type != LENPREF)
 			continue;
 		if (!(k = getvarint(u->data, u->data + u->len, &len)) ||
 		    len != u->len - k)
@@ -903,6 +926,8 @@ layoutext(const Xla__LayoutProto *L, const uint8_t **raw, size_t *nraw,
 				*nraw = f.n;
 			} else if (f.num == 2 && f.wt == 0) {
 				*explicit = f.v != 0;
+			} else if (f.num == 3 && f.wt == 0) {
+				*implicit = f.v != 0;
 			}
 		}
 	}
@@ -999,7 +1024,7 @@ rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out, int depth,
 	size_t i, nraw;
 	uint64_t dyn = 0;
 	int64_t zero = 0;
-	int ty, explicit, r = -1, layout = 0;
+	int ty, explicit, implicit, r = -1, layout = 0;
 
 	if (!sp) {
 		snprintf(why, nwhy, "missing shape");
@@ -1069,7 +1094,7 @@ rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out, int depth,
 			return -1;
 		}
 		layout = L->n_minor_to_major == sp->n_dimensions;
-		layoutext(L, &raw, &nraw, &explicit);
+		layoutext(L, &raw, &nraw, &explicit, &implicit);
 		if (raw) {
 			hlo_buf_put(&tb, (const char *)raw, nraw);
 		} else if (prtail(m, L, &tb, depth, why, nwhy) < 0) {
@@ -1077,8 +1102,8 @@ rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out, int depth,
 			return -1;
 		}
 		if (tb.len)
-			tail = hlo_str(m, tb.buf, tb.len);
-		if (!sp->n_dimensions && !tail && !explicit)
+			tail = strid(m, tb.buf, tb.len);
+		if ((!sp->n_dimensions && !tail && !explicit) || implicit)
 			layout = 0;
 	}
 	*out = hlo_shape(m, ty, (int)sp->n_dimensions, sp->dimensions,
@@ -1097,10 +1122,8 @@ typedef struct {
 	Arena a;
 	HloError *e;
 	Xla__ShapeProto **shcache;	/* by shape id of m */
-	HloBuf t;		/* scratch text */
 	uint64_t nid;		/* next instruction id */
 	uint32_t *compid;	/* computation index -> proto id */
-	uint32_t nexts;		/* instructions that needed an extension */
 	int sched;		/* is_scheduled: write the schedule */
 	Xla__HloScheduleProto__SequencesEntry **seq;
 	size_t nseq;
@@ -1130,8 +1153,7 @@ addext(Arena *a, ProtobufCMessage *msg, const HloBuf *x)
 		memcpy(u, msg->unknown_fields,
 			sizeof *u * msg->n_unknown_fields);
 	u[msg->n_unknown_fields].tag = EXT;
-	u[msg->n_unknown_fields].wire_type =
-		PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+	u[msg->n_unknown_fields].wire_type = LENPREF;
 	u[msg->n_unknown_fields].len = pre.len + x->len;
 	u[msg->n_unknown_fields].data = d;
 	msg->unknown_fields = u;
@@ -1150,8 +1172,7 @@ getext(const ProtobufCMessage *msg, const uint8_t **p, size_t *n)
 
 	for (i = 0; i < msg->n_unknown_fields; i++) {
 		u = &msg->unknown_fields[i];
-		if (u->tag != EXT || u->wire_type !=
-		    PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+		if (u->tag != EXT || u->wire_type != LENPREF)
 			continue;
 		if (!(k = getvarint(u->data, u->data + u->len, &len)) ||
 		    len != u->len - k)
@@ -1380,7 +1401,6 @@ wrlayout(Wr *w, const HloModule *mm, const HloShape *sh, int deflayout)
 	for (i = 0; i < sh->rank; i++)
 		L->minor_to_major[i] = (sh->flags & SH_LAYOUT) ?
 			mm->ints[sh->dims + sh->rank + i] : sh->rank - 1 - i;
-	(void)deflayout;
 	L->tail_padding_alignment_in_elements = 1;
 	if (tail) {
 		ok = pstail(w, tail, strlen(tail), L, 0);
@@ -1394,6 +1414,10 @@ wrlayout(Wr *w, const HloModule *mm, const HloShape *sh, int deflayout)
 	}
 	if (!sh->rank && (sh->flags & SH_LAYOUT) && !tail) {
 		puttag(&x, 2, 0);
+		putvarint(&x, 1);
+	}
+	if (sh->rank && !(sh->flags & SH_LAYOUT) && !deflayout) {
+		puttag(&x, 3, 0);
 		putvarint(&x, 1);
 	}
 	if (x.len)
@@ -1435,9 +1459,7 @@ wrshape(Wr *w, const HloModule *mm, uint32_t s, int deflayout)
 				sp->is_dynamic_dimension[i] =
 					sh->dynmask >> i & 1;
 		}
-		if ((sh->flags & SH_LAYOUT) || deflayout ||
-		    (!sh->rank && sh->type != TY_TOKEN &&
-		    sh->type != TY_OPAQUE))
+		if (sh->type != TY_TOKEN && sh->type != TY_OPAQUE)
 			sp->layout = wrlayout(w, mm, sh, deflayout);
 	}
 	if (mm == w->m && !deflayout)
@@ -2410,8 +2432,7 @@ psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 		}
 		io->n_iota_transpose_perm = v.n;
 		io->iota_transpose_perm = aint32s(a, &v);
-		ip->replica_group_list_case =
-			XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_IOTA_COLLECTIVE_DEVICE_LIST;
+		ip->replica_group_list_case = RG_IOTA;
 		ip->iota_collective_device_list = io;
 		ok = 1;
 		goto out;
@@ -2774,7 +2795,8 @@ psframes(const char *s, size_t n, Arena *a, Xla__StackFrameIndexProto *f)
 				Xla__StackFrameIndexProto__FileLocation *fl =
 					aalloc(a, sizeof *fl);
 
-				xla__stack_frame_index_proto__file_location__init(fl);
+				xla__stack_frame_index_proto__file_location__init(
+					fl);
 				if (!lxc(&l, '{') ||
 				    !psframeint(&l, "file_name_id",
 				    &fl->file_name_id, 0) ||
@@ -2791,7 +2813,8 @@ psframes(const char *s, size_t n, Arena *a, Xla__StackFrameIndexProto *f)
 				Xla__StackFrameIndexProto__StackFrame *fr =
 					aalloc(a, sizeof *fr);
 
-				xla__stack_frame_index_proto__stack_frame__init(fr);
+				xla__stack_frame_index_proto__stack_frame__init(
+					fr);
 				if (!lxc(&l, '{') ||
 				    !psframeint(&l, "file_location_id",
 				    &fr->file_location_id, 0) ||
@@ -2884,7 +2907,8 @@ psioalias(Lx *l, Arena *a, Xla__HloInputOutputAliasProto *io)
 			if (n == NELEM(e))
 				goto out;
 			e[n] = aalloc(a, sizeof *e[n]);
-			xla__hlo_input_output_alias_proto__alias_entry_proto__init(e[n]);
+			xla__hlo_input_output_alias_proto__alias_entry_proto__init(
+				e[n]);
 			if (!psvec(l, &v, '{', '}'))
 				goto out;
 			e[n]->n_output_shape_index = v.n;
@@ -2954,7 +2978,8 @@ psdonor(Lx *l, Arena *a, Xla__HloBufferDonorProto *d)
 			if (n == NELEM(e))
 				goto out;
 			e[n] = aalloc(a, sizeof *e[n]);
-			xla__hlo_buffer_donor_proto__buffer_donor_entry_proto__init(e[n]);
+			xla__hlo_buffer_donor_proto__buffer_donor_entry_proto__init(
+				e[n]);
 			if (!lxc(l, '(') || !lxint(l, &x) || !lxc(l, ',') ||
 			    !psvec(l, &v, '{', '}') || !lxc(l, ')'))
 				goto out;
@@ -3314,26 +3339,28 @@ rdcollective(Ab *b, const Xla__HloInstructionProto *ip, int op)
 	if (hasgroups(op)) {
 		b->t.len = 0;
 		switch (ip->replica_group_list_case) {
-		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_IOTA_COLLECTIVE_DEVICE_LIST:
+		case RG_IOTA:
 			priota(&b->t, ip->iota_collective_device_list);
 			break;
-		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST_COLLECTIVE_DEVICE_LIST:
+		case RG_LIST:
 			if (!ip->n_replica_groups) {
-				prgroups(&b->t,
-					ip->collective_device_list->replica_groups,
-					ip->collective_device_list->n_replica_groups);
+				const Xla__CollectiveDeviceListProto *dl =
+					ip->collective_device_list;
+
+				prgroups(&b->t, dl->replica_groups,
+					dl->n_replica_groups);
 				break;
 			}
 			/* fall through */
-		case XLA__HLO_INSTRUCTION_PROTO__REPLICA_GROUP_LIST__NOT_SET:
-			prgroups(&b->t, ip->replica_groups, ip->n_replica_groups);
+		case RG_NONE:
+			prgroups(&b->t, ip->replica_groups,
+				ip->n_replica_groups);
 			break;
 		default:
-			snprintf(b->why, sizeof b->why, "mesh-axes replica "
-				"groups are not supported");
-			return -1;
+			b->t.len = 0;	/* mesh-axes groups: dropped */
+			break;
 		}
-		if (abbuf(b, A_REPLICA_GROUPS) < 0)
+		if (b->t.len && abbuf(b, A_REPLICA_GROUPS) < 0)
 			return -1;
 	}
 	if (ip->use_global_device_ids)
@@ -3458,8 +3485,7 @@ rdmisc(Ab *b, const Xla__HloInstructionProto *ip, int op)
 		abword(b, A_ALGORITHM, nm);
 		break;
 	case HOP_COPYSTART:
-		if (ip->optional_cross_program_prefetch_index_case ==
-		    XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX) {
+		if (ip->optional_cross_program_prefetch_index_case == XPF_SET) {
 			b->t.len = 0;
 			hlo_buf_printf(&b->t, "%d",
 				ip->cross_program_prefetch_index);
@@ -3473,12 +3499,12 @@ rdmisc(Ab *b, const Xla__HloInstructionProto *ip, int op)
 		if (!ip->domain_exit_sharding)
 			hlo_buf_puts(&b->t, "{}");
 		else if (prsharding(&b->t, ip->domain_exit_sharding, 0) < 0)
-			goto bad;
+			break;
 		hlo_buf_puts(&b->t, ", exit=");
 		if (!ip->domain_entry_sharding)
 			hlo_buf_puts(&b->t, "{}");
 		else if (prsharding(&b->t, ip->domain_entry_sharding, 0) < 0)
-			goto bad;
+			break;
 		hlo_buf_put(&b->t, "}", 1);
 		if (abother(b, "domain") < 0)
 			return -1;
@@ -3662,12 +3688,11 @@ rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 	if (ip->is_composite)
 		abint(b, A_IS_COMPOSITE, 1);
 	if (ip->sharding) {
+		/* named (mesh-axis) shardings have no text form here and
+		 * are dropped */
 		b->t.len = 0;
-		if (prsharding(&b->t, ip->sharding, 0) < 0) {
-			snprintf(b->why, sizeof b->why, "unsupported sharding");
-			return -1;
-		}
-		if (abbuf(b, A_SHARDING) < 0)
+		if (prsharding(&b->t, ip->sharding, 0) == 0 &&
+		    abbuf(b, A_SHARDING) < 0)
 			return -1;
 	}
 	if (ip->frontend_attributes && ip->frontend_attributes->n_map) {
@@ -3988,8 +4013,7 @@ wrother(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
 			ip->padding_type = t;
 	} else if (aname(m, a, "cross_program_prefetch_index")) {
 		if (aint64(w, a, &v) && v >= INT32_MIN && v <= INT32_MAX) {
-			ip->optional_cross_program_prefetch_index_case =
-				XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX;
+			ip->optional_cross_program_prefetch_index_case = XPF_SET;
 			ip->cross_program_prefetch_index = (int32_t)v;
 		}
 	} else if (aname(m, a, "domain")) {
@@ -4376,7 +4400,8 @@ wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 static const char *
 attrkey(const HloModule *m, const HloAttr *a)
 {
-	return a->key == A_OTHER ? hlo_cstr(m, a->name) : hlo_attrinfo[a->key].key;
+	return a->key == A_OTHER ? hlo_cstr(m, a->name) :
+		hlo_attrinfo[a->key].key;
 }
 
 static void
@@ -4658,7 +4683,7 @@ extapply(Ab *b, const uint8_t *p, size_t n, unsigned *flags)
 				break;
 			}
 			if (k == A_OTHER)
-				a.name = hlo_str(b->m, (const char *)key, nkey);
+				a.name = strid(b->m, key, nkey);
 			abpush(b, a);
 		}
 	}
@@ -4800,24 +4825,8 @@ wrinstr(Wr *w, uint32_t c, uint32_t i, const uint64_t *ids, Ab *rb)
 		putvarint(&x, want);
 	}
 	attrdiff(&x, m, av, in->nattrs, w->s, rb->v, rb->n);
-#ifdef PROTO_DEBUG
-	if (x.len) {
-		uint32_t j;
-
-		fprintf(stderr, "ext %s %s:", hlo_opinfo[op].name,
-			hlo_cstr(m, in->name));
-		for (j = 0; j < in->nattrs; j++)
-			fprintf(stderr, " %s", attrkey(m, &av[j]));
-		fprintf(stderr, " | reader:");
-		for (j = 0; j < rb->n; j++)
-			fprintf(stderr, " %s", attrkey(w->s, &rb->v[j]));
-		fprintf(stderr, "\n");
-	}
-#endif
-	if (x.len) {
+	if (x.len)
 		addext(&w->a, &ip->base, &x);
-		w->nexts++;
-	}
 	hlo_buf_free(&x);
 	return ip;
 }
@@ -5259,7 +5268,6 @@ out:
 	free(w.compid);
 	free(rb.v);
 	hlo_buf_free(&rb.t);
-	hlo_buf_free(&w.t);
 	hlo_module_free(w.s);
 	afree(&w.a);
 	return r;
@@ -5503,7 +5511,9 @@ rdcomp(Rd *r, uint32_t c, const Xla__HloComputationProto *pc)
 			hlo_set_called(m, c, j, ip->n_called_computation_ids,
 				refs);
 		in = &m->comps[c].ins[j];
-		t0 = in->nops ? hlo_sh(m, m->comps[c].ins[m->ids[in->ops]].shape)->type : -1;
+		t0 = -1;
+		if (in->nops)
+			t0 = hlo_sh(m, m->comps[c].ins[m->ids[in->ops]].shape)->type;
 		if (rdattrs(&r->b, ip, in->op, in->shape, t0) < 0) {
 			rderr(r, pc->name, ip->name, r->b.why);
 			goto out;
@@ -5590,7 +5600,7 @@ rdmodext(Rd *r, Hdr *h, int *hset, uint32_t *corder, int *cset)
 		} else if (f.num == 4 && f.wt == 0) {
 			*hset = f.v != 0;
 		} else if (f.num == 2 && f.wt == 2) {
-			r->m->frames = hlo_str(r->m, (const char *)f.p, f.n);
+			r->m->frames = strid(r->m, f.p, f.n);
 		} else if (f.num == 3 && f.wt == 2) {
 			*cset = getperm(f.p, f.p + f.n, corder,
 				mp->n_computations);
@@ -5612,8 +5622,8 @@ convert(Rd *r, const Xla__HloModuleProto *mp)
 
 	r->mp = mp;
 	if (!nc)
-		return hlo_err(r->e, "%s: error: the module has no computations",
-			r->fname);
+		return hlo_err(r->e, "%s: error: the module has no "
+			"computations", r->fname);
 	if (nc > UINT32_MAX / 16)
 		return hlo_err(r->e, "%s: error: too many computations",
 			r->fname);
@@ -5632,8 +5642,9 @@ convert(Rd *r, const Xla__HloModuleProto *mp)
 			corder[k] = k;
 	/* corder[ir index] = proto position */
 	for (k = 0; k < nc; k++) {
-		const Xla__HloComputationProto *pc = mp->computations[corder[k]];
+		const Xla__HloComputationProto *pc;
 
+		pc = mp->computations[corder[k]];
 		c = hlo_comp_add(m, hlo_strz(m, pc->name));
 		m->comps[c].flags = pc->is_fusion_computation ? HC_FUSION : 0;
 		if (*pc->execution_thread)
@@ -5666,7 +5677,7 @@ convert(Rd *r, const Xla__HloModuleProto *mp)
 		HloBuf t = {0};
 
 		prframes(&t, mp->stack_frame_index);
-		m->frames = hlo_str(m, t.buf, t.len);
+		m->frames = strid(m, t.buf, t.len);
 		hlo_buf_free(&t);
 	}
 	ret = 0;

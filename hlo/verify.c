@@ -31,7 +31,7 @@ typedef struct {
 } LNode;
 
 /* comparison flags */
-enum { IGN_DYN = 1, IGN_FP = 2, IGN_TYPE = 4 };
+enum { IGN_DYN = 1, IGN_FP = 2 };
 
 typedef struct {
 	const HloModule *m;
@@ -46,6 +46,8 @@ typedef struct {
 	uint32_t *pstart, *pidx;	/* parameters of computation c:
 				 * pidx[pstart[c] + k] is parameter k; NULL
 				 * when not built (hlo_infer_shape) */
+	int *types;		/* scratch for variadic reductions */
+	uint32_t capt;
 } V;
 
 typedef struct {
@@ -66,6 +68,14 @@ grow(void *p, uint32_t *cap, uint32_t need, size_t size)
 		c = c > UINT32_MAX / 2 ? UINT32_MAX : c * 2;
 	*cap = c;
 	return xreallocarray(p, c, size);
+}
+
+/* scratch room for 3n element types */
+static int *
+typebuf(V *v, uint32_t n)
+{
+	v->types = grow(v->types, &v->capt, 3 * n + 1, sizeof *v->types);
+	return v->types;
 }
 
 static void
@@ -138,8 +148,6 @@ component(int t)
 static int
 sametype(int a, int b, int flags)
 {
-	if (flags & IGN_TYPE)
-		return 1;
 	if ((flags & IGN_FP) && isfloat(a) && isfloat(b))
 		return 1;
 	return a == b;
@@ -1677,27 +1685,23 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 	int64_t d[MAXRANK];
 	uint64_t dyn = 0;
 	uint32_t n = in->nops / 2, np, k;
-	int *tin, *tinit, *res, r = 0, rank = 0;
+	int *tin, *tinit, *res, rank = 0;
 
-	if (!n || in->nops % 2)
+	if (!n || in->nops % 2 || n > 1u << 24)
 		return bad(v, "%u operands, expected a positive even number",
 			in->nops);
 	if (wantcalled(v, in, 1))
 		return -1;
-	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tin = typebuf(v, n);
 	tinit = tin + n;
 	res = tinit + n;
 	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res)) {
-		free(tin);
+	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res))
 		return -1;
-	}
 	x = opsh(v, in, 0);
 	p = aints(v, in, A_DIMENSIONS, &np);
-	if (dimlist(v, p, np, x->rank, "dimensions")) {
-		free(tin);
+	if (dimlist(v, p, np, x->rank, "dimensions"))
 		return -1;
-	}
 	for (k = 0; k < x->rank; k++)
 		if (!inlist(p, np, k)) {
 			dyn |= (x->dynmask >> k & 1) << rank;
@@ -1705,8 +1709,7 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 		}
 	*out = lresults(v, n, res, rank, d, dyn,
 		SH(v, rootsh(v, called(v, in, 0)))->type == TY_TUPLE);
-	free(tin);
-	return r;
+	return 0;
 }
 
 /* window output dims of shape x */
@@ -1732,24 +1735,21 @@ inf_reducewindow(V *v, const HloInstr *in, uint32_t *out)
 	uint32_t n = in->nops / 2;
 	int *tin, *tinit, *res;
 
-	if (!n || in->nops % 2)
+	if (!n || in->nops % 2 || n > 1u << 24)
 		return bad(v, "%u operands, expected a positive even number",
 			in->nops);
 	if (wantcalled(v, in, 1))
 		return -1;
-	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tin = typebuf(v, n);
 	tinit = tin + n;
 	res = tinit + n;
 	x = opsh(v, in, 0);
 	if (reduceops(v, in, n, tin, tinit) ||
 	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res) ||
-	    windowdims(v, in, x, d)) {
-		free(tin);
+	    windowdims(v, in, x, d))
 		return -1;
-	}
 	*out = lresults(v, n, tinit, x->rank, d, x->dynmask,
 		SH(v, rootsh(v, called(v, in, 0)))->type == TY_TUPLE);
-	free(tin);
 	return 0;
 }
 
@@ -1959,8 +1959,8 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 }
 
 static int
-scatterops(V *v, const HloInstr *in, uint32_t n, const HloShape *ix,
-	const int64_t *idims, int nid, int64_t ivd)
+scatterops(V *v, const HloInstr *in, uint32_t n, const int64_t *idims,
+	int nid, int64_t ivd)
 {
 	const int64_t *uwd, *iwd, *sdo, *ibd, *sbd;
 	uint32_t nuwd, niwd, nsdo, nibd, nsbd, k, j, sd;
@@ -2019,7 +2019,6 @@ scatterops(V *v, const HloInstr *in, uint32_t n, const HloShape *ix,
 			sd++;
 		}
 	}
-	(void)ix;
 	return 0;
 }
 
@@ -2029,9 +2028,9 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 	const HloShape *ix;
 	uint32_t n = in->nops / 2, k, res;
 	int64_t ivd, idims[MAXRANK + 1];
-	int *tin, *tinit, *rt, nid, r;
+	int *tin, *tinit, *rt, nid;
 
-	if (!n || in->nops != 2 * n + 1)
+	if (!n || in->nops != 2 * n + 1 || n > 1u << 24)
 		return bad(v, "%u operands, expected an odd number", in->nops);
 	if (wantcalled(v, in, 1))
 		return -1;
@@ -2050,18 +2049,16 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 		memcpy(idims, DIMS(v, ix), nid * 8u);
 	if (ivd == nid)
 		idims[nid++] = 1;
-	if (scatterops(v, in, n, ix, idims, nid, ivd))
+	if (scatterops(v, in, n, idims, nid, ivd))
 		return -1;
-	tin = xreallocarray(NULL, 3 * n, sizeof *tin);
+	tin = typebuf(v, n);
 	tinit = tin + n;
 	rt = tinit + n;
 	for (k = 0; k < n; k++) {
 		tinit[k] = opsh(v, in, k)->type;
 		tin[k] = opsh(v, in, n + 1 + k)->type;
 	}
-	r = reducer(v, called(v, in, 0), n, tinit, tin, 0, rt);
-	free(tin);
-	if (r)
+	if (reducer(v, called(v, in, 0), n, tinit, tin, 0, rt))
 		return -1;
 	if (n == 1)
 		return *out = lref(v, opshid(v, in, 0)), 0;
@@ -3257,6 +3254,7 @@ vfree(V *v)
 	free(v->kids);
 	free(v->pstart);
 	free(v->pidx);
+	free(v->types);
 }
 
 int

@@ -13,7 +13,7 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOEVAL = 3 };
 #include "commands.def"
 #undef CMD
 
-/* argtable2 helpers (src/main.c) */
+/* argtable2 helpers (src/cmdutil.c) */
 int cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 	int argc, char **argv, int *status);
 				/* 0: go on; 1: stop, *status is the exit

@@ -192,6 +192,52 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 	hlo_buf_free(&rp);
 }
 
+/* --bench N: every pass of the sequence alone on N fresh copies of m;
+ * prints the fastest run of each on stdout */
+static int
+bench(const HloModule *m, const PassSeq *seq, int reps)
+{
+	PassCtx ctx;
+	PassLog log = {0};
+	HloModule *w;
+	uint32_t i;
+	int k;
+	double best;
+	int64_t before, after;
+
+	pass_ctx_init(&ctx);
+	printf("%-28s %10s %12s %14s\n", "pass", "ms", "instrs",
+		"instrs/s");
+	for (i = 0; i < seq->n; i++) {
+		if (seq->items[i] < 0)
+			continue;
+		best = -1;
+		before = after = 0;
+		for (k = 0; k < reps; k++) {
+			w = hlo_module_clone(m);
+			log.n = 0;
+			if (pass_run(w, seq->items[i], &ctx, &log) < 0) {
+				fprintf(stderr, "hlopt: %s\n", ctx.err.msg);
+				hlo_module_free(w);
+				pass_log_free(&log);
+				pass_ctx_free(&ctx);
+				return -1;
+			}
+			if (best < 0 || log.steps[0].ms < best)
+				best = log.steps[0].ms;
+			before = log.steps[0].before;
+			after = log.steps[0].after;
+			hlo_module_free(w);
+		}
+		printf("%-28s %10.3f %12lld %14.0f %lld\n",
+			hlo_passes[seq->items[i]].name, best, (long long)before,
+			best > 0 ? before / (best / 1e3) : 0, (long long)after);
+	}
+	pass_log_free(&log);
+	pass_ctx_free(&ctx);
+	return 0;
+}
+
 static void
 timing(const Report *r)
 {
@@ -231,11 +277,14 @@ cmd_optimize(int argc, char **argv)
 		"check the module's invariants after every pass");
 	struct arg_lit *tim = arg_lit0(NULL, "time",
 		"print the time of every pass on stderr");
+	struct arg_int *nbench = arg_int0(NULL, "bench", "N",
+		"only time every pass of the sequence alone, the best of N "
+		"runs on fresh copies of IN; prints a table, writes nothing");
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
 	void *argtable[] = {help, out, to, passes, rep, format, verify, seed,
-		each, tim, in, end};
+		each, tim, nbench, in, end};
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL, *orig = NULL;
 	PassCtx ctx;
@@ -272,6 +321,12 @@ cmd_optimize(int argc, char **argv)
 		reppath = "-";
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
+	if (nbench->count) {
+		if (bench(m, &r.seq, nbench->ival[0] > 0 ? nbench->ival[0] :
+		    1) < 0)
+			status = EXIT_ERR;
+		goto done;
+	}
 	if (verify->count)
 		orig = hlo_module_clone(m);
 	if (hlo_cost(m, &r.before, &e) < 0) {

@@ -1,6 +1,8 @@
 /* cmdutil.c: what several commands share: loading and checking the
  * input, writing a module in the format asked for */
+#include <argtable2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlo.h"
@@ -53,5 +55,71 @@ cmd_write_module(const HloModule *m, const char *path, const char *to,
 	r = hlo_write_file(path, b.buf ? b.buf : "", b.len, e);
 	hlo_buf_free(&b);
 	return r;
+}
+
+
+/* parses argv against argtable, whose first entry must be the
+ * arg_lit0(NULL, "help", ...) of the command and whose last is arg_end */
+int
+cmd_parse_args(const char *cmd, const char *summary, void **argtable,
+	int argc, char **argv, int *status)
+{
+	struct arg_lit *help = argtable[0];
+	struct arg_end *end;
+	int i, nerr;
+
+	for (i = 0; !(((struct arg_hdr *)argtable[i])->flag & ARG_TERMINATOR);
+	     i++)
+		;
+	end = argtable[i];
+	if (arg_nullcheck(argtable)) {
+		fputs("hlopt: error: out of memory\n", stderr);
+		exit(1);
+	}
+	nerr = arg_parse(argc, argv, argtable);
+	if (help->count > 0) {
+		printf("usage: hlopt %s", cmd);
+		arg_print_syntaxv(stdout, argtable, "\n");
+		printf("%s\n\n", summary);
+		arg_print_glossary(stdout, argtable, "  %-28s %s\n");
+		*status = EXIT_OK;
+		return 1;
+	}
+	if (nerr > 0) {
+		char prog[64];
+
+		snprintf(prog, sizeof prog, "hlopt %s", cmd);
+		arg_print_errors(stderr, end, prog);
+		fprintf(stderr, "usage: hlopt %s", cmd);
+		arg_print_syntaxv(stderr, argtable, "\n");
+		*status = EXIT_USAGE;
+		return 1;
+	}
+	return 0;
+}
+
+/* checks s is one of the '|'-separated words of allowed; returns its
+ * index, or -1 after a usage message (*status = 2) */
+int
+cmd_format_arg(const char *s, const char *allowed, int *status)
+{
+	const char *p = allowed, *q;
+	size_t n = strlen(s);
+	int i = 0;
+
+	for (;;) {
+		q = strchr(p, '|');
+		if (!q)
+			q = p + strlen(p);
+		if ((size_t)(q - p) == n && strncmp(p, s, n) == 0)
+			return i;
+		if (!*q)
+			break;
+		p = q + 1;
+		i++;
+	}
+	fprintf(stderr, "hlopt: error: '%s' is not one of %s\n", s, allowed);
+	*status = EXIT_USAGE;
+	return -1;
 }
 

@@ -60,6 +60,8 @@ hlo_eval_fini(HloEval *ev)
 
 	if (!ev->m)
 		return;
+	for (c = 0; c < 16; c++)
+		free(ev->cache[c]);
 	for (c = 0; c < ev->m->ncomps; c++) {
 		free(ev->plans[c].order);
 		free(ev->plans[c].uses);
@@ -145,6 +147,66 @@ ev_strides(const int64_t *dims, int rank, int64_t esz, int64_t *strides)
 }
 
 #define HDR ((sizeof(HloVal) + 63) & ~(size_t)63)
+#define CACHE_MIN ((uint64_t)1 << 16)
+
+/* big buffers are kept after use: fresh pages cost a fault each */
+static void *
+cache_get(HloEval *ev, uint64_t size)
+{
+	int k;
+	void *p;
+
+	if (size >= CACHE_MIN)
+		for (k = 0; k < 16; k++)
+			if (ev->cache[k] && ev->cachesz[k] == size) {
+				p = ev->cache[k];
+				ev->cache[k] = NULL;
+				ev->cached -= size;
+				return p;
+			}
+	return xmalloc(size);
+}
+
+static void
+cache_put(HloEval *ev, void *p, uint64_t size)
+{
+	int k, victim = -1;
+	uint64_t cap = ev->limit / 2 < ((uint64_t)2 << 30) ? ev->limit / 2 :
+		(uint64_t)2 << 30;
+
+	if (size < CACHE_MIN || size > cap) {
+		free(p);
+		return;
+	}
+	for (k = 0; k < 16; k++)
+		if (!ev->cache[k]) {
+			victim = k;
+			break;
+		}
+	if (victim < 0)
+		victim = (int)(size % 16);
+	if (ev->cache[victim]) {
+		free(ev->cache[victim]);
+		ev->cached -= ev->cachesz[victim];
+		ev->cache[victim] = NULL;
+	}
+	while (ev->cached + size > cap) {
+		for (k = 0; k < 16 && !ev->cache[k]; k++)
+			;
+		if (k == 16)
+			break;
+		free(ev->cache[k]);
+		ev->cached -= ev->cachesz[k];
+		ev->cache[k] = NULL;
+	}
+	if (ev->cached + size > cap) {
+		free(p);
+		return;
+	}
+	ev->cache[victim] = p;
+	ev->cachesz[victim] = size;
+	ev->cached += size;
+}
 
 HloVal *
 hlo_val_array(HloEval *ev, uint32_t shape)
@@ -168,7 +230,7 @@ hlo_val_array(HloEval *ev, uint32_t shape)
 	bytes = (uint64_t)n * esz;
 	if (ev_reserve(ev, bytes) < 0)
 		return NULL;
-	v = xmalloc(HDR + bytes + 64);
+	v = cache_get(ev, HDR + bytes + 64);
 	memset(v, 0, sizeof *v);
 	v->refs = 1;
 	v->type = sh->type;
@@ -221,7 +283,7 @@ hlo_val_unref(HloEval *ev, HloVal *v)
 		return;
 	}
 	ev_release(ev, v->nbytes);
-	free(v);
+	cache_put(ev, v, HDR + v->nbytes + 64);
 }
 
 /* the same elements seen with another array shape of equal byte size */

@@ -44,6 +44,9 @@ typedef struct {
 	EvPlan *plans;		/* per computation, built on first call */
 	EvProg **progs;		/* per computation: compiled scalar program,
 				 * built on first use; (EvProg *)1: cannot */
+	void *cache[16];	/* freed big buffers kept for reuse */
+	uint64_t cachesz[16];
+	uint64_t cached;	/* their total bytes */
 	uint64_t flops;		/* dot and convolution flops done */
 	double gemm_secs;	/* seconds spent in dot and convolution */
 } HloEval;

@@ -44,6 +44,16 @@ copy_row(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss,
 		memcpy(d, s, n * esz);
 		return;
 	}
+	if (ss == 0 && ds == esz && n > 8) {
+		int64_t done, w;
+
+		memcpy(d, s, esz);
+		for (done = 1; done < n; done += w) {
+			w = done < n - done ? done : n - done;
+			memcpy(d + done * esz, d, w * esz);
+		}
+		return;
+	}
 	switch (esz) {
 	case 1:
 		for (k = 0; k < n; k++)

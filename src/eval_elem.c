@@ -1261,36 +1261,240 @@ loadop(const HloVal *v, int type, int64_t off, int64_t n, Lane *l)
 	lane_load(type, v->data + off * hlo_type_bytes(type), n, l);
 }
 
-static int
-fast_f32(const EwOp *o, HloVal **ops, HloVal *v)
+static float
+ld_one(int type, const unsigned char *p)
 {
-	const float *a = (const float *)ops[0]->data;
-	const float *b = (const float *)ops[1]->data;
-	float *r = (float *)v->data;
-	int64_t k, n = v->n;
+	float f;
 
-	if (o->type != TY_F32 || o->t0 != TY_F32 || o->t1 != TY_F32 ||
-	    ops[0]->n != n || ops[1]->n != n)
-		return 0;
-	switch (o->op) {
-	case HOP_ADD:
+	switch (type) {
+	case TY_F32:
+		memcpy(&f, p, 4);
+		return f;
+	case TY_BF16:
+		return bf16_to_f32(rdle(p, 2));
+	}
+	return f16_to_f32(rdle(p, 2));
+}
+
+static void
+ld_float(int type, const HloVal *v, int64_t off, int64_t n, float *d)
+{
+	const unsigned char *p = v->data;
+	int64_t k;
+	float x;
+
+	if (v->n == 1) {
+		x = ld_one(type, p);
 		for (k = 0; k < n; k++)
-			r[k] = a[k] + b[k];
-		return 1;
-	case HOP_SUBTRACT:
+			d[k] = x;
+		return;
+	}
+	switch (type) {
+	case TY_F32:
+		memcpy(d, p + off * 4, n * 4);
+		return;
+	case TY_BF16:
 		for (k = 0; k < n; k++)
-			r[k] = a[k] - b[k];
-		return 1;
-	case HOP_MUL:
+			d[k] = bf16_to_f32(rdle(p + (off + k) * 2, 2));
+		return;
+	default:
 		for (k = 0; k < n; k++)
-			r[k] = a[k] * b[k];
-		return 1;
-	case HOP_DIVIDE:
+			d[k] = f16_to_f32(rdle(p + (off + k) * 2, 2));
+	}
+}
+
+static void
+st_float(int type, const float *s, int64_t n, unsigned char *p)
+{
+	int64_t k;
+
+	switch (type) {
+	case TY_F32:
+		memcpy(p, s, n * 4);
+		return;
+	case TY_BF16:
 		for (k = 0; k < n; k++)
-			r[k] = a[k] / b[k];
+			wrle(p + 2 * k, f32_to_bf16(s[k]), 2);
+		return;
+	default:
+		for (k = 0; k < n; k++)
+			wrle(p + 2 * k, f32_to_f16(s[k]), 2);
+	}
+}
+
+static int
+isfl(int t)
+{
+	return t == TY_F32 || t == TY_BF16 || t == TY_F16;
+}
+
+static int
+fast_compare(const EwOp *o, HloVal **ops, HloVal *v)
+{
+	float a[EV_CHUNK], b[EV_CHUNK];
+	int64_t k, j, w, n = v->n;
+	unsigned char *r = v->data;
+
+	for (k = 0; k < n; k += w) {
+		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+		ld_float(o->t0, ops[0], k, w, a);
+		ld_float(o->t0, ops[1], k, w, b);
+		switch (o->dir) {
+		case CMP_EQ:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] == b[j];
+			break;
+		case CMP_NE:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] != b[j];
+			break;
+		case CMP_LT:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] < b[j];
+			break;
+		case CMP_LE:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] <= b[j];
+			break;
+		case CMP_GT:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] > b[j];
+			break;
+		default:
+			for (j = 0; j < w; j++)
+				r[k + j] = a[j] >= b[j];
+		}
+	}
+	return 1;
+}
+
+/* + - * / max min neg abs on f32, bf16 and f16 computed in float: for
+ * these the result equals the double computation rounded; converts and
+ * compares among those types likewise */
+static int
+fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v)
+{
+	float a[EV_CHUNK], b[EV_CHUNK], r[EV_CHUNK];
+	int64_t k, j, w, n = v->n, esz = hlo_type_bytes(o->type);
+	int t = o->type;
+
+	if (isfl(o->t0) && na == 1 && o->op == HOP_CONVERT && isfl(t)) {
+		for (k = 0; k < n; k += w) {
+			w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+			ld_float(o->t0, ops[0], k, w, a);
+			st_float(t, a, w, v->data + k * esz);
+		}
 		return 1;
 	}
-	return 0;
+	if (isfl(o->t0) && na == 2 && o->op == HOP_COMPARE && !o->total &&
+	    o->t1 == o->t0)
+		return fast_compare(o, ops, v);
+	if (!isfl(t) || o->t0 != t || (na == 2 && o->t1 != t) || na > 2)
+		return 0;
+	switch (o->op) {
+	case HOP_ADD: case HOP_SUBTRACT: case HOP_MUL: case HOP_DIVIDE:
+	case HOP_MAX: case HOP_MIN:
+		if (na != 2)
+			return 0;
+		break;
+	case HOP_NEGATE: case HOP_ABS:
+		if (na != 1)
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	for (k = 0; k < n; k += w) {
+		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+		ld_float(t, ops[0], k, w, a);
+		if (na == 2)
+			ld_float(t, ops[1], k, w, b);
+		switch (o->op) {
+		case HOP_ADD:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] + b[j];
+			break;
+		case HOP_SUBTRACT:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] - b[j];
+			break;
+		case HOP_MUL:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] * b[j];
+			break;
+		case HOP_DIVIDE:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] / b[j];
+			break;
+		case HOP_MAX:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] != a[j] ? a[j] : b[j] != b[j] ?
+					b[j] : a[j] < b[j] ? b[j] : a[j];
+			break;
+		case HOP_MIN:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] != a[j] ? a[j] : b[j] != b[j] ?
+					b[j] : b[j] < a[j] ? b[j] : a[j];
+			break;
+		case HOP_NEGATE:
+			for (j = 0; j < w; j++)
+				r[j] = -a[j];
+			break;
+		default:
+			for (j = 0; j < w; j++)
+				r[j] = fabsf(a[j]);
+		}
+		st_float(t, r, w, v->data + k * esz);
+	}
+	return 1;
+}
+
+/* select on any type: a byte copy per element */
+static int
+fast_select(const EwOp *o, HloVal **ops, HloVal *v)
+{
+	int64_t k, esz = hlo_type_bytes(o->type), n = v->n;
+	const unsigned char *p = ops[0]->data, *x = ops[1]->data;
+	const unsigned char *y = ops[2]->data;
+	int sp = ops[0]->n == 1, sx = ops[1]->n == 1, sy = ops[2]->n == 1;
+
+	if (o->op != HOP_SELECT || o->t0 != TY_PRED)
+		return 0;
+#define SEL(T) for (k = 0; k < n; k++) { T a_, b_; \
+		memcpy(&a_, x + (sx ? 0 : k) * sizeof(T), sizeof(T)); \
+		memcpy(&b_, y + (sy ? 0 : k) * sizeof(T), sizeof(T)); \
+		a_ = p[sp ? 0 : k] ? a_ : b_; \
+		memcpy(v->data + k * sizeof(T), &a_, sizeof(T)); } \
+		return 1
+	switch (esz) {
+	case 1: SEL(uint8_t);
+	case 2: SEL(uint16_t);
+	case 4: SEL(uint32_t);
+	case 8: SEL(uint64_t);
+	}
+#undef SEL
+	for (k = 0; k < n; k++)
+		memmove(v->data + k * esz, p[sp ? 0 : k] ? x + (sx ? 0 : k) *
+			esz : y + (sy ? 0 : k) * esz, esz);
+	return 1;
+}
+
+/* the result buffer: a dead operand's of the same type and size when
+ * there is one */
+static HloVal *
+result(HloEval *ev, const HloInstr *in, HloVal **ops, int na)
+{
+	const HloShape *sh = hlo_sh(ev->m, in->shape);
+	int64_t n = hlo_shape_elems(ev->m, in->shape);
+	int j;
+
+	for (j = 0; j < na && j < 64; j++)
+		if (((ev->consume >> j) & 1) && ops[j]->type == sh->type &&
+		    ops[j]->n == n && n > 1) {
+			ops[j]->shape = in->shape;
+			return hlo_val_ref(ops[j]);
+		}
+	return hlo_val_array(ev, in->shape);
 }
 
 int
@@ -1311,18 +1515,16 @@ ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	na = arity(o.op);
 	if ((int)in->nops != na)
 		return ev_unsupported(ev, c, i, "wrong operand count");
-	v = hlo_val_array(ev, in->shape);
-	if (!v)
-		return -1;
-	n = v->n;
+	n = hlo_shape_elems(ev->m, in->shape);
 	for (j = 0; j < na; j++)
 		if (ops[j]->type >= TY_TUPLE || (ops[j]->n != n &&
-		    ops[j]->n != 1)) {
-			hlo_val_unref(ev, v);
+		    ops[j]->n != 1))
 			return ev_unsupported(ev, c, i, "operand shape does "
 				"not match the result");
-		}
-	if (na == 2 && fast_f32(&o, ops, v)) {
+	v = result(ev, in, ops, na);
+	if (!v)
+		return -1;
+	if (fast_float(&o, ops, na, v) || (na == 3 && fast_select(&o, ops, v))) {
 		*out = v;
 		return 0;
 	}

@@ -4,7 +4,9 @@
  * under a fixed seed, and determinism.
  *
  * Environment: HLOPT_DATA (default data), HLOPT_CORPUS (default
- * ../shared/corpus), HLOPT_SWEEP=full to sweep the whole corpus. */
+ * ../shared/corpus), HLOPT_SWEEP=full to sweep the whole corpus (by
+ * default only its modules under 20 kB), HLOPT_EVAL=0 to skip the
+ * evaluator comparisons (by default done for cheap modules). */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -772,6 +774,22 @@ modules(Files *f, int corpus)
 		qsort(f->path, f->n, sizeof *f->path, cmpstr);
 }
 
+/* whether the evaluator comparison is cheap enough for m */
+static int
+evaluable(const HloModule *m)
+{
+	const char *ev = getenv("HLOPT_EVAL");
+	HloCost c;
+	HloError e;
+
+	if (ev && !strcmp(ev, "0"))
+		return 0;
+	if (hlo_cost(m, &c, &e) < 0)
+		return 0;
+	return c.instructions < 3000 && c.flops < 2e7 &&
+		c.bytes_accessed < 2e7;
+}
+
 static void
 freefiles(Files *f)
 {
@@ -783,9 +801,11 @@ freefiles(Files *f)
 }
 
 /* seq on a copy of m: the verifier must accept the result; modules the
- * evaluator handles must compute the same */
+ * evaluator handles must compute the same. Problems are appended to
+ * fails (at most a screenful). */
 static void
-check_seq(const HloModule *m, const char *path, const char *seq, int eval)
+check_seq(const HloModule *m, const char *path, const char *seq, int eval,
+	HloBuf *fails, int *nfail)
 {
 	HloModule *w = hlo_module_clone(m);
 	PassCtx ctx;
@@ -793,23 +813,25 @@ check_seq(const HloModule *m, const char *path, const char *seq, int eval)
 	HloError e;
 	HloVerifyOpts vo;
 	HloVerifyResult vr;
+	int r;
 
 	if (pass_seq_parse(seq, &s, &e) < 0)
 		ck_abort_msg("%s", e.msg);
 	pass_ctx_init(&ctx);
 	ctx.flags = PASS_VERIFY;
-	if (pass_run_seq(w, &s, &ctx, NULL) < 0)
-		ck_abort_msg("%s: %s: %s", path, seq, ctx.err.msg);
-	if (eval) {
+	r = pass_run_seq(w, &s, &ctx, NULL);
+	if (r < 0 && (*nfail)++ < 20)
+		hlo_buf_printf(fails, "%s: %s: %s\n", path, seq, ctx.err.msg);
+	if (r > 0 && eval) {
 		memset(&vo, 0, sizeof vo);
 		vo.trials = 1;
 		vo.seed = 1;
 		vo.rtol = 1e-3;
 		vo.atol = 1e-5;
 		vo.limit = (uint64_t)256 << 20;
-		if (hlo_eval_verify(m, w, &vo, &vr) == 1)
-			ck_abort_msg("%s: %s: evaluation differs: %s", path,
-				seq, vr.msg);
+		if (hlo_eval_verify(m, w, &vo, &vr) == 1 && (*nfail)++ < 20)
+			hlo_buf_printf(fails, "%s: %s: evaluation differs: "
+				"%s\n", path, seq, vr.msg);
 	}
 	pass_ctx_free(&ctx);
 	pass_seq_free(&s);
@@ -819,8 +841,9 @@ check_seq(const HloModule *m, const char *path, const char *seq, int eval)
 START_TEST(sweep_every_pass)
 {
 	Files f;
+	HloBuf fails = {0};
 	size_t i;
-	int p;
+	int p, nfail = 0;
 
 	modules(&f, 1);
 	for (i = 0; i < f.n; i++) {
@@ -832,12 +855,16 @@ START_TEST(sweep_every_pass)
 			hlo_module_free(m);
 			continue;
 		}
-		eval = hlo_cost_count(m) < 3000;
+		eval = evaluable(m);
 		for (p = 0; p < PASS_COUNT; p++)
-			check_seq(m, f.path[i], hlo_passes[p].name, eval);
+			check_seq(m, f.path[i], hlo_passes[p].name, eval,
+				&fails, &nfail);
 		hlo_module_free(m);
 	}
 	freefiles(&f);
+	if (nfail)
+		ck_abort_msg("%d failures:\n%s", nfail, fails.buf);
+	hlo_buf_free(&fails);
 }
 END_TEST
 
@@ -854,8 +881,8 @@ START_TEST(random_sequences)
 {
 	Files f;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
-	HloBuf b = {0};
-	int t, k, len;
+	HloBuf b = {0}, fails = {0};
+	int t, k, len, nfail = 0;
 
 	modules(&f, 0);
 	for (t = 0; t < 24 && f.n; t++) {
@@ -872,11 +899,14 @@ START_TEST(random_sequences)
 		for (k = 0; k < len; k++)
 			hlo_buf_printf(&b, "%s%s", k ? "," : "",
 				hlo_passes[rnd(&seed) % PASS_COUNT].name);
-		check_seq(m, path, b.buf, hlo_cost_count(m) < 3000);
+		check_seq(m, path, b.buf, evaluable(m), &fails, &nfail);
 		hlo_module_free(m);
 	}
 	hlo_buf_free(&b);
 	freefiles(&f);
+	if (nfail)
+		ck_abort_msg("%d failures:\n%s", nfail, fails.buf);
+	hlo_buf_free(&fails);
 }
 END_TEST
 

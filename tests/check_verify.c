@@ -3,17 +3,12 @@
  * over data/ and the corpus: every module verifies, and a module with one
  * instruction's shape changed does not. */
 #include <check.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hlo.h"
-
-/* the readers land in other files; until they do these tests skip */
-#pragma weak hlo_parse_text
-#pragma weak hlo_load
+#include "testutil.h"
 
 /* building modules by hand */
 
@@ -1005,8 +1000,6 @@ START_TEST(parsed_modules)
 	HloError e;
 	int k, wrong = 0;
 
-	if (!hlo_parse_text)
-		return;
 	for (k = 0; goodtext[k]; k++) {
 		m = parse(goodtext[k]);
 		ck_assert_msg(verifies(m, &e), "rejected: %s\n%s", e.msg,
@@ -1123,10 +1116,7 @@ START_TEST(corrupted_modules)
 	HloError e;
 	int k, j, ok = 0;
 
-	if (hlo_parse_text)
-		base0 = parse(richtext);
-	else
-		base0 = loop(&c, &i);
+	base0 = parse(richtext);
 	ck_assert_msg(verifies(base0, &e), "%s", e.msg);
 	for (k = 0; k < 3000; k++) {
 		m = hlo_module_clone(base0);
@@ -1328,35 +1318,14 @@ sweepfile(const char *path, Sweep *w)
 }
 
 static void
-sweepdir(const char *dir, Sweep *w, int depth)
+sweepdir(const char *dir, Sweep *w)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct stat st;
-	char path[4096];
-	size_t n;
+	TuList l = tu_list(dir);
+	size_t k;
 
-	if (!d || depth > 8) {
-		if (d)
-			closedir(d);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (stat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			sweepdir(path, w, depth + 1);
-			continue;
-		}
-		n = strlen(de->d_name);
-		if ((n > 4 && !strcmp(de->d_name + n - 4, ".hlo")) ||
-		    (n > 3 && !strcmp(de->d_name + n - 3, ".pb")))
-			sweepfile(path, w);
-	}
-	closedir(d);
+	for (k = 0; k < l.n; k++)
+		sweepfile(l.v[k], w);
+	tu_list_free(&l);
 }
 
 /* prints the counts; returns the number of unexpected results */
@@ -1395,25 +1364,21 @@ START_TEST(sweep_data)
 {
 	Sweep w;
 
-	if (!hlo_load)
-		return;
 	memset(&w, 0, sizeof w);
-	sweepdir("data", &w, 0);
+	sweepdir(TU_DATA, &w);
 	ck_assert_int_eq(report("data/", &w), 0);
 }
 END_TEST
 
 START_TEST(sweep_corpus)
 {
-	const char *dir = getenv("HLOPT_CORPUS");
+	const char *dir = tu_corpus();
 	Sweep w;
 
-	if (!hlo_load)
+	if (!dir)
 		return;
 	memset(&w, 0, sizeof w);
-	sweepdir(dir ? dir : "../shared/corpus", &w, 0);
-	if (!w.files)
-		return;
+	sweepdir(dir, &w);
 	ck_assert_int_eq(report("the corpus", &w), 0);
 }
 END_TEST
