@@ -181,7 +181,7 @@ typedef struct {
 	uint32_t nshapes, capshapes;
 
 	/* intern tables: open addressing, 0 = empty slot, else id + 1 */
-	uint32_t *strtab;
+	uint32_t *strtab, *strhash;
 	uint32_t capstrtab, nstr;
 	uint32_t *shapetab;
 	uint32_t capshapetab;

@@ -102,69 +102,89 @@ hlo_push_attrs(HloModule *m, const HloAttr *v, uint32_t n)
 
 /* strings */
 
+/* a fast multiplicative hash, eight bytes at a time */
 static uint32_t
-hashbytes(const void *p, size_t n, uint32_t h)
+hashbytes(const void *p, size_t n, uint32_t seed)
 {
 	const unsigned char *s = p;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), w;
 
-	while (n--)
-		h = (h ^ *s++) * 16777619u;
-	return h;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	if (n)
+		memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
 }
 
+/* strtab[j]: id + 1 of the string in slot j (0: empty); strhash[j]: its
+ * hash, kept so growing the table rehashes nothing */
 static void
 rehashstr(HloModule *m)
 {
-	uint32_t cap = m->capstrtab ? m->capstrtab * 2 : 1024, i, j, off;
-	uint32_t *t = xcalloc(cap, sizeof *t);
+	uint32_t cap = m->capstrtab ? m->capstrtab * 2 : 1024, i, j;
+	uint32_t *t = xcalloc(cap, sizeof *t), *h = xcalloc(cap, sizeof *h);
 
 	for (i = 0; i < m->capstrtab; i++) {
 		if (!m->strtab[i])
 			continue;
-		off = m->strtab[i] - 1;
-		j = hashbytes(m->bytes + off, strlen(m->bytes + off),
-			2166136261u) & (cap - 1);
+		j = m->strhash[i] & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
-		t[j] = off + 1;
+		t[j] = m->strtab[i];
+		h[j] = m->strhash[i];
 	}
 	free(m->strtab);
+	free(m->strhash);
 	m->strtab = t;
+	m->strhash = h;
 	m->capstrtab = cap;
 }
 
-static uint32_t *
-strslot(const HloModule *m, const char *s, size_t n)
+static uint32_t
+strslot(const HloModule *m, const char *s, size_t n, uint32_t hash)
 {
-	uint32_t j = hashbytes(s, n, 2166136261u) & (m->capstrtab - 1), off;
+	uint32_t j = hash & (m->capstrtab - 1), off;
 
 	for (;; j = (j + 1) & (m->capstrtab - 1)) {
 		if (!m->strtab[j])
-			return &m->strtab[j];
+			return j;
+		if (m->strhash[j] != hash)
+			continue;
 		off = m->strtab[j] - 1;
 		if (memcmp(m->bytes + off, s, n) == 0 && !m->bytes[off + n])
-			return &m->strtab[j];
+			return j;
 	}
 }
 
-/* interns s[0..n) (no NUL inside); the empty string is id 0 */
+/* interns s[0..n) (no NUL inside); the empty string is id 0. s may
+ * point into the module's own bytes. */
 uint32_t
 hlo_str(HloModule *m, const char *s, size_t n)
 {
-	uint32_t *slot, off;
+	uint32_t j, off, hash;
+	size_t inside = HLO_NONE;
 
 	if (n == 0)
 		return 0;
 	if ((m->nstr + 1) * 2 > m->capstrtab)
 		rehashstr(m);
-	slot = strslot(m, s, n);
-	if (*slot)
-		return *slot - 1;
+	hash = hashbytes(s, n, 0);
+	j = strslot(m, s, n, hash);
+	if (m->strtab[j])
+		return m->strtab[j] - 1;
+	if (s >= m->bytes && s < m->bytes + m->nbytes)
+		inside = s - m->bytes;
 	off = hlo_push_bytes(m, NULL, n + 1);
-	memcpy(m->bytes + off, s, n);
+	memcpy(m->bytes + off, inside != HLO_NONE ? m->bytes + inside : s, n);
 	m->bytes[off + n] = 0;
-	slot = strslot(m, s, n);
-	*slot = off + 1;
+	m->strtab[j] = off + 1;
+	m->strhash[j] = hash;
 	m->nstr++;
 	return off;
 }
@@ -179,14 +199,14 @@ hlo_strz(HloModule *m, const char *s)
 uint32_t
 hlo_find_str(const HloModule *m, const char *s, size_t n)
 {
-	uint32_t *slot;
+	uint32_t j;
 
 	if (n == 0)
 		return 0;
 	if (!m->capstrtab)
 		return HLO_NONE;
-	slot = strslot(m, s, n);
-	return *slot ? *slot - 1 : HLO_NONE;
+	j = strslot(m, s, n, hashbytes(s, n, 0));
+	return m->strtab[j] ? m->strtab[j] - 1 : HLO_NONE;
 }
 
 /* module */
@@ -224,6 +244,7 @@ hlo_module_free(HloModule *m)
 	free(m->attrv);
 	free(m->shapes);
 	free(m->strtab);
+	free(m->strhash);
 	free(m->shapetab);
 	free(m);
 }
@@ -258,6 +279,7 @@ hlo_module_clone(const HloModule *m)
 	c->attrv = dup(m->attrv, m->capattrv, sizeof *m->attrv);
 	c->shapes = dup(m->shapes, m->capshapes, sizeof *m->shapes);
 	c->strtab = dup(m->strtab, m->capstrtab, sizeof *m->strtab);
+	c->strhash = dup(m->strhash, m->capstrtab, sizeof *m->strhash);
 	c->shapetab = dup(m->shapetab, m->capshapetab, sizeof *m->shapetab);
 	return c;
 }
@@ -275,7 +297,7 @@ hlo_type_bytes(int type)
 static uint32_t
 shapehash(const HloModule *m, const HloShape *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = 0;
 	int n = s->rank * (s->flags & SH_LAYOUT ? 2 : 1);
 
 	h = hashbytes(&s->type, 1, h);

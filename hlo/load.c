@@ -13,6 +13,8 @@ hlo_looks_like_proto(const void *data, size_t n)
 	const unsigned char *p = data, *e = p + n;
 	size_t i, lim;
 
+	if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		p += 3;		/* a UTF-8 byte order mark */
 	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' ||
 	    *p == '\r' || *p == '\f' || *p == '\v'))
 		p++;
@@ -45,6 +47,8 @@ hlo_load(const char *path, HloModule **out, HloError *e)
 		return -1;
 	if (hlo_looks_like_proto(data, n))
 		r = hlo_read_proto(data, n, name, out, e);
+	else if (n >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
+		r = hlo_parse_text(data + 3, n - 3, name, out, e);
 	else
 		r = hlo_parse_text(data, n, name, out, e);
 	free(data);

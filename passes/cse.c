@@ -60,6 +60,16 @@ ignored(void)
 }
 
 static uint32_t
+hashints(uint32_t h, const int64_t *v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = mix(h, v[i]);
+	return h;
+}
+
+static uint32_t
 hashshape(const HloModule *m, uint32_t s, uint32_t h)
 {
 	const HloShape *sh = hlo_sh(m, s);
@@ -67,7 +77,7 @@ hashshape(const HloModule *m, uint32_t s, uint32_t h)
 	h = mix(h, sh->type);
 	if (sh->type == TY_TUPLE)
 		return mix(h, sh->ntuple);
-	return hashbytes(h, hlo_dims(m, sh), sh->rank * 8u);
+	return hashints(h, hlo_dims(m, sh), sh->rank);
 }
 
 /* operands are resolved through ed; iotas hash as 0 (xla's CseKey) */
@@ -110,7 +120,7 @@ hashinstr(Cse *s, uint32_t i)
 		if (a[k].kind == K_INT || a[k].kind == K_BOOL)
 			h = mix(h, a[k].v);
 		else if (a[k].kind <= K_WINDOW)
-			h = hashbytes(h, m->ints + a[k].v, a[k].n * 8u);
+			h = hashints(h, m->ints + a[k].v, a[k].n);
 		else
 			h = mix(h, a[k].n);
 	}

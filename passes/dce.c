@@ -34,13 +34,31 @@ fa_true(const HloModule *m, const HloInstr *in, const char *key)
 		fa_is(m, in, key, "yes");
 }
 
+/* whether in's frontend attributes mention s at all (a quick filter) */
+static int
+fa_mentions(const HloModule *m, const HloInstr *in, const char *s)
+{
+	uint32_t n, k, i;
+	const char *v = hlo_attr_word(m, in, A_FRONTEND_ATTRIBUTES, &n);
+
+	if (!v)
+		return 0;
+	k = strlen(s);
+	for (i = 0; i + k <= n; i++)
+		if (v[i] == s[0] && !memcmp(v + i, s, k))
+			return 1;
+	return 0;
+}
+
 static int
 while_dce_disabled(const HloModule *m, const HloInstr *in)
 {
-	return in->nattrs && (fa_true(m, in, "_xla_disable_while_loop_dce") ||
+	if (!fa_mentions(m, in, "dce") && !fa_mentions(m, in, "preserve"))
+		return 0;
+	return fa_true(m, in, "_xla_disable_while_loop_dce") ||
 		fa_true(m, in, "xla.disable_while_loop_dce") ||
 		fa_true(m, in, "_xla_preserve_tuple_indices") ||
-		fa_true(m, in, "xla.preserve_tuple_indices"));
+		fa_true(m, in, "xla.preserve_tuple_indices");
 }
 
 static int
@@ -82,7 +100,8 @@ pinned(const HloModule *m, uint32_t c, uint32_t i, const uint8_t *ctl,
 
 	if (i == cp->root || in->op == HOP_PARAMETER || ctl[i])
 		return 1;
-	if (in->nattrs && (while_dce_disabled(m, in) ||
+	if (in->nattrs && hlo_attr(m, in, A_FRONTEND_ATTRIBUTES) &&
+	    (while_dce_disabled(m, in) ||
 	    fa_is(m, in, "xla_allow_dce_side_effecting_op", "false")))
 		return 1;
 	if (pass_is_custom_call(m, in, "Sharding") && in->nops) {

@@ -40,6 +40,7 @@ int
 main(int argc, char **argv)
 {
 	int i, nins;
+	volatile int sink = 0;
 	HloError e;
 
 	printf("%-48s %8s %8s %8s %8s %8s %8s %8s\n", "module", "MB",
@@ -77,7 +78,7 @@ main(int argc, char **argv)
 		tprd = secs;
 		BEST(20, m2 = hlo_module_clone(m); hlo_module_free(m2));
 		tclone = secs;
-		BEST(5, countlines(src, n));
+		BEST(5, sink += countlines(src, n));
 		twc = secs;
 		printf("%-48.48s %8.2f %8d %8.0f %8.0f %8.0f %8.0f %8.3f\n",
 			base ? base + 1 : argv[i], mb, nins, mb / tparse,

@@ -2222,28 +2222,40 @@ START_TEST(inline_keeps_control_deps)
 }
 END_TEST
 
-static int64_t
-live_instrs(const HloModule *m)
+/* modules the reference evaluator checks in the sweep: few instructions
+ * and little data, so that evaluating takes milliseconds */
+#define SWEEP_EVAL_INSTRS 3000
+#define SWEEP_EVAL_BYTES ((int64_t)64 << 20)
+
+static int
+small(const HloModule *m)
 {
 	uint32_t c, i;
-	int64_t n = 0;
+	int64_t n = 0, bytes = 0, b;
 
 	for (c = 0; c < m->ncomps; c++)
-		for (i = 0; i < m->comps[c].nins; i++)
-			n += !(m->comps[c].ins[i].flags & HI_DEAD);
-	return n;
-}
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
 
-/* modules the reference evaluator checks in the sweep: small enough to
- * run in milliseconds */
-#define SWEEP_EVAL_MAX 3000
+			if (in->flags & HI_DEAD)
+				continue;
+			if (in->op == HOP_CUSTOMCALL)
+				return 0;
+			b = hlo_shape_bytes(m, in->shape);
+			if (b < 0 || b > SWEEP_EVAL_BYTES / 8)
+				return 0;
+			bytes += b;
+			n++;
+		}
+	return n <= SWEEP_EVAL_INSTRS && bytes <= SWEEP_EVAL_BYTES;
+}
 
 /* every pass alone on every module keeps the verifier happy and, where
  * the module is small, its outputs */
 static void
 sweep(const TuList *files, int *nfail)
 {
-	size_t f, k;
+	size_t f, k, nmod = 0, nchanged = 0, neval = 0;
 
 	for (f = 0; f < files->n; f++) {
 		HloModule *m0;
@@ -2255,6 +2267,7 @@ sweep(const TuList *files, int *nfail)
 			hlo_module_free(m0);
 			continue;
 		}
+		nmod++;
 		for (k = 0; k < sizeof mine / sizeof *mine; k++) {
 			HloModule *m = hlo_module_clone(m0);
 			PassCtx ctx;
@@ -2270,7 +2283,7 @@ sweep(const TuList *files, int *nfail)
 				fprintf(stderr, "%s on %s: %s\n", mine[k],
 					files->v[f], e.msg);
 				++*nfail;
-			} else if (r && live_instrs(m0) <= SWEEP_EVAL_MAX) {
+			} else if (r && small(m0)) {
 				HloVerifyOpts o;
 				HloVerifyResult vr;
 
@@ -2280,17 +2293,25 @@ sweep(const TuList *files, int *nfail)
 				o.rtol = 1e-3;
 				o.atol = 1e-5;
 				o.limit = (uint64_t)1 << 30;
-				if (hlo_eval_verify(m0, m, &o, &vr) == 1) {
+				if (hlo_eval_verify(m0, m, &o, &vr) == 0)
+					neval++;
+				else if (vr.verdict == 3 && getenv("HLOPT_SWEEP_V"))
+					fprintf(stderr, "not evaluated: %s on %s: "
+						"%s\n", mine[k], files->v[f], vr.msg);
+				if (vr.verdict == 1) {
 					fprintf(stderr, "%s on %s: %s\n", mine[k],
 						files->v[f], vr.msg);
 					++*nfail;
 				}
 			}
+			nchanged += r > 0;
 			pass_ctx_free(&ctx);
 			hlo_module_free(m);
 		}
 		hlo_module_free(m0);
 	}
+	fprintf(stderr, "sweep: %zu modules, %zu changed by a pass, %zu of "
+		"those evaluated equal\n", nmod, nchanged, neval);
 }
 
 START_TEST(sweep_data)
