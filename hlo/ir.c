@@ -157,7 +157,7 @@ strslot(const HloModule *m, const char *s, size_t n, uint32_t hash)
 		if (m->strhash[j] != hash)
 			continue;
 		off = m->strtab[j] - 1;
-		if (memcmp(m->bytes + off, s, n) == 0 && !m->bytes[off + n])
+		if (strncmp(m->bytes + off, s, n) == 0 && !m->bytes[off + n])
 			return j;
 	}
 }

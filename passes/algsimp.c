@@ -29,6 +29,7 @@ static const AlgOpts cpu_opts = {
 	.uncond_reduce_tr = 0,
 	.small_gather = 4,
 	.max_runs = 50,
+	.limit = -1,
 };
 
 const AlgOpts *
@@ -39,60 +40,12 @@ algsimp_cpu_opts(void)
 
 /* accessors */
 
-uint32_t
-opnd(Alg *a, uint32_t i, uint32_t k)
-{
-	return pass_res(&a->ed, a->m->ids[INS(a, i)->ops + k]);
-}
-
-int
-opc(Alg *a, uint32_t i)
-{
-	return INS(a, i)->op;
-}
-
-uint32_t
-nops(Alg *a, uint32_t i)
-{
-	return INS(a, i)->nops;
-}
-
-int
-ety(Alg *a, uint32_t i)
-{
-	return SH(a, i)->type;
-}
-
-int
-rank(Alg *a, uint32_t i)
-{
-	return SH(a, i)->type == TY_TUPLE ? 0 : SH(a, i)->rank;
-}
-
-int64_t
-dim(Alg *a, uint32_t i, int d)
-{
-	return a->m->ints[SH(a, i)->dims + d];
-}
-
-const int64_t *
-dims(Alg *a, uint32_t i)
-{
-	return a->m->ints + SH(a, i)->dims;
-}
-
 int64_t
 elems(Alg *a, uint32_t i)
 {
 	if (is_tuple(a, i))
 		return -1;
 	return hlo_shape_elems(a->m, INS(a, i)->shape);
-}
-
-int
-is_tuple(Alg *a, uint32_t i)
-{
-	return SH(a, i)->type == TY_TUPLE;
 }
 
 static int
@@ -208,10 +161,45 @@ t_bits(int t)
 	return hlo_typeinfo[t].bits;
 }
 
+/* scratch for one handler: reset before every visit */
 void *
 alg_tmp(Alg *a, size_t n)
 {
-	return pass_alloc(a->ctx, n ? n : 1);
+	size_t need = (n + 15) & ~(size_t)15, cap;
+	void *p;
+
+	if (need < n)
+		need = SIZE_MAX;
+	if (!a->tbuf || need > a->tcap - a->tlen) {
+		if (a->tbuf) {
+			if (a->ntold == a->capold) {
+				a->capold = a->capold ? 2 * a->capold : 8;
+				a->told = xreallocarray(a->told, a->capold,
+					sizeof *a->told);
+			}
+			a->told[a->ntold++] = a->tbuf;
+		}
+		cap = a->tcap ? 2 * a->tcap : 1 << 16;
+		if (cap < need)
+			cap = need;
+		a->tbuf = xmalloc(cap);
+		a->tcap = cap;
+		a->tlen = 0;
+	}
+	p = a->tbuf + a->tlen;
+	a->tlen += need;
+	return p;
+}
+
+static void
+tmp_reset(Alg *a)
+{
+	size_t k;
+
+	for (k = 0; k < a->ntold; k++)
+		free(a->told[k]);
+	a->ntold = 0;
+	a->tlen = 0;
 }
 
 /* side arrays */
@@ -258,7 +246,7 @@ addextra(Alg *a, uint32_t x, uint32_t u)
 {
 	uint32_t k;
 
-	if (x >= a->m->comps[a->c].nins)
+	if (!a->uvalid || x >= a->m->comps[a->c].nins)
 		return;
 	if (a->nx == a->capx) {
 		a->capx = a->capx ? 2 * a->capx : 1024;
@@ -304,7 +292,11 @@ rebuild_users(Alg *a)
 		a->capul = tot + 1;
 		a->ulist = xreallocarray(a->ulist, a->capul, 4);
 	}
-	fill = alg_tmp(a, (n + 1) * 4u);
+	if (a->capfill < n + 1) {
+		a->capfill = n + 1;
+		a->fill = xreallocarray(a->fill, a->capfill, 4);
+	}
+	fill = a->fill;
 	memcpy(fill, a->ustart, n * 4u);
 	for (i = 0; i < n; i++) {
 		if (cp->ins[i].flags & HI_DEAD)
@@ -315,6 +307,7 @@ rebuild_users(Alg *a)
 	}
 	a->n0 = n;
 	a->nx = 0;
+	a->uvalid = 1;
 }
 
 static int
@@ -336,6 +329,8 @@ collect(Alg *a, uint32_t x, uint32_t limit, uint32_t *out)
 
 	if (x >= cp->nins)
 		return 0;
+	if (!a->uvalid)
+		rebuild_users(a);
 	if (++a->epoch == 0) {
 		memset(a->mark, 0, a->cap * 4u);
 		a->epoch = 1;
@@ -1121,6 +1116,8 @@ mark_changed(Alg *a)
 static void
 merged(Alg *a, uint32_t old, uint32_t new)
 {
+	if (!a->uvalid)
+		return;
 	if (a->ed.fwd[old] == old) {
 		rebuild_users(a);	/* replaced eagerly: rare */
 		return;
@@ -1157,15 +1154,38 @@ rep_compat(Alg *a, uint32_t old, uint32_t new)
 	return 1;
 }
 
+/* ReplaceAllUsesWith, done eagerly: old stays a distinct (dead)
+ * instruction that later handlers may visit and remove, as in xla */
 void
 rep_uses(Alg *a, uint32_t old, uint32_t new)
 {
+	uint32_t *us, nu, k, j, u, cnt = 0, *copy;
+	HloComp *cp;
+
 	old = pass_res(&a->ed, old);
 	new = pass_res(&a->ed, new);
 	if (old == new)
 		return;
-	pass_replace_uses(&a->ed, old, new);
-	merged(a, old, new);
+	nu = users(a, old, &us);
+	copy = alg_tmp(a, (nu + 1) * 4u);
+	memcpy(copy, us, nu * 4u);
+	for (k = 0; k < nu; k++) {
+		u = copy[k];
+		if (u == new)
+			continue;
+		for (j = 0; j < nops(a, u); j++)
+			if (opnd(a, u, j) == old) {
+				a->m->ids[INS(a, u)->ops + j] = new;
+				cnt++;
+			}
+		addextra(a, new, u);
+	}
+	a->ed.nuse[new] += cnt;
+	a->ed.nuse[old] -= cnt < a->ed.nuse[old] ? cnt : a->ed.nuse[old];
+	cp = &a->m->comps[a->c];
+	if (cp->root == old)
+		cp->root = new;
+	a->ed.changed = 1;
 	a->changed = 1;
 }
 
@@ -1448,20 +1468,13 @@ dispatch(Alg *a, uint32_t i);
 static void
 visit(Alg *a, uint32_t i)
 {
-	int op;
-
 	if (ctl(a, i))
 		return;		/* xla refuses to replace these */
-	if (a->limit >= 0 && a->nrw >= a->limit)
+	if (a->o->limit >= 0 && a->nrw >= a->o->limit)
 		return;
-	op = opc(a, i);
-	if (dispatch(a, i)) {
+	tmp_reset(a);
+	if (dispatch(a, i))
 		a->nrw++;
-		if (getenv("ALGSIMP_TRACE"))
-			fprintf(stderr, "algsimp %lld: %s %s\n",
-				(long long)a->nrw, hlo_opinfo[op].name,
-				hlo_cstr(a->m, INS(a, i)->name));
-	}
 }
 
 static int
@@ -1579,20 +1592,23 @@ dfs(Alg *a, uint32_t start)
 	}
 }
 
-/* one sweep over computation c; 1 if it changed anything */
+/* one sweep over computation c, which simplify has begun editing; 1 if
+ * it changed anything. Between sweeps nothing is renumbered: dead
+ * instructions stay marked and new ones follow the old, as in xla's
+ * instruction list */
 static int
 sweep(Alg *a, uint32_t c)
 {
-	HloComp *cp;
-	uint32_t n, i, nroots = 0, *roots;
+	HloComp *cp = &a->m->comps[c];
+	uint32_t n = cp->nins, i, nroots = 0, *roots;
 
-	pass_edit_begin(&a->ed, c);
-	a->c = c;
 	a->changed = 0;
-	rebuild_users(a);
-	cp = &a->m->comps[c];
-	n = cp->nins;
-	roots = alg_tmp(a, (n + 1) * 4u);
+	memset(a->state, 0, n);
+	if (a->caproots < n + 1) {
+		a->caproots = n + 1;
+		a->roots = xreallocarray(a->roots, a->caproots, 4);
+	}
+	roots = a->roots;
 	for (i = 0; i < n; i++)
 		if (!(cp->ins[i].flags & HI_DEAD) && a->ed.nuse[i] == 0 &&
 		    i != cp->root && !(a->ed.ctl[i] & CTL_SUCC))
@@ -1601,9 +1617,28 @@ sweep(Alg *a, uint32_t c)
 		dfs(a, roots[i]);
 	if (a->m->comps[c].root < a->m->comps[c].nins)
 		dfs(a, a->m->comps[c].root);
+	return a->changed;
+}
+
+/* sweeps over c until one changes nothing (at most max_runs that do) */
+static int
+simplify(Alg *a, uint32_t c)
+{
+	int r, runs = 0, changed = 0;
+
+	pass_edit_begin(&a->ed, c);
+	a->c = c;
+	a->uvalid = 0;
+	grow(a, a->m->comps[c].nins + 1);
+	do {
+		r = sweep(a, c);
+		changed |= r;
+		if (r)
+			a->ctx->stats.rewrites++;
+	} while (r && ++runs < a->o->max_runs);
 	if (pass_edit_end(&a->ed) < 0)
 		return -1;
-	return a->changed;
+	return changed;
 }
 
 static void
@@ -1622,6 +1657,11 @@ alg_free(Alg *a)
 	free(a->xnext);
 	free(a->stack);
 	free(a->ubuf);
+	free(a->fill);
+	free(a->roots);
+	tmp_reset(a);
+	free(a->tbuf);
+	free(a->told);
 }
 
 int
@@ -1629,39 +1669,33 @@ algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o)
 {
 	Alg a;
 	uint32_t *order, nc, k, c;
-	int n, r, runs, changed = 0, rc = 0;
+	int n, r, changed = 0, rc = 0;
 
 	memset(&a, 0, sizeof a);
-	a.limit = getenv("ALGSIMP_LIMIT") ? atoll(getenv("ALGSIMP_LIMIT")) : -1;
 	a.m = m;
 	a.ctx = ctx;
 	a.o = o;
 	nc = m->ncomps;
-	order = alg_tmp(&a, (nc + 1) * 4u);
+	order = xreallocarray(NULL, nc + 1, 4);
 	n = hlo_comp_order_all(m, order);
-	if (n < 0)
+	if (n < 0) {
+		free(order);
 		return hlo_err(&ctx->err, "algsimp: computations call each "
 			"other in a cycle");
+	}
 	a.fx = pass_comp_effects(m, ctx);
 	pass_edit_init(&a.ed, m, ctx, a.fx, nc);
 	for (k = 0; k < (uint32_t)n && rc == 0; k++) {
 		c = order[k];
 		if (c >= m->ncomps || (m->comps[c].flags & HC_FUSION))
 			continue;
-		runs = 0;
-		do {
-			r = sweep(&a, c);
-			if (r < 0) {
-				rc = -1;
-				break;
-			}
-			if (r) {
-				changed = 1;
-				ctx->stats.rewrites++;
-			}
-		} while (r > 0 && ++runs < o->max_runs);
+		r = simplify(&a, c);
+		if (r < 0)
+			rc = -1;
+		changed |= r > 0;
 	}
 	alg_free(&a);
+	free(order);
 	return rc < 0 ? -1 : changed;
 }
 

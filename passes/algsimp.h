@@ -35,6 +35,8 @@ typedef struct {
 				 * transpose_or_reshape */
 	int64_t small_gather;	/* very_small_gather_size */
 	int max_runs;		/* kAlgSimpRerunLimit */
+	int64_t limit;		/* stop after this many rewrites, -1: never
+				 * (to find the rewrite that breaks a test) */
 } AlgOpts;
 
 typedef struct {
@@ -44,7 +46,8 @@ typedef struct {
 	uint32_t c;		/* the computation being simplified */
 	const AlgOpts *o;
 	int changed;		/* this sweep changed something */
-	int64_t nrw, limit;	/* rewrites done, allowed (-1: any) */
+	int64_t nrw;		/* rewrites done */
+	int uvalid;		/* the user tables below are built */
 	uint8_t *fx;		/* pass_comp_effects */
 	/* per instruction of c, grown as instructions are added */
 	uint32_t cap;
@@ -65,21 +68,73 @@ typedef struct {
 	uint32_t capstack;
 	uint32_t *ubuf;
 	uint32_t capubuf;
+	uint32_t *fill, *roots;
+	uint32_t capfill, caproots;
+	char *tbuf;		/* alg_tmp */
+	size_t tlen, tcap;
+	char **told;
+	size_t ntold, capold;
 } Alg;
 
 /* accessors; pointers are valid until the next instruction is added */
 #define INS(a, i) (&(a)->m->comps[(a)->c].ins[i])
 #define SH(a, i) (&(a)->m->shapes[INS(a, i)->shape])
 
-uint32_t opnd(Alg *a, uint32_t i, uint32_t k);
-int opc(Alg *a, uint32_t i);
-uint32_t nops(Alg *a, uint32_t i);
-int ety(Alg *a, uint32_t i);		/* element type */
-int rank(Alg *a, uint32_t i);
-int64_t dim(Alg *a, uint32_t i, int d);
-const int64_t *dims(Alg *a, uint32_t i);
+static inline uint32_t
+res(Alg *a, uint32_t x)
+{
+	return x < a->ed.cap && a->ed.fwd[x] != x ? pass_res(&a->ed, x) : x;
+}
+
+static inline uint32_t
+opnd(Alg *a, uint32_t i, uint32_t k)
+{
+	return res(a, a->m->ids[INS(a, i)->ops + k]);
+}
+
+static inline int
+opc(Alg *a, uint32_t i)
+{
+	return INS(a, i)->op;
+}
+
+static inline uint32_t
+nops(Alg *a, uint32_t i)
+{
+	return INS(a, i)->nops;
+}
+
+static inline int
+ety(Alg *a, uint32_t i)			/* element type */
+{
+	return SH(a, i)->type;
+}
+
+static inline int
+is_tuple(Alg *a, uint32_t i)
+{
+	return SH(a, i)->type == TY_TUPLE;
+}
+
+static inline int
+rank(Alg *a, uint32_t i)
+{
+	return SH(a, i)->type == TY_TUPLE ? 0 : SH(a, i)->rank;
+}
+
+static inline int64_t
+dim(Alg *a, uint32_t i, int d)
+{
+	return a->m->ints[SH(a, i)->dims + d];
+}
+
+static inline const int64_t *
+dims(Alg *a, uint32_t i)
+{
+	return a->m->ints + SH(a, i)->dims;
+}
+
 int64_t elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
-int is_tuple(Alg *a, uint32_t i);
 int same_shape(Alg *a, uint32_t x, uint32_t y);	/* ignoring layout */
 int same_shape_id(Alg *a, uint32_t s, uint32_t t);
 int is_scalar(Alg *a, uint32_t i);	/* rank 0 array */

@@ -177,6 +177,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 		free(sites);
 		return 0;
 	}
+	pass_fresh_names(m);
 	corder = xreallocarray(NULL, ncomps + 1, sizeof *corder);
 	n = pass_comp_post_order(m, corder);
 	memcpy(fx, pass_comp_effects(m, ctx), ncomps);

@@ -280,11 +280,13 @@ run_comp(PassEdit *ed, PassCtx *ctx, int64_t *done)
 			*done += move_down(ed, x);
 	}
 	changed = ed->changed;
-	if (pass_edit_end(ed) < 0)
-		return -1;
-	pass_edit_begin(ed, c);
-	order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-	cnt = pass_post_order(m, c, order, ctx);
+	if (changed) {
+		if (pass_edit_end(ed) < 0)
+			return -1;
+		pass_edit_begin(ed, c);
+		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
+		cnt = pass_post_order(m, c, order, ctx);
+	}
 	for (i = 0; i < cnt; i++)
 		push(&st, order[i]);
 	while (st.n) {

@@ -57,6 +57,7 @@ pass_flatten_call_graph(HloModule *m, PassCtx *ctx)
 		return hlo_err(&ctx->err, "the call graph has a cycle");
 	}
 	pass_callers(m, &cg, ctx);
+	pass_fresh_names(m);
 	stack = xreallocarray(NULL, cap, sizeof *stack);
 	for (i = 0; i < n; i++) {
 		c = order[i];

@@ -123,6 +123,11 @@ void *pass_zalloc(PassCtx *ctx, size_t n, size_t size);
 				/* zeroed n * size bytes, overflow checked */
 void pass_reset(PassCtx *ctx);
 
+void pass_fresh_names(HloModule *m);
+				/* makes hlo_fresh_name's counter start past
+				 * every numeric suffix in use, so that new
+				 * names cost one probe */
+
 /* side effects as xla's HloInstruction::HasSideEffect: the instruction's
  * own, or any instruction of a computation it calls, transitively */
 uint8_t *pass_comp_effects(const HloModule *m, PassCtx *ctx);

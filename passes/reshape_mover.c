@@ -333,6 +333,7 @@ sink(PassEdit *ed, uint32_t i)
 	HloModule *m = ed->m;
 	uint32_t r = first_nontrivial(ed, i), n, k, src, ne, nr, *ops;
 	const int64_t *p;
+	int64_t perm[64];
 	int op;
 	HloAttr a;
 
@@ -357,7 +358,8 @@ sink(PassEdit *ed, uint32_t i)
 	nr = add_instr(ed, op, ins(ed, i)->shape, ne);
 	if (op == HOP_TRANSPOSE) {
 		p = perm_of(ed, r, &k);
-		a = hlo_mk_ints(m, A_DIMENSIONS, p, k);
+		memcpy(perm, p, k * sizeof *perm);
+		a = hlo_mk_ints(m, A_DIMENSIONS, perm, k);
 		hlo_set_attrs(m, ed->c, nr, 1, &a);
 	}
 	return pass_replace(ed, i, nr, 0, 0);

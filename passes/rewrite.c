@@ -63,6 +63,40 @@ pass_reset(PassCtx *ctx)
 	a->len = 0;
 }
 
+/* names */
+
+static uint32_t
+suffix(const char *s)
+{
+	size_t n = strlen(s), k = n;
+	uint64_t v = 0;
+
+	while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+		k--;
+	if (k == n || k == 0 || s[k - 1] != '.' || n - k > 9)
+		return 0;
+	for (; k < n; k++)
+		v = v * 10 + (s[k] - '0');
+	return v;
+}
+
+void
+pass_fresh_names(HloModule *m)
+{
+	uint32_t c, i, v, max = 0;
+
+	for (c = 0; c < m->ncomps; c++) {
+		if ((v = suffix(hlo_cstr(m, m->comps[c].name))) > max)
+			max = v;
+		for (i = 0; i < m->comps[c].nins; i++)
+			if ((v = suffix(hlo_cstr(m,
+			    m->comps[c].ins[i].name))) > max)
+				max = v;
+	}
+	if (max < UINT32_MAX - 1 && m->nexttmp <= max)
+		m->nexttmp = max + 1;
+}
+
 /* side effects */
 
 static int

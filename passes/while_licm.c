@@ -214,6 +214,35 @@ own(Licm *s, uint32_t c, uint32_t w, int which)
 	return cl;
 }
 
+/* every use of from[j] in c (the root included) takes to[j] */
+static void
+replace_all(HloModule *m, uint32_t c, const uint32_t *from,
+	const uint32_t *to, uint32_t k)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, *map = xreallocarray(NULL, n + 1, sizeof *map);
+	uint32_t i, j, d;
+
+	for (i = 0; i < n; i++)
+		map[i] = HLO_NONE;
+	for (j = 0; j < k; j++)
+		map[from[j]] = to[j];
+	for (i = 0; i < n; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (j = 0; j < in->nops; j++) {
+			d = m->ids[in->ops + j];
+			if (d < n && map[d] != HLO_NONE)
+				m->ids[in->ops + j] = map[d];
+		}
+	}
+	if (cp->root < n && map[cp->root] != HLO_NONE)
+		cp->root = map[cp->root];
+	free(map);
+}
+
 /* MakeInstructionsLiveIn, then the body uses the new elements */
 static void
 live_in(Licm *s, uint32_t c, uint32_t w, const uint32_t *repl,
@@ -253,8 +282,7 @@ live_in(Licm *s, uint32_t c, uint32_t w, const uint32_t *repl,
 	for (j = 0; j < k; j++)
 		ops[n + j] = thr[j] = wu_gte(m, body, p, n + j, NULL);
 	m->comps[body].root = wu_tuple(m, body, n + k, ops, NULL);
-	for (j = 0; j < k; j++)
-		wu_replace_uses(m, body, body_x[j], thr[j], thr[j]);
+	replace_all(m, body, body_x, thr, k);
 	prefix_uses(m, c, w, n);
 	m->comps[c].ins[w].shape = wide;
 	m->ids[m->comps[c].ins[w].ops] = init;

@@ -195,7 +195,7 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 /* --bench N: every pass of the sequence alone on N fresh copies of m;
  * prints the fastest run of each on stdout */
 static int
-bench(const HloModule *m, const PassSeq *seq, int reps)
+bench(const HloModule *m, const PassSeq *seq, int reps, unsigned flags)
 {
 	PassCtx ctx;
 	PassLog log = {0};
@@ -206,6 +206,7 @@ bench(const HloModule *m, const PassSeq *seq, int reps)
 	int64_t before, after;
 
 	pass_ctx_init(&ctx);
+	ctx.flags = flags;
 	printf("%-28s %10s %12s %14s\n", "pass", "ms", "instrs",
 		"instrs/s");
 	for (i = 0; i < seq->n; i++) {
@@ -294,6 +295,7 @@ cmd_optimize(int argc, char **argv)
 	HloVerifyOpts vo;
 	const char *outpath, *reppath = NULL;
 	int status = EXIT_OK, json = 0;
+	uint32_t i;
 	double t0;
 
 	memset(&r, 0, sizeof r);
@@ -323,7 +325,7 @@ cmd_optimize(int argc, char **argv)
 		goto done;
 	if (nbench->count) {
 		if (bench(m, &r.seq, nbench->ival[0] > 0 ? nbench->ival[0] :
-		    1) < 0)
+		    1, each->count ? PASS_VERIFY : 0) < 0)
 			status = EXIT_ERR;
 		goto done;
 	}
@@ -347,7 +349,11 @@ cmd_optimize(int argc, char **argv)
 		status = EXIT_ERR;
 		goto done;
 	}
-	if (orig) {
+	for (i = 0; orig && i < r.log.n && !r.log.steps[i].changed; i++)
+		;
+	if (orig && i == r.log.n) {
+		r.verified = 0;		/* nothing changed: the same module */
+	} else if (orig) {
 		memset(&vo, 0, sizeof vo);
 		vo.trials = 2;
 		vo.seed = seed->count ? (uint64_t)seed->ival[0] : 1;

@@ -53,7 +53,7 @@ typedef struct {
 
 #define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
 #define EV_MAX_DEPTH 200
-#define EV_MAX_STEPS ((uint64_t)200000000)
+#define EV_MAX_STEPS ((uint64_t)20000000)
 
 /* src/eval.c */
 void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
@@ -90,6 +90,8 @@ typedef struct {
 	uint64_t seed;
 	double rtol, atol;
 	uint64_t limit;
+	int exact;		/* floats must match bit for bit (NaN = NaN) */
+	uint64_t maxsteps;	/* instructions per run, 0: EV_MAX_STEPS */
 } HloVerifyOpts;
 
 typedef struct {
@@ -98,6 +100,7 @@ typedef struct {
 	int trial;		/* of the first difference */
 	int64_t output;		/* flattened output index, -1: signature */
 	int64_t elem;		/* element index within that output */
+	int type;		/* that output's element type */
 	char a[64], b[64];	/* the two values */
 	char msg[1024];		/* one-line explanation */
 } HloVerifyResult;
@@ -107,6 +110,9 @@ int hlo_eval_verify(const HloModule *a, const HloModule *b,
 				/* returns r->verdict */
 int hlo_eval_signature_eq(const HloModule *a, const HloModule *b,
 	char *why, size_t n);
+void hlo_eval_tolerance(int type, double rtol, double atol, double *r,
+	double *a);		/* the tolerances used for type: looser
+				 * floors for f16, bf16 and 8-bit floats */
 int hlo_parse_u64(const char *s, int suffix, uint64_t *v);
 				/* decimal; suffix: also K, M, G, T (x1024) */
 

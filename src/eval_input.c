@@ -565,8 +565,8 @@ hlo_eval_signature_eq(const HloModule *a, const HloModule *b, char *why,
 	return 1;
 }
 
-static void
-tolerance(int type, double rtol, double atol, double *r, double *a)
+void
+hlo_eval_tolerance(int type, double rtol, double atol, double *r, double *a)
 {
 	double fr = 0, fa = 0;
 
@@ -620,16 +620,17 @@ fmtlane(int type, const Lane *l, char *buf, size_t n)
 /* compares two array values of one type; the index of the first
  * difference or -1 */
 static int64_t
-diff_arrays(const HloVal *x, const HloVal *y, double rtol, double atol,
+diff_arrays(const HloVal *x, const HloVal *y, const HloVerifyOpts *o,
 	Lane *lx, Lane *ly)
 {
 	int cl = hlo_typeinfo[x->type].cls;
 	int64_t k, j, w, esz = ev_esz(x->type);
 	Lane a[EV_CHUNK], b[EV_CHUNK];
-	double r, at;
+	double r = 0, at = 0;
 	int eq;
 
-	tolerance(x->type, rtol, atol, &r, &at);
+	if (!o->exact)
+		hlo_eval_tolerance(x->type, o->rtol, o->atol, &r, &at);
 	for (k = 0; k < x->n; k += w) {
 		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
 		lane_load(x->type, x->data + k * esz, w, a);
@@ -673,12 +674,13 @@ compare_vals(const HloVal *x, const HloVal *y, const HloVerifyOpts *o,
 		(*idx)++;
 		return 0;
 	}
-	e = x->type == y->type && x->n == y->n ? diff_arrays(x, y, o->rtol,
-		o->atol, &a, &b) : 0;
+	e = x->type == y->type && x->n == y->n ? diff_arrays(x, y, o, &a,
+		&b) : 0;
 	if (e >= 0) {
 		r->verdict = 1;
 		r->output = *idx;
 		r->elem = e;
+		r->type = x->type;
 		if (x->type != y->type || x->n != y->n) {
 			snprintf(r->a, sizeof r->a, "?");
 			snprintf(r->b, sizeof r->b, "?");
@@ -701,6 +703,8 @@ run_one(const HloModule *m, const HloVerifyOpts *o, uint64_t seed,
 	int r;
 
 	hlo_eval_init(ev, m, o->limit, e);
+	if (o->maxsteps)
+		ev->maxsteps = o->maxsteps;
 	if (hlo_eval_inputs(ev, seed, h, &args, &nargs) < 0)
 		return -1;
 	r = hlo_eval_entry(ev, args, nargs, out);

@@ -247,6 +247,10 @@ START_TEST(dce_keeps_side_effects)
 		"  tok = token[] after-all()\n"
 		"  inf = ((f32[4]), token[]) infeed(tok)\n"
 		"  of = token[] outfeed(p, tok), outfeed_shape=f32[4]{0}\n"
+		"  snd = (f32[4], u32[], token[]) send(p, tok), channel_id=2\n"
+		"  sd = token[] send-done(snd), channel_id=2\n"
+		"  rcv = (f32[4], u32[], token[]) recv(tok), channel_id=3\n"
+		"  rd = (f32[4], token[]) recv-done(rcv), channel_id=3\n"
 		"  ROOT n = f32[4] negate(p)\n}\n", "dce");
 }
 END_TEST
@@ -415,8 +419,14 @@ START_TEST(cse_side_effects_kept)
 		"to_apply=add\n"
 		"  a1 = f32[4] all-reduce(p), channel_id=1, replica_groups={}, "
 		"to_apply=add\n"
-		"  ROOT t = (f32[4], f32[4], f32[4], f32[4], f32[4], f32[4]) "
-		"tuple(r0, r1, c0, c1, a0, a1)\n}\n", "cse");
+		"  tok = token[] after-all()\n"
+		"  i0 = ((f32[4]), token[]) infeed(tok)\n"
+		"  i1 = ((f32[4]), token[]) infeed(tok)\n"
+		"  o0 = token[] outfeed(p, tok), outfeed_shape=f32[4]{0}\n"
+		"  o1 = token[] outfeed(p, tok), outfeed_shape=f32[4]{0}\n"
+		"  ROOT t = (f32[4], f32[4], f32[4], f32[4], f32[4], f32[4], "
+		"((f32[4]), token[]), ((f32[4]), token[]), token[], token[]) "
+		"tuple(r0, r1, c0, c1, a0, a1, i0, i1, o0, o1)\n}\n", "cse");
 }
 END_TEST
 
@@ -439,6 +449,50 @@ START_TEST(cse_deep_computation_equality)
 	ck_assert_int_eq(run(m, "cse"), 1);
 	ck_assert_int_eq(count_op(m, HOP_REDUCE), 2);
 	hlo_module_free(m);
+}
+END_TEST
+
+/* xla's WhileLoopsIdenticalConditionsAndBodiesSameInput and
+ * ...DifferentBodies */
+START_TEST(cse_while_loops)
+{
+	static const char body[] =
+		"body {\n  p = (f32[], f32[]) parameter(0)\n"
+		"  g0 = f32[] get-tuple-element(p), index=0\n"
+		"  g1 = f32[] get-tuple-element(p), index=1\n"
+		"  a = f32[] add(g0, g1)\n"
+		"  ROOT t = (f32[], f32[]) tuple(g0, a)\n}\n\n"
+		"body2 {\n  p2 = (f32[], f32[]) parameter(0)\n"
+		"  h0 = f32[] get-tuple-element(p2), index=0\n"
+		"  h1 = f32[] get-tuple-element(p2), index=1\n"
+		"  s = f32[] subtract(h0, h1)\n"
+		"  ROOT t2 = (f32[], f32[]) tuple(h0, s)\n}\n\n"
+		"cond {\n  q = (f32[], f32[]) parameter(0)\n"
+		"  ROOT k = pred[] constant(false)\n}\n\n"
+		"cond1 {\n  q1 = (f32[], f32[]) parameter(0)\n"
+		"  ROOT k1 = pred[] constant(false)\n}\n\n";
+	char buf[2048];
+	HloModule *m;
+
+	snprintf(buf, sizeof buf, "HloModule t\n\n%sENTRY e {\n"
+		"  c0 = f32[] constant(1)\n  c1 = f32[] constant(2)\n"
+		"  t = (f32[], f32[]) tuple(c0, c1)\n"
+		"  w = (f32[], f32[]) while(t), condition=cond, body=body\n"
+		"  w1 = (f32[], f32[]) while(t), condition=cond1, body=body\n"
+		"  ROOT r = ((f32[], f32[]), (f32[], f32[])) tuple(w, w1)\n}\n",
+		body);
+	m = parse(buf);
+	ck_assert_int_eq(run(m, "cse"), 1);
+	ck_assert_int_eq(count_op(m, HOP_WHILE), 1);
+	hlo_module_free(m);
+	snprintf(buf, sizeof buf, "HloModule t\n\n%sENTRY e {\n"
+		"  c0 = f32[] constant(1)\n  c1 = f32[] constant(2)\n"
+		"  t = (f32[], f32[]) tuple(c0, c1)\n"
+		"  w = (f32[], f32[]) while(t), condition=cond, body=body\n"
+		"  w1 = (f32[], f32[]) while(t), condition=cond1, body=body2\n"
+		"  ROOT r = ((f32[], f32[]), (f32[], f32[])) tuple(w, w1)\n}\n",
+		body);
+	unchanged(buf, "cse");
 }
 END_TEST
 
@@ -523,6 +577,35 @@ START_TEST(tuple_not_fired)
 		"  b = f32[4] get-tuple-element(p), index=1\n"
 		"  ROOT t = (f32[4], f32[4]) tuple(a, b)\n}\n",
 		"tuple-simplifier");
+}
+END_TEST
+
+START_TEST(tuple_relays_control)
+{
+	expect("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  t = (f32[4], f32[2]) tuple(p, q)\n"
+		"  g = f32[2] get-tuple-element(t), index=1, "
+		"control-predecessors={p}\n"
+		"  ROOT n = f32[2] negate(g)\n}\n", "tuple-simplifier",
+		"HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  ROOT n = f32[2] negate(q), control-predecessors={p}\n}\n");
+}
+END_TEST
+
+START_TEST(control_dependencies_block)
+{
+	/* dce keeps a dead instruction with control edges; cse merges
+	 * neither end of one */
+	unchanged("HloModule t\n\nENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  a = f32[4] negate(p)\n"
+		"  b = f32[4] negate(p), control-predecessors={a}\n"
+		"  d = f32[4] exponential(p), control-predecessors={b}\n"
+		"  ROOT r = f32[4] add(a, b)\n}\n", "dce,cse");
 }
 END_TEST
 
@@ -966,11 +1049,14 @@ passes_suite(void)
 	tcase_add_test(tc, cse_metadata_ignored);
 	tcase_add_test(tc, cse_side_effects_kept);
 	tcase_add_test(tc, cse_deep_computation_equality);
+	tcase_add_test(tc, cse_while_loops);
 	tcase_add_test(tc, cse_iotas_and_after_all);
 	tcase_add_test(tc, tuple_gte_of_tuple);
 	tcase_add_test(tc, tuple_whole_tuple);
 	tcase_add_test(tc, tuple_nested_chain);
 	tcase_add_test(tc, tuple_not_fired);
+	tcase_add_test(tc, tuple_relays_control);
+	tcase_add_test(tc, control_dependencies_block);
 	tcase_add_test(tc, zero_sized_replaced);
 	tcase_add_test(tc, zero_sized_side_effect_kept);
 	tcase_add_test(tc, sort_drops_unused);

@@ -1587,6 +1587,97 @@ static const char licm_side_effects_not_in[] =
 	"  ROOT w = (f32[2], s32[], f32[2]) while(init), condition=cond, body=body\n"
 	"}\n";
 
+static const char licm_channel_collective_not_in[] =
+	"HloModule m\n"
+	"sum {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"body {\n"
+	"  p = (f32[2], s32[], f32[2]) parameter(0)\n"
+	"  x = f32[2] get-tuple-element(p), index=0\n"
+	"  i = s32[] get-tuple-element(p), index=1\n"
+	"  ar = f32[2] all-reduce(x), channel_id=1, replica_groups={}, to_apply=sum\n"
+	"  one = s32[] constant(1)\n"
+	"  i1 = s32[] add(i, one)\n"
+	"  ROOT t = (f32[2], s32[], f32[2]) tuple(x, i1, ar)\n"
+	"}\n"
+	"cond {\n"
+	"  p = (f32[2], s32[], f32[2]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(p), index=1\n"
+	"  n = s32[] constant(10)\n"
+	"  ROOT lt = pred[] compare(i, n), direction=LT\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[2] parameter(0)\n"
+	"  z = s32[] constant(0)\n"
+	"  init = (f32[2], s32[], f32[2]) tuple(a, z, a)\n"
+	"  ROOT w = (f32[2], s32[], f32[2]) while(init), condition=cond, body=body\n"
+	"}\n";
+
+static const char licm_collective_no_channel_in[] =
+	"HloModule m\n"
+	"sum {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"body {\n"
+	"  p = (f32[2], s32[], f32[2]) parameter(0)\n"
+	"  x = f32[2] get-tuple-element(p), index=0\n"
+	"  i = s32[] get-tuple-element(p), index=1\n"
+	"  ar = f32[2] all-reduce(x), replica_groups={}, to_apply=sum\n"
+	"  one = s32[] constant(1)\n"
+	"  i1 = s32[] add(i, one)\n"
+	"  ROOT t = (f32[2], s32[], f32[2]) tuple(x, i1, ar)\n"
+	"}\n"
+	"cond {\n"
+	"  p = (f32[2], s32[], f32[2]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(p), index=1\n"
+	"  n = s32[] constant(10)\n"
+	"  ROOT lt = pred[] compare(i, n), direction=LT\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[2] parameter(0)\n"
+	"  z = s32[] constant(0)\n"
+	"  init = (f32[2], s32[], f32[2]) tuple(a, z, a)\n"
+	"  ROOT w = (f32[2], s32[], f32[2]) while(init), condition=cond, body=body\n"
+	"}\n";
+static const char licm_collective_no_channel_out[] =
+	"HloModule m\n"
+	"%sum (x: f32[], y: f32[]) -> f32[] {\n"
+	"  %x = f32[] parameter(0)\n"
+	"  %y = f32[] parameter(1)\n"
+	"  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n"
+	"}\n"
+	"%body (p: (f32[2], s32[], f32[2], f32[2])) -> (f32[2], s32[], f32[2], f32[2]) {\n"
+	"  %p = (f32[2], s32[], f32[2], f32[2]) parameter(0)\n"
+	"  %x.0 = f32[2] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %p), index=0\n"
+	"  %i = s32[] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %p), index=1\n"
+	"  %one = s32[] constant(1)\n"
+	"  %i1 = s32[] add(s32[] %i, s32[] %one)\n"
+	"  %get-tuple-element.6 = f32[2] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %p), index=3\n"
+	"  ROOT %tuple.7 = (f32[2], s32[], f32[2], f32[2]) tuple(f32[2] %x.0, s32[] %i1, f32[2] %get-tuple-element.6, f32[2] %get-tuple-element.6)\n"
+	"}\n"
+	"%cond (p.1: (f32[2], s32[], f32[2], f32[2])) -> pred[] {\n"
+	"  %p.1 = (f32[2], s32[], f32[2], f32[2]) parameter(0)\n"
+	"  %i.2 = s32[] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %p.1), index=1\n"
+	"  %n = s32[] constant(10)\n"
+	"  ROOT %lt = pred[] compare(s32[] %i.2, s32[] %n), direction=LT\n"
+	"}\n"
+	"ENTRY %e (a: f32[2]) -> (f32[2], s32[], f32[2]) {\n"
+	"  %a = f32[2] parameter(0)\n"
+	"  %z = s32[] constant(0)\n"
+	"  %ar.4 = f32[2] all-reduce(f32[2] %a), replica_groups={}, to_apply=%sum\n"
+	"  %tuple.5 = (f32[2], s32[], f32[2], f32[2]) tuple(f32[2] %a, s32[] %z, f32[2] %a, f32[2] %ar.4)\n"
+	"  %w = (f32[2], s32[], f32[2], f32[2]) while((f32[2], s32[], f32[2], f32[2]) %tuple.5), condition=%cond, body=%body\n"
+	"  %get-tuple-element.8 = f32[2] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %w), index=0\n"
+	"  %get-tuple-element.9 = s32[] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %w), index=1\n"
+	"  %get-tuple-element.10 = f32[2] get-tuple-element((f32[2], s32[], f32[2], f32[2]) %w), index=2\n"
+	"  ROOT %tuple.11 = (f32[2], s32[], f32[2]) tuple(f32[2] %get-tuple-element.8, s32[] %get-tuple-element.9, f32[2] %get-tuple-element.10)\n"
+	"}\n";
+
 static const char cs_constant_pred_in[] =
 	"HloModule m\n"
 	"t {\n"
@@ -1862,6 +1953,29 @@ static const char cs_no_users_out[] =
 	"  %tuple.12 = () tuple()\n"
 	"}\n";
 
+static const char cs_channel_not_in[] =
+	"HloModule m\n"
+	"sum {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"t {\n"
+	"  p = (f32[2]) parameter(0)\n"
+	"  x = f32[2] get-tuple-element(p), index=0\n"
+	"  ROOT ar = f32[2] all-reduce(x), channel_id=1, replica_groups={}, to_apply=sum\n"
+	"}\n"
+	"f {\n"
+	"  p = (f32[2]) parameter(0)\n"
+	"  ROOT y = f32[2] get-tuple-element(p), index=0\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  a = f32[2] parameter(0)\n"
+	"  tp = (f32[2]) tuple(a)\n"
+	"  c = pred[] constant(true)\n"
+	"  ROOT r = f32[2] conditional(c, tp, tp), true_computation=t, false_computation=f\n"
+	"}\n";
+
 static const char cf_fold_in[] =
 	"HloModule m\n"
 	"add {\n"
@@ -1927,6 +2041,18 @@ static const char cf_control_dep_in[] =
 	"  c = f32[] constant(1)\n"
 	"  n = f32[] negate(c), control-predecessors={p}\n"
 	"  ROOT a = f32[] add(p, n)\n"
+	"}\n";
+
+static const char cf_collective_not_in[] =
+	"HloModule m\n"
+	"sum {\n"
+	"  x = f32[] parameter(0)\n"
+	"  y = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(x, y)\n"
+	"}\n"
+	"ENTRY e {\n"
+	"  c = f32[2] constant({1, 2})\n"
+	"  ROOT ar = f32[2] all-reduce(c), replica_groups={}, to_apply=sum\n"
 	"}\n";
 
 static const Case cases[] = {
@@ -1995,15 +2121,19 @@ static const Case cases[] = {
 	{"licm_trip1_not", "while-loop-invariant-code-motion", licm_trip1_not_in, NULL},
 	{"licm_disabled_not", "while-loop-invariant-code-motion", licm_disabled_not_in, NULL},
 	{"licm_side_effects_not", "while-loop-invariant-code-motion", licm_side_effects_not_in, NULL},
+	{"licm_channel_collective_not", "while-loop-invariant-code-motion", licm_channel_collective_not_in, NULL},
+	{"licm_collective_no_channel", "while-loop-invariant-code-motion", licm_collective_no_channel_in, licm_collective_no_channel_out},
 	{"cs_constant_pred", "simplify-conditional", cs_constant_pred_in, cs_constant_pred_out},
 	{"cs_select", "simplify-conditional", cs_select_in, cs_select_out},
 	{"cs_expensive_operands", "simplify-conditional", cs_expensive_operands_in, cs_expensive_operands_out},
 	{"cs_dup_unused_outputs", "simplify-conditional", cs_dup_unused_outputs_in, cs_dup_unused_outputs_out},
 	{"cs_side_effect_not", "simplify-conditional", cs_side_effect_not_in, NULL},
 	{"cs_no_users", "simplify-conditional", cs_no_users_in, cs_no_users_out},
+	{"cs_channel_not", "simplify-conditional", cs_channel_not_in, NULL},
 	{"cf_fold", "constant_folding", cf_fold_in, cf_fold_out},
 	{"cf_not_foldable", "constant_folding", cf_not_foldable_in, NULL},
 	{"cf_control_dep", "constant_folding", cf_control_dep_in, NULL},
+	{"cf_collective_not", "constant_folding", cf_collective_not_in, NULL},
 };
 
 static HloModule *
@@ -2111,6 +2241,55 @@ canon(const char *text)
 	return b.buf;
 }
 
+/* a while whose condition is a constant: the loop never ends (or never
+ * runs), too slow to evaluate */
+static int
+constant_condition(const HloModule *m)
+{
+	uint32_t c, i, d;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if (in->op != HOP_WHILE || in->ncalled != 2)
+				continue;
+			d = hlo_called(m, in)[1];
+			if (m->comps[d].ins[m->comps[d].root].op == HOP_CONSTANT)
+				return 1;
+		}
+	return 0;
+}
+
+/* the rewritten module computes what the input does, when both can be
+ * evaluated (simplify-fp-conversions drops roundings on purpose) */
+static void
+same_outputs(const char *in, const HloModule *m, const char *pass,
+	const char *what)
+{
+	HloModule *m0;
+	HloVerifyOpts o;
+	HloVerifyResult vr;
+
+	if (!strcmp(pass, "simplify-fp-conversions"))
+		return;
+	m0 = parse(in);
+	if (constant_condition(m0) || constant_condition(m)) {
+		hlo_module_free(m0);
+		return;
+	}
+
+	memset(&o, 0, sizeof o);
+	o.trials = 2;
+	o.seed = 3;
+	o.rtol = 1e-3;
+	o.atol = 1e-5;
+	o.limit = (uint64_t)1 << 28;
+	if (hlo_eval_verify(m0, m, &o, &vr) == 1)
+		ck_abort_msg("%s: outputs differ: %s", what, vr.msg);
+	hlo_module_free(m0);
+}
+
 static void
 check_case(const Case *c)
 {
@@ -2137,6 +2316,7 @@ check_case(const Case *c)
 			got, want);
 	ck_assert_msg(r == 1, "%s: %s changed the module but returned %d",
 		c->id, c->pass, r);
+	same_outputs(c->in, m, c->pass, c->id);
 	free(before);
 	free(got);
 	free(want);
@@ -2314,6 +2494,71 @@ sweep(const TuList *files, int *nfail)
 		"those evaluated equal\n", nmod, nchanged, neval);
 }
 
+/* random sequences of 20 of these passes and the cleanups they rely on,
+ * under a fixed seed, over the small modules of data/: the verifier after
+ * every pass, and the same outputs at the end */
+START_TEST(random_sequences)
+{
+	static const char *const extra[] = {"dce", "tuple-simplifier"};
+	TuList l = tu_list(TU_DATA);
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t f, k, npool = sizeof mine / sizeof *mine + 2;
+	int fail = 0, runs = 0;
+
+	for (f = 0; f < l.n; f++) {
+		HloModule *m0, *m;
+		HloError e;
+		PassCtx ctx;
+		HloVerifyOpts o;
+		HloVerifyResult vr;
+
+		if (hlo_load(l.v[f], &m0, &e) < 0)
+			continue;
+		if (hlo_verify(m0, &e) < 0 || !small(m0)) {
+			hlo_module_free(m0);
+			continue;
+		}
+		m = hlo_module_clone(m0);
+		pass_ctx_init(&ctx);
+		ctx.flags = PASS_VERIFY;
+		for (k = 0; k < 20; k++) {
+			const char *name;
+			size_t pick;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			pick = (seed >> 33) % npool;
+			name = pick < npool - 2 ? mine[pick] :
+				extra[pick - (npool - 2)];
+			if (pass_run(m, pass_lookup(name, strlen(name)), &ctx,
+			    NULL) < 0) {
+				fprintf(stderr, "%s on %s: %s\n", name, l.v[f],
+					ctx.err.msg);
+				fail++;
+				break;
+			}
+		}
+		memset(&o, 0, sizeof o);
+		o.trials = 1;
+		o.seed = 11;
+		o.rtol = 1e-3;
+		o.atol = 1e-5;
+		o.limit = (uint64_t)1 << 30;
+		if (k == 20 && hlo_eval_verify(m0, m, &o, &vr) == 1) {
+			fprintf(stderr, "random sequence on %s: %s\n", l.v[f],
+				vr.msg);
+			fail++;
+		}
+		runs++;
+		pass_ctx_free(&ctx);
+		hlo_module_free(m);
+		hlo_module_free(m0);
+	}
+	tu_list_free(&l);
+	ck_assert_int_eq(fail, 0);
+	ck_assert_int_gt(runs, 0);
+}
+END_TEST
+
 START_TEST(sweep_data)
 {
 	TuList l = tu_list(TU_DATA);
@@ -2355,6 +2600,7 @@ suite(void)
 	t = tcase_create("sweep");
 	tcase_set_timeout(t, 600);
 	tcase_add_test(t, sweep_data);
+	tcase_add_test(t, random_sequences);
 	tcase_add_test(t, sweep_corpus);
 	suite_add_tcase(s, t);
 	return s;

@@ -1,0 +1,1402 @@
+/* check_eval.c: the evaluator against hand-computed results, per opcode
+ * family (elementwise, convert edge cases, integer corner cases, data
+ * movement, dot, convolution against a direct reference, reduce,
+ * reduce-window, gather, scatter, sort, control flow), determinism of
+ * `run`, the opaque-op model, the memory limit, and the mutation test:
+ * on real modules from data/ (topped up from the corpus), verify X X is
+ * equal and a planted change near the output is caught. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hlo.h"
+#include "eval.h"
+#include "testutil.h"
+
+/* evaluating text */
+
+static double
+lane_double(int type, const Lane *l)
+{
+	switch (hlo_typeinfo[type].cls) {
+	case C_FLOAT: return l->f;
+	case C_CPLX: return l->c[0];
+	case C_SINT: return (double)l->s;
+	}
+	return (double)l->u;
+}
+
+static void
+double_lane(int type, double x, Lane *l)
+{
+	memset(l, 0, sizeof *l);
+	switch (hlo_typeinfo[type].cls) {
+	case C_FLOAT: l->f = x; break;
+	case C_CPLX: l->c[0] = x; break;
+	case C_SINT: l->s = (int64_t)x; break;
+	case C_PRED: l->u = x != 0; break;
+	default: l->u = (uint64_t)x;
+	}
+}
+
+static const HloVal *
+leaf(const HloVal *v, int *k)
+{
+	int64_t j;
+	const HloVal *r;
+
+	if (v->type != TY_TUPLE)
+		return (*k)-- == 0 ? v : NULL;
+	for (j = 0; j < v->n; j++)
+		if ((r = leaf(v->elems[j], k)))
+			return r;
+	return NULL;
+}
+
+/* runs the entry of text on inputs given as doubles (one array per
+ * parameter); copies output leaf k into out; returns its element count,
+ * -1 if evaluation failed (msg filled) */
+static int64_t
+evalk(const char *text, const double *const *in, int k, double *out,
+	int64_t max, char *msg)
+{
+	HloError e;
+	HloModule *m = tu_parse(text, &e);
+	HloEval ev;
+	HloVal **args, *res = NULL;
+	const HloVal *o;
+	uint32_t np, p, i;
+	int64_t j, n = -1;
+	Lane l;
+
+	ck_assert_msg(m != NULL, "parse: %s", e.msg);
+	hlo_eval_init(&ev, m, 0, &e);
+	np = hlo_param_count(m, m->entry);
+	args = xcalloc(np + 1, sizeof *args);
+	for (p = 0; p < np; p++) {
+		i = hlo_param(m, m->entry, p);
+		args[p] = hlo_val_array(&ev, hlo_ins(m, m->entry, i)->shape);
+		for (j = 0; j < args[p]->n; j++) {
+			double_lane(args[p]->type, in[p][j], &l);
+			lane_store(args[p]->type, &l, 1, args[p]->data +
+				j * ev_esz(args[p]->type));
+		}
+	}
+	if (hlo_eval_entry(&ev, args, np, &res) < 0) {
+		if (msg)
+			snprintf(msg, 1024, "%s", e.msg);
+		goto done;
+	}
+	o = leaf(res, &k);
+	ck_assert(o != NULL);
+	n = o->n;
+	for (j = 0; j < n && j < max; j++) {
+		lane_load(o->type, o->data + j * ev_esz(o->type), 1, &l);
+		out[j] = lane_double(o->type, &l);
+	}
+done:
+	hlo_val_unref(&ev, res);
+	hlo_eval_free_args(&ev, args, np);
+	hlo_eval_fini(&ev);
+	hlo_module_free(m);
+	return n;
+}
+
+static int
+same(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	return a == b && signbit(a) == signbit(b);
+}
+
+/* checks output leaf k equals want exactly (NaN = NaN, -0 != 0) */
+static void
+expect(const char *text, const double *const *in, int k, const double *want,
+	int64_t n)
+{
+	static double got[16384];
+	char msg[1024] = "";
+	int64_t r = evalk(text, in, k, got, 16384, msg), j;
+
+	ck_assert_msg(r == n, "%s: %lld elements, want %lld (%s)", text,
+		(long long)r, (long long)n, msg);
+	for (j = 0; j < n; j++)
+		ck_assert_msg(same(got[j], want[j]), "%s: element %lld is "
+			"%.17g, want %.17g", text, (long long)j, got[j],
+			want[j]);
+}
+
+static void
+expect1(const char *text, const double *a, const double *want, int64_t n)
+{
+	const double *in[1] = {a};
+
+	expect(text, in, 0, want, n);
+}
+
+static void
+expect2(const char *text, const double *a, const double *b,
+	const double *want, int64_t n)
+{
+	const double *in[2] = {a, b};
+
+	expect(text, in, 0, want, n);
+}
+
+/* elementwise floats */
+
+START_TEST(float_binary)
+{
+	double a[] = {NAN, 1, 0, 5.5, -3, 2};
+	double b[] = {1, NAN, 0, 2, 0.5, 3};
+	double mx[] = {NAN, NAN, 0, 5.5, 0.5, 3};
+	double mn[] = {NAN, NAN, 0, 2, -3, 2};
+	double pw[] = {NAN, 1, 1, pow(5.5, 2), pow(-3, 0.5), 8};
+	double rem[] = {NAN, NAN, NAN, 1.5, -0.0, 2};
+
+	expect2("ENTRY e { a = f32[6] parameter(0) b = f32[6] parameter(1)\n"
+		"ROOT r = f32[6] maximum(a, b) }", a, b, mx, 6);
+	expect2("ENTRY e { a = f32[6] parameter(0) b = f32[6] parameter(1)\n"
+		"ROOT r = f32[6] minimum(a, b) }", a, b, mn, 6);
+	expect2("ENTRY e { a = f32[6] parameter(0) b = f32[6] parameter(1)\n"
+		"ROOT r = f32[6] power(a, b) }", a, b, pw, 6);
+	expect2("ENTRY e { a = f32[6] parameter(0) b = f32[6] parameter(1)\n"
+		"ROOT r = f32[6] remainder(a, b) }", a, b, rem, 6);
+}
+END_TEST
+
+START_TEST(float_unary)
+{
+	double a[] = {2.5, -2.5, 0.5, -0.0, -3, INFINITY};
+	double afz[] = {3, -3, 1, -0.0, -3, INFINITY};
+	double even[] = {2, -2, 0, -0.0, -3, INFINITY};
+	double sg[] = {1, -1, 1, -0.0, -1, 1};
+	double fin[] = {1, 1, 1, 1, 1, 0};
+	double x[] = {0, 1, -1};
+	double lg[3];
+	int k;
+
+	expect1("ENTRY e { a = f32[6] parameter(0)\n"
+		"ROOT r = f32[6] round-nearest-afz(a) }", a, afz, 6);
+	expect1("ENTRY e { a = f32[6] parameter(0)\n"
+		"ROOT r = f32[6] round-nearest-even(a) }", a, even, 6);
+	expect1("ENTRY e { a = f32[6] parameter(0)\n"
+		"ROOT r = f32[6] sign(a) }", a, sg, 6);
+	expect1("ENTRY e { a = f32[6] parameter(0)\n"
+		"ROOT r = pred[6] is-finite(a) }", a, fin, 6);
+	for (k = 0; k < 3; k++)
+		lg[k] = (float)(1 / (1 + exp(-x[k])));
+	expect1("ENTRY e { a = f32[3] parameter(0)\n"
+		"ROOT r = f32[3] logistic(a) }", x, lg, 3);
+}
+END_TEST
+
+START_TEST(float_compare)
+{
+	double a[] = {NAN, -0.0, 1, -0.0, NAN};
+	double b[] = {1, 0, 1, -0.0, NAN};
+	double lt[] = {0, 0, 0, 0, 0};
+	double tlt[] = {0, 1, 0, 0, 0};
+	double ne[] = {1, 0, 0, 0, 1};
+	double teq[] = {0, 0, 1, 1, 1};
+
+	expect2("ENTRY e { a = f32[5] parameter(0) b = f32[5] parameter(1)\n"
+		"ROOT r = pred[5] compare(a, b), direction=LT }", a, b, lt, 5);
+	expect2("ENTRY e { a = f32[5] parameter(0) b = f32[5] parameter(1)\n"
+		"ROOT r = pred[5] compare(a, b), direction=LT, type=TOTALORDER }",
+		a, b, tlt, 5);
+	expect2("ENTRY e { a = f32[5] parameter(0) b = f32[5] parameter(1)\n"
+		"ROOT r = pred[5] compare(a, b), direction=NE }", a, b, ne, 5);
+	expect2("ENTRY e { a = f32[5] parameter(0) b = f32[5] parameter(1)\n"
+		"ROOT r = pred[5] compare(a, b), direction=EQ, type=TOTALORDER }",
+		a, b, teq, 5);
+}
+END_TEST
+
+START_TEST(bf16_arith)
+{
+	double a[] = {1, 256, 3};
+	double b[] = {0.00390625, 1, 0.1};
+	/* 1 + 2^-8 ties to even (1); 256 + 1 is a tie too (256); 3.1 */
+	double want[] = {1, 256, 3.09375};
+
+	expect2("ENTRY e { a = bf16[3] parameter(0) b = bf16[3] parameter(1)\n"
+		"ROOT r = bf16[3] add(a, b) }", a, b, want, 3);
+}
+END_TEST
+
+/* integers */
+
+START_TEST(int_division)
+{
+	double a[] = {7, -7, 5, -2147483648.0, -7};
+	double b[] = {2, 2, 0, -1, -2};
+	double q[] = {3, -3, -1, -2147483648.0, 3};
+	double r[] = {1, -1, 5, 0, -1};
+	double ua[] = {5, 7}, ub[] = {0, 2}, uq[] = {4294967295.0, 3};
+	double ur[] = {5, 1};
+
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] divide(a, b) }", a, b, q, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] remainder(a, b) }", a, b, r, 5);
+	expect2("ENTRY e { a = u32[2] parameter(0) b = u32[2] parameter(1)\n"
+		"ROOT r = u32[2] divide(a, b) }", ua, ub, uq, 2);
+	expect2("ENTRY e { a = u32[2] parameter(0) b = u32[2] parameter(1)\n"
+		"ROOT r = u32[2] remainder(a, b) }", ua, ub, ur, 2);
+}
+END_TEST
+
+START_TEST(int_shifts_bits)
+{
+	double a[] = {1, -8, -8, 1};
+	double b[] = {32, 40, 1, -1};
+	double shl[] = {0, 0, -16, 0};
+	double shra[] = {0, -1, -4, 0};
+	double shrl[] = {0, 0, 2147483644.0, 0};
+	double x[] = {127, -128, 100}, y[] = {1, -1, 100};
+	double s8add[] = {-128, 127, -56};
+	double u[] = {0xF0, 1, 0}, pc[] = {4, 1, 0}, clz[] = {24, 31, 32};
+
+	expect2("ENTRY e { a = s32[4] parameter(0) b = s32[4] parameter(1)\n"
+		"ROOT r = s32[4] shift-left(a, b) }", a, b, shl, 4);
+	expect2("ENTRY e { a = s32[4] parameter(0) b = s32[4] parameter(1)\n"
+		"ROOT r = s32[4] shift-right-arithmetic(a, b) }", a, b, shra, 4);
+	expect2("ENTRY e { a = s32[4] parameter(0) b = s32[4] parameter(1)\n"
+		"ROOT r = s32[4] shift-right-logical(a, b) }", a, b, shrl, 4);
+	expect2("ENTRY e { a = s8[3] parameter(0) b = s8[3] parameter(1)\n"
+		"ROOT r = s8[3] add(a, b) }", x, y, s8add, 3);
+	expect1("ENTRY e { a = u32[3] parameter(0)\n"
+		"ROOT r = u32[3] popcnt(a) }", u, pc, 3);
+	expect1("ENTRY e { a = u32[3] parameter(0)\n"
+		"ROOT r = u32[3] count-leading-zeros(a) }", u, clz, 3);
+}
+END_TEST
+
+/* convert */
+
+START_TEST(convert_float_int)
+{
+	double a[] = {NAN, INFINITY, -INFINITY, 3e9, -2.7, 2.7, -3e9};
+	double s32[] = {0, 2147483647.0, -2147483648.0, 2147483647.0, -2, 2,
+		-2147483648.0};
+	double b[] = {-1, 300, 255.9, NAN, 0.5};
+	double u8[] = {0, 255, 255, 0, 0};
+	double c[] = {0.5, -0.0, NAN, 0};
+	double pr[] = {1, 0, 1, 0};
+	double i[] = {16777217, 16777219, -16777217};
+	double f[] = {16777216, 16777220, -16777216};
+
+	expect1("ENTRY e { a = f32[7] parameter(0)\n"
+		"ROOT r = s32[7] convert(a) }", a, s32, 7);
+	expect1("ENTRY e { a = f32[5] parameter(0)\n"
+		"ROOT r = u8[5] convert(a) }", b, u8, 5);
+	expect1("ENTRY e { a = f32[4] parameter(0)\n"
+		"ROOT r = pred[4] convert(a) }", c, pr, 4);
+	expect1("ENTRY e { a = s32[3] parameter(0)\n"
+		"ROOT r = f32[3] convert(a) }", i, f, 3);
+}
+END_TEST
+
+START_TEST(convert_narrow_floats)
+{
+	double a[] = {1.00390625, 1.01171875, 1.00390649, NAN, -0.0, 3.4e38,
+		-INFINITY};
+	double bf[] = {1, 1.015625, 1.0078125, NAN, -0.0, INFINITY,
+		-INFINITY};
+	double h[] = {65520, 65519, 1e-8, 3e-8, -0.0, 1e5, 0.1};
+	double hw[] = {INFINITY, 65504, 0, 5.9604644775390625e-08, -0.0,
+		INFINITY, 0.0999755859375};
+	double f8[] = {500, 449, -448, 0.0009, NAN, 17};
+	double f8w[] = {NAN, 448, -448, 0, NAN, 16};
+	double e5[] = {1.125, 1.375, 60000, 0.3};
+	double e5w[] = {1, 1.5, 57344, 0.3125};
+	double g[] = {1e40, -1e40, 0.3};
+	double gw[] = {INFINITY, -INFINITY, 0.30000001192092896};
+	/* bf16 of 3.4e38 is past the midpoint above 0x7f7f: inf */
+	expect1("ENTRY e { a = f32[7] parameter(0) b = bf16[7] convert(a)\n"
+		"ROOT r = f32[7] convert(b) }", a, bf, 7);
+	expect1("ENTRY e { a = f32[7] parameter(0) b = f16[7] convert(a)\n"
+		"ROOT r = f32[7] convert(b) }", h, hw, 7);
+	expect1("ENTRY e { a = f32[6] parameter(0) b = f8e4m3fn[6] convert(a)\n"
+		"ROOT r = f32[6] convert(b) }", f8, f8w, 6);
+	expect1("ENTRY e { a = f32[4] parameter(0) b = f8e5m2[4] convert(a)\n"
+		"ROOT r = f32[4] convert(b) }", e5, e5w, 4);
+	expect1("ENTRY e { a = f64[3] parameter(0)\n"
+		"ROOT r = f32[3] convert(a) }", g, gw, 3);
+}
+END_TEST
+
+START_TEST(bitcast_convert)
+{
+	double a[] = {1, -2};
+	double w[] = {1065353216, -1073741824};
+	double u[] = {0x3f80, 0xc000};
+	double b[] = {0, 16256, 0, 49152};
+
+	expect1("ENTRY e { a = f32[2] parameter(0)\n"
+		"ROOT r = s32[2] bitcast-convert(a) }", a, w, 2);
+	expect1("ENTRY e { a = bf16[2] parameter(0)\n"
+		"ROOT r = u16[2] bitcast-convert(a) }", a, u, 2);
+	expect1("ENTRY e { a = f32[2] parameter(0)\n"
+		"ROOT r = u16[2,2] bitcast-convert(a) }", a, b, 4);
+}
+END_TEST
+
+/* data movement */
+
+START_TEST(data_movement)
+{
+	double a[] = {0, 1, 2, 3, 4, 5};
+	double tr[] = {0, 3, 1, 4, 2, 5};
+	double sl[] = {1, 4};
+	double rv[] = {5, 4, 3, 2, 1, 0};
+	double bc[] = {0, 0, 1, 1, 2, 2};
+	double x[] = {1, 2, 3}, pv[] = {9};
+	double pd[] = {9, 2, 9, 3, 9, 9};
+	double io[] = {0, 1, 2, 0, 1, 2};
+	double cc[] = {1, 2, 3, 1, 2, 3};
+
+	expect1("ENTRY e { a = f32[2,3] parameter(0)\n"
+		"ROOT r = f32[3,2] transpose(a), dimensions={1,0} }", a, tr, 6);
+	expect1("ENTRY e { a = f32[2,3] parameter(0)\n"
+		"ROOT r = f32[2,1] slice(a), slice={[0:2], [1:3:2]} }", a, sl, 2);
+	expect1("ENTRY e { a = f32[2,3] parameter(0)\n"
+		"ROOT r = f32[2,3] reverse(a), dimensions={0,1} }", a, rv, 6);
+	expect1("ENTRY e { a = f32[3] parameter(0)\n"
+		"ROOT r = f32[3,2] broadcast(a), dimensions={0} }", a, bc, 6);
+	expect2("ENTRY e { a = f32[3] parameter(0) v = f32[] parameter(1)\n"
+		"ROOT r = f32[6] pad(a, v), padding=-1_2_1 }", x, pv, pd, 6);
+	expect1("ENTRY e { a = f32[3] parameter(0)\n"
+		"ROOT r = s32[2,3] iota(), iota_dimension=1 }", a, io, 6);
+	expect1("ENTRY e { a = f32[3] parameter(0)\n"
+		"ROOT r = f32[6] concatenate(a, a), dimensions={0} }", x, cc, 6);
+}
+END_TEST
+
+START_TEST(dynamic_slices)
+{
+	double a[] = {0, 1, 2, 3, 4};
+	double s4[] = {4}, sm[] = {-1}, s2[] = {2};
+	double w4[] = {3, 4}, wm[] = {0, 1}, w2[] = {2, 3};
+	double u[] = {7, 8};
+	double d4[] = {0, 1, 2, 7, 8};
+	const double *in[3] = {a, u, s4};
+
+	expect2("ENTRY e { a = f32[5] parameter(0) s = s32[] parameter(1)\n"
+		"ROOT r = f32[2] dynamic-slice(a, s), dynamic_slice_sizes={2} }",
+		a, s4, w4, 2);
+	expect2("ENTRY e { a = f32[5] parameter(0) s = s32[] parameter(1)\n"
+		"ROOT r = f32[2] dynamic-slice(a, s), dynamic_slice_sizes={2} }",
+		a, sm, wm, 2);
+	expect2("ENTRY e { a = f32[5] parameter(0) s = s32[] parameter(1)\n"
+		"ROOT r = f32[2] dynamic-slice(a, s), dynamic_slice_sizes={2} }",
+		a, s2, w2, 2);
+	expect("ENTRY e { a = f32[5] parameter(0) u = f32[2] parameter(1)\n"
+		"s = s32[] parameter(2)\n"
+		"ROOT r = f32[5] dynamic-update-slice(a, u, s) }", in, 0, d4, 5);
+}
+END_TEST
+
+/* dot */
+
+static void
+naive_bmm(const double *a, const double *b, double *c, int B, int M,
+	int N, int K)
+{
+	int x, i, j, k;
+
+	for (x = 0; x < B; x++)
+		for (i = 0; i < M; i++)
+			for (j = 0; j < N; j++) {
+				double s = 0;
+
+				for (k = 0; k < K; k++)
+					s += a[(x * M + i) * K + k] *
+						b[(x * K + k) * N + j];
+				c[(x * M + i) * N + j] = s;
+			}
+}
+
+START_TEST(dot_batch)
+{
+	double a[12], b[12], c[8], at[12];
+	int k, i;
+
+	for (k = 0; k < 12; k++) {
+		a[k] = k % 5 - 2;
+		b[k] = (k * 7) % 4 - 1;
+	}
+	naive_bmm(a, b, c, 2, 2, 2, 3);
+	expect2("ENTRY e { a = f32[2,2,3] parameter(0)\n"
+		"b = f32[2,3,2] parameter(1)\n"
+		"ROOT r = f32[2,2,2] dot(a, b), lhs_batch_dims={0}, "
+		"lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+		"rhs_contracting_dims={1} }", a, b, c, 8);
+	expect2("ENTRY e { a = s32[2,2,3] parameter(0)\n"
+		"b = s32[2,3,2] parameter(1)\n"
+		"ROOT r = s32[2,2,2] dot(a, b), lhs_batch_dims={0}, "
+		"lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+		"rhs_contracting_dims={1} }", a, b, c, 8);
+	/* the lhs transposed: [3,2] contracting dim 0 */
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 3; k++)
+			at[k * 2 + i] = a[i * 3 + k];
+	expect2("ENTRY e { a = f32[3,2] parameter(0)\n"
+		"b = f32[3,2] parameter(1)\n"
+		"ROOT r = f32[2,2] dot(a, b), lhs_contracting_dims={0}, "
+		"rhs_contracting_dims={0} }", at, b, c, 4);
+}
+END_TEST
+
+START_TEST(dot_large)
+{
+	/* big enough for the blocked kernel and two threads */
+	enum { M = 70, N = 90, K = 300 };
+	static double a[M * K], b[K * N], c[M * N];
+	char text[512];
+	int k;
+
+	for (k = 0; k < M * K; k++)
+		a[k] = (k * 13) % 7 - 3;
+	for (k = 0; k < K * N; k++)
+		b[k] = (k * 5) % 3 - 1;
+	naive_bmm(a, b, c, 1, M, N, K);
+	snprintf(text, sizeof text, "ENTRY e { a = f32[%d,%d] parameter(0)\n"
+		"b = f32[%d,%d] parameter(1)\n"
+		"ROOT r = f32[%d,%d] dot(a, b), lhs_contracting_dims={1}, "
+		"rhs_contracting_dims={0} }", M, K, K, N, M, N);
+	expect2(text, a, b, c, M * N);
+}
+END_TEST
+
+/* convolution against a direct implementation of XLA's definition, in
+ * NHWC / HWIO / NHWC, on small integers so every sum is exact */
+
+typedef struct {
+	int B, H, W, C, KH, KW, Co;
+	int sh, sw, plh, phh, plw, phw, lh, lw, rh, rw, fgc, bgc;
+} ConvCase;
+
+static void
+ref_conv(const ConvCase *p, const double *x, const double *k, double *o,
+	int *OH, int *OW)
+{
+	int dh = (p->H - 1) * p->lh + 1 + p->plh + p->phh;
+	int dw = (p->W - 1) * p->lw + 1 + p->plw + p->phw;
+	int wh = (p->KH - 1) * p->rh + 1, ww = (p->KW - 1) * p->rw + 1;
+	int Bo = p->B / p->bgc, cig = p->C / p->fgc;
+	int cofg = p->Co / p->fgc, cobg = p->Co / p->bgc;
+	int b, y, xx, oc, ky, kx, ci;
+
+	*OH = (dh - wh) / p->sh + 1;
+	*OW = (dw - ww) / p->sw + 1;
+	for (b = 0; b < Bo; b++)
+		for (y = 0; y < *OH; y++)
+			for (xx = 0; xx < *OW; xx++)
+				for (oc = 0; oc < p->Co; oc++) {
+					double s = 0;
+					int fg = oc / cofg, bg = oc / cobg;
+					int ib = b + bg * Bo;
+
+					for (ky = 0; ky < p->KH; ky++)
+						for (kx = 0; kx < p->KW; kx++) {
+							int iy = y * p->sh - p->plh +
+								ky * p->rh;
+							int ix = xx * p->sw - p->plw +
+								kx * p->rw;
+
+							if (iy < 0 || ix < 0 ||
+							    iy % p->lh || ix % p->lw)
+								continue;
+							iy /= p->lh;
+							ix /= p->lw;
+							if (iy >= p->H || ix >= p->W)
+								continue;
+							for (ci = 0; ci < cig; ci++)
+								s += x[((ib * p->H + iy) *
+									p->W + ix) * p->C +
+									fg * cig + ci] *
+									k[((ky * p->KW + kx) *
+									cig + ci) * p->Co + oc];
+						}
+					o[((b * *OH + y) * *OW + xx) * p->Co + oc] =
+						s;
+				}
+}
+
+static void
+conv_case(const ConvCase *p)
+{
+	static double x[4096], k[4096], o[8192];
+	char text[1024];
+	int n, oh, ow, j;
+
+	for (j = 0; j < p->B * p->H * p->W * p->C; j++)
+		x[j] = (j * 7 + 3) % 5 - 2;
+	for (j = 0; j < p->KH * p->KW * (p->C / p->fgc) * p->Co; j++)
+		k[j] = (j * 3 + 1) % 4 - 2;
+	ref_conv(p, x, k, o, &oh, &ow);
+	n = p->B / p->bgc * oh * ow * p->Co;
+	snprintf(text, sizeof text,
+		"ENTRY e { x = f32[%d,%d,%d,%d] parameter(0)\n"
+		"k = f32[%d,%d,%d,%d] parameter(1)\n"
+		"ROOT r = f32[%d,%d,%d,%d] convolution(x, k), "
+		"window={size=%dx%d stride=%dx%d pad=%d_%dx%d_%d "
+		"lhs_dilate=%dx%d rhs_dilate=%dx%d}, dim_labels=b01f_01io->b01f, "
+		"feature_group_count=%d, batch_group_count=%d }",
+		p->B, p->H, p->W, p->C, p->KH, p->KW, p->C / p->fgc, p->Co,
+		p->B / p->bgc, oh, ow, p->Co, p->KH, p->KW, p->sh, p->sw,
+		p->plh, p->phh, p->plw, p->phw, p->lh, p->lw, p->rh, p->rw,
+		p->fgc, p->bgc);
+	expect2(text, x, k, o, n);
+}
+
+START_TEST(conv_windows)
+{
+	/* B H W C KH KW Co  sh sw plh phh plw phw lh lw rh rw fgc bgc */
+	static const ConvCase cases[] = {
+		{2, 5, 5, 3, 3, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{2, 4, 4, 3, 1, 1, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
+		{1, 7, 6, 2, 3, 2, 3, 2, 2, 0, 1, 1, 0, 1, 1, 2, 1, 1, 1},
+		{2, 5, 5, 4, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1},
+		{2, 5, 5, 4, 3, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1},
+		{1, 4, 5, 4, 2, 2, 6, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 2, 1},
+		{4, 3, 3, 2, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+		{1, 3, 3, 2, 3, 3, 2, 1, 1, 1, 2, 1, 2, 2, 2, 1, 1, 1, 1},
+		{3, 4, 4, 2, 4, 4, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
+		{4, 4, 4, 2, 4, 4, 6, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2},
+		{4, 4, 4, 3, 1, 1, 6, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2},
+	};
+	size_t j;
+
+	for (j = 0; j < sizeof cases / sizeof cases[0]; j++)
+		conv_case(&cases[j]);
+}
+END_TEST
+
+START_TEST(conv_labels)
+{
+	/* the same 3x3 convolution in NCHW / OIHW layouts */
+	static double x[2 * 3 * 4 * 4], k[3 * 3 * 3 * 2], o[2 * 2 * 4 * 4];
+	static double xn[96], kn[54], on[64];
+	ConvCase p = {2, 4, 4, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	int b, c, y, xx, oc, ky, kx, oh, ow;
+
+	for (b = 0; b < 96; b++)
+		xn[b] = (b * 7 + 3) % 5 - 2;
+	for (b = 0; b < 54; b++)
+		kn[b] = (b * 3 + 1) % 4 - 2;
+	ref_conv(&p, xn, kn, on, &oh, &ow);
+	for (b = 0; b < 2; b++)
+		for (c = 0; c < 3; c++)
+			for (y = 0; y < 4; y++)
+				for (xx = 0; xx < 4; xx++)
+					x[((b * 3 + c) * 4 + y) * 4 + xx] =
+						xn[((b * 4 + y) * 4 + xx) * 3 + c];
+	for (oc = 0; oc < 2; oc++)
+		for (c = 0; c < 3; c++)
+			for (ky = 0; ky < 3; ky++)
+				for (kx = 0; kx < 3; kx++)
+					k[((oc * 3 + c) * 3 + ky) * 3 + kx] =
+						kn[((ky * 3 + kx) * 3 + c) * 2 + oc];
+	for (b = 0; b < 2; b++)
+		for (oc = 0; oc < 2; oc++)
+			for (y = 0; y < 4; y++)
+				for (xx = 0; xx < 4; xx++)
+					o[((b * 2 + oc) * 4 + y) * 4 + xx] =
+						on[((b * 4 + y) * 4 + xx) * 2 + oc];
+	expect2("ENTRY e { x = f32[2,3,4,4] parameter(0)\n"
+		"k = f32[2,3,3,3] parameter(1)\n"
+		"ROOT r = f32[2,2,4,4] convolution(x, k), "
+		"window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01 }",
+		x, k, o, 64);
+}
+END_TEST
+
+/* reductions */
+
+static const char *sumcomp = "add_f {\n"
+	"  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(a, b)\n}\n";
+
+START_TEST(reduce_sum_max)
+{
+	double a[24], want[3], mx[2] = {-INFINITY, -INFINITY};
+	char text[1024];
+	int i, j, k;
+
+	for (k = 0; k < 24; k++)
+		a[k] = k % 7 - 3;
+	for (j = 0; j < 3; j++) {
+		want[j] = 10;
+		for (i = 0; i < 2; i++)
+			for (k = 0; k < 4; k++)
+				want[j] += a[(i * 3 + j) * 4 + k];
+	}
+	snprintf(text, sizeof text, "%sENTRY e { a = f32[2,3,4] parameter(0)\n"
+		"z = f32[] constant(10)\n"
+		"ROOT r = f32[3] reduce(a, z), dimensions={0,2}, "
+		"to_apply=add_f }", sumcomp);
+	expect1(text, a, want, 3);
+	for (k = 0; k < 24; k++)
+		mx[k / 12] = fmax(mx[k / 12], a[k]);
+	expect1("max_f { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT m = f32[] maximum(a, b) }\n"
+		"ENTRY e { a = f32[2,12] parameter(0)\n"
+		"z = f32[] constant(-inf)\n"
+		"ROOT r = f32[2] reduce(a, z), dimensions={1}, "
+		"to_apply=max_f }", a, mx, 2);
+}
+END_TEST
+
+START_TEST(reduce_ordered_and_variadic)
+{
+	double a[] = {1, 2, 3, 4, 5, 6};
+	double sub[] = {-6, -15};
+	double v[] = {3, 9, 9, 1, 0, 9};
+	double i[] = {0, 1, 2, 3, 4, 5};
+	double am[] = {1}, av[] = {9};
+	const double *in[2] = {v, i};
+
+	/* a non-commutative reducer folds in order: ((0 - 1) - 2) - 3 */
+	expect1("sub_f { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT s = f32[] subtract(a, b) }\n"
+		"ENTRY e { a = f32[2,3] parameter(0) z = f32[] constant(0)\n"
+		"ROOT r = f32[2] reduce(a, z), dimensions={1}, "
+		"to_apply=sub_f }", a, sub, 2);
+	/* argmax: the first index of the largest value */
+	expect("argmax { v0 = f32[] parameter(0) i0 = s32[] parameter(1)\n"
+		"v1 = f32[] parameter(2) i1 = s32[] parameter(3)\n"
+		"gt = pred[] compare(v1, v0), direction=GT\n"
+		"vr = f32[] select(gt, v1, v0) ir = s32[] select(gt, i1, i0)\n"
+		"ROOT t = (f32[], s32[]) tuple(vr, ir) }\n"
+		"ENTRY e { v = f32[6] parameter(0) i = s32[6] parameter(1)\n"
+		"mv = f32[] constant(-inf) mi = s32[] constant(-1)\n"
+		"ROOT r = (f32[], s32[]) reduce(v, i, mv, mi), dimensions={0}, "
+		"to_apply=argmax }", in, 1, am, 1);
+	expect("argmax { v0 = f32[] parameter(0) i0 = s32[] parameter(1)\n"
+		"v1 = f32[] parameter(2) i1 = s32[] parameter(3)\n"
+		"gt = pred[] compare(v1, v0), direction=GT\n"
+		"vr = f32[] select(gt, v1, v0) ir = s32[] select(gt, i1, i0)\n"
+		"ROOT t = (f32[], s32[]) tuple(vr, ir) }\n"
+		"ENTRY e { v = f32[6] parameter(0) i = s32[6] parameter(1)\n"
+		"mv = f32[] constant(-inf) mi = s32[] constant(-1)\n"
+		"ROOT r = (f32[], s32[]) reduce(v, i, mv, mi), dimensions={0}, "
+		"to_apply=argmax }", in, 0, av, 1);
+}
+END_TEST
+
+START_TEST(reduce_window)
+{
+	double a[16], mp[4], s[] = {1, 2, 3}, sw[] = {3, 6, 5};
+	double d[] = {1, 2}, dw[] = {1, 1, 2, 2};
+	char text[1024];
+	int k, y, x;
+
+	for (k = 0; k < 16; k++)
+		a[k] = (k * 5) % 16;
+	for (y = 0; y < 2; y++)
+		for (x = 0; x < 2; x++)
+			mp[y * 2 + x] = fmax(fmax(a[(2 * y) * 4 + 2 * x],
+				a[(2 * y) * 4 + 2 * x + 1]),
+				fmax(a[(2 * y + 1) * 4 + 2 * x],
+				a[(2 * y + 1) * 4 + 2 * x + 1]));
+	expect1("max_f { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT m = f32[] maximum(a, b) }\n"
+		"ENTRY e { a = f32[4,4] parameter(0) z = f32[] constant(-inf)\n"
+		"ROOT r = f32[2,2] reduce-window(a, z), "
+		"window={size=2x2 stride=2x2}, to_apply=max_f }", a, mp, 4);
+	snprintf(text, sizeof text, "%sENTRY e { a = f32[3] parameter(0)\n"
+		"z = f32[] constant(0)\n"
+		"ROOT r = f32[3] reduce-window(a, z), window={size=3 pad=1_1}, "
+		"to_apply=add_f }", sumcomp);
+	expect1(text, s, sw, 3);
+	/* base dilation: [1, _, 2] padded by one on each side, windows of
+	 * 2: {1, 1, 2, 2} */
+	snprintf(text, sizeof text, "%sENTRY e { a = f32[2] parameter(0)\n"
+		"z = f32[] constant(0)\n"
+		"ROOT r = f32[4] reduce-window(a, z), "
+		"window={size=2 pad=1_1 lhs_dilate=2}, to_apply=add_f }",
+		sumcomp);
+	expect1(text, d, dw, 4);
+}
+END_TEST
+
+START_TEST(select_and_scatter)
+{
+	double a[] = {1, 5, 3, 2, 8, 4}, s[] = {10, 20};
+	double want[] = {0, 10, 0, 0, 20, 0};
+
+	expect2("ge { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT c = pred[] compare(a, b), direction=GE }\n"
+		"add { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT c = f32[] add(a, b) }\n"
+		"ENTRY e { a = f32[6] parameter(0) s = f32[2] parameter(1)\n"
+		"z = f32[] constant(0)\n"
+		"ROOT r = f32[6] select-and-scatter(a, s, z), "
+		"window={size=3 stride=3}, select=ge, scatter=add }", a, s,
+		want, 6);
+}
+END_TEST
+
+/* gather and scatter */
+
+START_TEST(gather_rows)
+{
+	double a[] = {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42};
+	double ix[] = {4, 1, 7, -3};
+	double want[] = {40, 41, 42, 10, 11, 12, 40, 41, 42, 0, 1, 2};
+
+	expect2("ENTRY e { a = f32[5,3] parameter(0) i = s32[4] parameter(1)\n"
+		"ROOT g = f32[4,3] gather(a, i), offset_dims={1}, "
+		"collapsed_slice_dims={0}, start_index_map={0}, "
+		"index_vector_dim=1, slice_sizes={1,3} }", a, ix, want, 12);
+}
+END_TEST
+
+START_TEST(scatter_add)
+{
+	double z[] = {0, 0, 0, 0}, ix[] = {1, 1, 3, 9}, u[] = {1, 2, 3, 4};
+	double want[] = {0, 3, 0, 3}, set[] = {0, 2, 0, 3};
+	const double *in[3] = {z, ix, u};
+
+	expect("add { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT c = f32[] add(a, b) }\n"
+		"ENTRY e { z = f32[4] parameter(0) i = s32[4] parameter(1)\n"
+		"u = f32[4] parameter(2)\n"
+		"ROOT r = f32[4] scatter(z, i, u), update_window_dims={}, "
+		"inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+		"index_vector_dim=1, to_apply=add }", in, 0, want, 4);
+	expect("set { a = f32[] parameter(0) ROOT b = f32[] parameter(1) }\n"
+		"ENTRY e { z = f32[4] parameter(0) i = s32[4] parameter(1)\n"
+		"u = f32[4] parameter(2)\n"
+		"ROOT r = f32[4] scatter(z, i, u), update_window_dims={}, "
+		"inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+		"index_vector_dim=1, to_apply=set }", in, 0, set, 4);
+}
+END_TEST
+
+/* sort */
+
+static const char *sortmod =
+	"%s\n"
+	"ENTRY e { k = f32[6] parameter(0) v = s32[6] parameter(1)\n"
+	"ROOT s = (f32[6], s32[6]) sort(k, v), dimensions={0}, "
+	"is_stable=true, to_apply=cmp }";
+
+START_TEST(sort_pairs)
+{
+	double k[] = {3, 1, 2, 1, 0, NAN}, v[] = {0, 1, 2, 3, 4, 5};
+	double wk[] = {0, 1, 1, 2, 3, NAN}, wv[] = {4, 1, 3, 2, 0, 5};
+	double dk[] = {3, 2, 1, 1, 0, NAN}, dv[] = {0, 2, 1, 3, 4, 5};
+	const double *in[2] = {k, v};
+	char text[2048];
+
+	/* a plain compare: the key path */
+	snprintf(text, sizeof text, sortmod, "cmp { a = f32[] parameter(0)\n"
+		"b = f32[] parameter(1) c = s32[] parameter(2)\n"
+		"d = s32[] parameter(3)\n"
+		"ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER }");
+	expect(text, in, 0, wk, 6);
+	expect(text, in, 1, wv, 6);
+	/* the same order through a comparator the key path cannot take */
+	snprintf(text, sizeof text, sortmod, "cmp { a = f32[] parameter(0)\n"
+		"b = f32[] parameter(1) c = s32[] parameter(2)\n"
+		"d = s32[] parameter(3)\n"
+		"lt = pred[] compare(a, b), direction=LT, type=TOTALORDER\n"
+		"eq = pred[] compare(a, b), direction=EQ\n"
+		"il = pred[] compare(c, d), direction=LT\n"
+		"t = pred[] and(eq, il)\n"
+		"ROOT o = pred[] or(lt, t) }");
+	expect(text, in, 0, wk, 6);
+	expect(text, in, 1, wv, 6);
+	/* descending, NaN compares false both ways and stays put */
+	snprintf(text, sizeof text, sortmod, "cmp { a = f32[] parameter(0)\n"
+		"b = f32[] parameter(1) c = s32[] parameter(2)\n"
+		"d = s32[] parameter(3)\n"
+		"ROOT gt = pred[] compare(a, b), direction=GT }");
+	expect(text, in, 0, dk, 6);
+	expect(text, in, 1, dv, 6);
+}
+END_TEST
+
+START_TEST(sort_dim0_and_topk)
+{
+	double a[] = {3, 0, 1, 5, 2, 4}, w[] = {1, 0, 2, 4, 3, 5};
+	double t[] = {1, 9, 3, 9, 0}, tv[] = {9, 9, 3}, ti[] = {1, 3, 2};
+
+	expect1("cmp { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT lt = pred[] compare(a, b), direction=LT }\n"
+		"ENTRY e { a = f32[3,2] parameter(0)\n"
+		"ROOT s = f32[3,2] sort(a), dimensions={0}, to_apply=cmp }", a,
+		w, 6);
+	expect1("ENTRY e { a = f32[5] parameter(0)\n"
+		"t = (f32[3], s32[3]) topk(a), k=3, largest=true\n"
+		"ROOT v = f32[3] get-tuple-element(t), index=0 }", t, tv, 3);
+	expect1("ENTRY e { a = f32[5] parameter(0)\n"
+		"t = (f32[3], s32[3]) topk(a), k=3, largest=true\n"
+		"ROOT v = s32[3] get-tuple-element(t), index=1 }", t, ti, 3);
+}
+END_TEST
+
+/* control flow */
+
+START_TEST(while_loop)
+{
+	double n[] = {10}, want[] = {45};
+
+	expect1("cond { p = (s32[], s32[], s32[]) parameter(0)\n"
+		"i = s32[] get-tuple-element(p), index=0\n"
+		"n = s32[] get-tuple-element(p), index=2\n"
+		"ROOT lt = pred[] compare(i, n), direction=LT }\n"
+		"body { p = (s32[], s32[], s32[]) parameter(0)\n"
+		"i = s32[] get-tuple-element(p), index=0\n"
+		"s = s32[] get-tuple-element(p), index=1\n"
+		"n = s32[] get-tuple-element(p), index=2\n"
+		"one = s32[] constant(1) i1 = s32[] add(i, one)\n"
+		"s1 = s32[] add(s, i)\n"
+		"ROOT t = (s32[], s32[], s32[]) tuple(i1, s1, n) }\n"
+		"ENTRY e { n = s32[] parameter(0) z = s32[] constant(0)\n"
+		"t = (s32[], s32[], s32[]) tuple(z, z, n)\n"
+		"w = (s32[], s32[], s32[]) while(t), condition=cond, body=body\n"
+		"ROOT r = s32[] get-tuple-element(w), index=1 }", n, want, 1);
+}
+END_TEST
+
+START_TEST(conditionals)
+{
+	static const char *mod =
+		"b0 { x = f32[] parameter(0) ROOT y = f32[] negate(x) }\n"
+		"b1 { x = f32[] parameter(0) ROOT y = f32[] add(x, x) }\n"
+		"b2 { x = f32[] parameter(0) ROOT y = f32[] multiply(x, x) }\n"
+		"ENTRY e { i = s32[] parameter(0) x = f32[] parameter(1)\n"
+		"ROOT c = f32[] conditional(i, x, x, x), "
+		"branch_computations={b0, b1, b2} }";
+	double x[] = {3}, i0[] = {0}, i1[] = {1}, i7[] = {7}, im[] = {-1};
+	double w0[] = {-3}, w1[] = {6}, w2[] = {9};
+	double t[] = {1}, f[] = {0};
+
+	expect2(mod, i0, x, w0, 1);
+	expect2(mod, i1, x, w1, 1);
+	expect2(mod, i7, x, w2, 1);
+	expect2(mod, im, x, w2, 1);
+	mod = "bt { x = f32[] parameter(0) ROOT y = f32[] negate(x) }\n"
+		"bf { x = f32[] parameter(0) ROOT y = f32[] add(x, x) }\n"
+		"ENTRY e { p = pred[] parameter(0) x = f32[] parameter(1)\n"
+		"ROOT c = f32[] conditional(p, x, x), true_computation=bt, "
+		"false_computation=bf }";
+	expect2(mod, t, x, w0, 1);
+	expect2(mod, f, x, w1, 1);
+}
+END_TEST
+
+START_TEST(call_map_fusion)
+{
+	double a[] = {1, 2, 3}, want[] = {3, 5, 7};
+
+	expect1("f { x = f32[] parameter(0) y = f32[] add(x, x)\n"
+		"one = f32[] constant(1) ROOT z = f32[] add(y, one) }\n"
+		"fu { x = f32[3] parameter(0)\n"
+		"ROOT m = f32[3] map(x), dimensions={0}, to_apply=f }\n"
+		"ENTRY e { a = f32[3] parameter(0)\n"
+		"ROOT r = f32[3] fusion(a), kind=kLoop, calls=fu }", a, want, 3);
+}
+END_TEST
+
+/* batch norm */
+
+START_TEST(batch_norm)
+{
+	double x[] = {1, 2, 3, 4}, sc[] = {2, 1}, of[] = {0, 1};
+	double want[4];
+	const double *in[3] = {x, sc, of};
+	double m0 = 2, m1 = 3, v = 1, inv = 1 / sqrt(v + 0.001);
+
+	/* features are dim 1: columns {1, 3} and {2, 4} */
+	want[0] = (float)((1 - m0) * inv * 2);
+	want[2] = (float)((3 - m0) * inv * 2);
+	want[1] = (float)((2 - m1) * inv * 1 + 1);
+	want[3] = (float)((4 - m1) * inv * 1 + 1);
+	expect("ENTRY e { x = f32[2,2] parameter(0) s = f32[2] parameter(1)\n"
+		"o = f32[2] parameter(2)\n"
+		"ROOT b = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, s, o), "
+		"epsilon=0.001, feature_index=1 }", in, 0, want, 4);
+}
+END_TEST
+
+/* opaque operations, determinism, limits */
+
+START_TEST(opaque_model)
+{
+	static const char *mod =
+		"ENTRY e { a = f32[4] parameter(0)\n"
+		"x = f32[4] custom-call(a), custom_call_target=\"foo\"\n"
+		"y = f32[4] custom-call(a), custom_call_target=\"foo\"\n"
+		"z = f32[4] custom-call(a), custom_call_target=\"bar\"\n"
+		"ROOT t = (f32[4], f32[4], f32[4]) tuple(x, y, z) }";
+	double a[] = {1, 2, 3, 4}, b[] = {1, 2, 3, 5};
+	double x[4], y[4], z[4], w[4];
+	const double *in[1] = {a}, *in2[1] = {b};
+	int k, diff = 0, diff2 = 0;
+
+	ck_assert_int_eq(evalk(mod, in, 0, x, 4, NULL), 4);
+	ck_assert_int_eq(evalk(mod, in, 1, y, 4, NULL), 4);
+	ck_assert_int_eq(evalk(mod, in, 2, z, 4, NULL), 4);
+	ck_assert_int_eq(evalk(mod, in2, 0, w, 4, NULL), 4);
+	for (k = 0; k < 4; k++) {
+		ck_assert(x[k] == y[k]);
+		ck_assert(x[k] >= -1 && x[k] < 1);
+		diff |= x[k] != z[k];
+		diff2 |= x[k] != w[k];
+	}
+	ck_assert(diff && diff2);
+}
+END_TEST
+
+static char *
+run_report(const char *text, uint64_t seed)
+{
+	HloError e;
+	HloModule *m = tu_parse(text, &e);
+	HloInputHints h;
+	HloEval ev;
+	HloVal **args, *out;
+	uint32_t n;
+	HloBuf b = {0};
+
+	ck_assert(m != NULL);
+	hlo_eval_hints(m, &h);
+	hlo_eval_init(&ev, m, 0, &e);
+	ck_assert(hlo_eval_inputs(&ev, seed, &h, &args, &n) == 0);
+	ck_assert_msg(hlo_eval_entry(&ev, args, n, &out) == 0, "%s", e.msg);
+	hlo_eval_report(&ev, out, 1, &b);
+	hlo_buf_put(&b, "", 1);
+	hlo_val_unref(&ev, out);
+	hlo_eval_free_args(&ev, args, n);
+	hlo_eval_fini(&ev);
+	hlo_eval_hints_free(&h);
+	hlo_module_free(m);
+	return b.buf;
+}
+
+START_TEST(determinism)
+{
+	static const char *mod =
+		"ENTRY e { a = f32[64,32] parameter(0) b = f32[32,16] parameter(1)\n"
+		"i = s32[4] parameter(2)\n"
+		"d = f32[64,16] dot(a, b), lhs_contracting_dims={1}, "
+		"rhs_contracting_dims={0}\n"
+		"g = f32[4,16] gather(d, i), offset_dims={1}, "
+		"collapsed_slice_dims={0}, start_index_map={0}, "
+		"index_vector_dim=1, slice_sizes={1,16}\n"
+		"l = f32[4,16] exponential(g)\n"
+		"ROOT t = (f32[4,16], f32[64,16]) tuple(l, d) }";
+	char *r1 = run_report(mod, 7), *r2 = run_report(mod, 7);
+	char *r3 = run_report(mod, 8);
+
+	ck_assert_str_eq(r1, r2);
+	ck_assert_str_ne(r1, r3);
+	ck_assert(strstr(r1, "\"nonfinite\":0"));
+	free(r1);
+	free(r2);
+	free(r3);
+}
+END_TEST
+
+START_TEST(index_hints)
+{
+	static const char *mod =
+		"add { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT c = f32[] add(a, b) }\n"
+		"ENTRY e { z = f32[6] parameter(0) i = s32[40] parameter(1)\n"
+		"u = f32[40] parameter(2) x = f32[8] parameter(3)\n"
+		"lg = f32[8] log(x)\n"
+		"s = f32[6] scatter(z, i, u), update_window_dims={}, "
+		"inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+		"index_vector_dim=1, to_apply=add\n"
+		"ROOT t = (f32[6], f32[8]) tuple(s, lg) }";
+	HloError e;
+	HloModule *m = tu_parse(mod, &e);
+	HloInputHints h;
+
+	ck_assert(m != NULL);
+	hlo_eval_hints(m, &h);
+	ck_assert_int_eq(h.n, 4);
+	ck_assert_int_eq(h.bound[1], 6);
+	ck_assert_int_eq(h.positive[3], 1);
+	ck_assert_int_eq(h.positive[0], 0);
+	hlo_eval_hints_free(&h);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(memory_limit)
+{
+	HloError e;
+	HloModule *m = tu_parse("ENTRY e { a = f32[1000] parameter(0)\n"
+		"ROOT b = f32[1000] negate(a) }", &e);
+	HloEval ev;
+	HloInputHints h;
+	HloVal **args;
+	uint32_t n;
+
+	ck_assert(m != NULL);
+	hlo_eval_hints(m, &h);
+	hlo_eval_init(&ev, m, 6000, &e);
+	ck_assert(hlo_eval_inputs(&ev, 0, &h, &args, &n) == 0);
+	ck_assert(hlo_eval_entry(&ev, args, n, &(HloVal *){0}) < 0);
+	ck_assert_int_eq(ev.status, EV_NOEVAL);
+	ck_assert(strstr(e.msg, "8000 bytes") != NULL);
+	hlo_eval_free_args(&ev, args, n);
+	hlo_eval_fini(&ev);
+	hlo_eval_hints_free(&h);
+	hlo_module_free(m);
+}
+END_TEST
+
+START_TEST(unsupported_named)
+{
+	char msg[1024] = "";
+	double a[] = {1}, out[1];
+	const double *in[1] = {a};
+
+	ck_assert(evalk("ENTRY e { a = f32[2] parameter(0)\n"
+		"ROOT b = f32[2] ragged-dot(a, a, a) }", in, 0, out, 1, msg) < 0);
+	ck_assert_msg(strstr(msg, "ragged-dot") != NULL, "%s", msg);
+}
+END_TEST
+
+/* the mutation test */
+
+enum { MUT_ADD, MUT_CONST, MUT_SLICE, MUT_TRANSPOSE, MUT_N };
+
+static const char *mutname[] = {"add->subtract", "constant value",
+	"slice bound", "transpose permutation"};
+
+static int
+mutate_at(HloModule *m, uint32_t c, uint32_t i, int kind)
+{
+	HloInstr *in = hlo_ins(m, c, i);
+	const HloShape *sh = hlo_sh(m, in->shape);
+	const uint32_t *ops = hlo_ops(m, in);
+	int cl = sh->type < TY_TUPLE ? hlo_typeinfo[sh->type].cls : C_OTHER;
+
+	switch (kind) {
+	case MUT_ADD:
+		if (in->op != HOP_ADD || in->nops != 2 || ops[0] == ops[1] ||
+		    cl == C_PRED || cl == C_OTHER)
+			return 0;
+		in->op = HOP_SUBTRACT;
+		return 1;
+	case MUT_CONST: {
+		uint32_t nb;
+		const unsigned char *lit = hlo_literal(m, in, &nb);
+		unsigned char *buf;
+		Lane l;
+		HloAttr a;
+
+		if (in->op != HOP_CONSTANT || !lit || cl == C_OTHER ||
+		    hlo_shape_elems(m, in->shape) < 1 || cl == C_CPLX)
+			return 0;
+		buf = xmalloc(nb + 1);
+		memcpy(buf, lit, nb);
+		lane_load(sh->type, buf, 1, &l);
+		if (cl == C_FLOAT)
+			l.f = l.f * 2 + 1;
+		else if (cl == C_PRED)
+			l.u = !l.u;
+		else
+			l.u += 1;
+		lane_store(sh->type, &l, 1, buf);
+		a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, buf, nb);
+		hlo_attr_set(m, c, i, &a);
+		free(buf);
+		return 1;
+	}
+	case MUT_SLICE: {
+		const HloAttr *a = hlo_attr(m, in, A_SLICE);
+		const HloShape *os;
+		int64_t *t;
+		uint32_t d;
+
+		if (in->op != HOP_SLICE || !a || ops[0] >= m->comps[c].nins)
+			return 0;
+		os = hlo_sh(m, hlo_ins(m, c, ops[0])->shape);
+		t = m->ints + a->v;
+		for (d = 0; d < a->n / 3; d++) {
+			if (t[3 * d] > 0) {
+				t[3 * d]--;
+				t[3 * d + 1]--;
+				return 1;
+			}
+			if (t[3 * d + 1] < hlo_dims(m, os)[d]) {
+				t[3 * d]++;
+				t[3 * d + 1]++;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	case MUT_TRANSPOSE: {
+		const HloAttr *a = hlo_attr(m, in, A_DIMENSIONS);
+		int64_t *p, x;
+		uint32_t j, k;
+		const int64_t *od = hlo_dims(m, sh);
+
+		if (in->op != HOP_TRANSPOSE || !a)
+			return 0;
+		p = m->ints + a->v;
+		for (j = 0; j < a->n; j++)
+			for (k = j + 1; k < a->n; k++)
+				if (od[j] == od[k] && od[j] > 1) {
+					x = p[j];
+					p[j] = p[k];
+					p[k] = x;
+					return 1;
+				}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static int
+would_mutate(HloModule *m, uint32_t c, uint32_t i, int kind)
+{
+	HloModule *x = hlo_module_clone(m);
+	int r = mutate_at(x, c, i, kind);
+
+	hlo_module_free(x);
+	return r;
+}
+
+/* plants a change of the kind at the instruction of that kind nearest
+ * the entry root (breadth first over operands, into called
+ * computations through their roots), passing over the first skip such
+ * instructions; 1 if planted */
+static int
+mutate(HloModule *m, int kind, int skip, char *where, size_t n)
+{
+	uint32_t nq = 0, h, c, i, k, total = 0, cc;
+	uint32_t *qc, *qi;
+	uint8_t **seen;
+	int done = 0;
+
+	for (c = 0; c < m->ncomps; c++)
+		total += m->comps[c].nins;
+	qc = xcalloc(total + 1, sizeof *qc);
+	qi = xcalloc(total + 1, sizeof *qi);
+	seen = xcalloc(m->ncomps + 1, sizeof *seen);
+	for (c = 0; c < m->ncomps; c++)
+		seen[c] = xcalloc(m->comps[c].nins + 1, 1);
+	qc[nq] = m->entry;
+	qi[nq++] = m->comps[m->entry].root;
+	seen[m->entry][m->comps[m->entry].root] = 1;
+	for (h = 0; h < nq && !done; h++) {
+		HloInstr *in = hlo_ins(m, qc[h], qi[h]);
+
+		if (skip > 0 && would_mutate(m, qc[h], qi[h], kind)) {
+			skip--;
+		} else if (mutate_at(m, qc[h], qi[h], kind)) {
+			snprintf(where, n, "%s in %s", hlo_cstr(m, in->name),
+				hlo_cstr(m, m->comps[qc[h]].name));
+			done = 1;
+			break;
+		}
+		for (k = 0; k < in->nops; k++) {
+			i = hlo_ops(m, in)[k];
+			if (i < m->comps[qc[h]].nins && !seen[qc[h]][i]) {
+				seen[qc[h]][i] = 1;
+				qc[nq] = qc[h];
+				qi[nq++] = i;
+			}
+		}
+		for (k = 0; k < in->ncalled; k++) {
+			cc = hlo_called(m, in)[k];
+			if (cc < m->ncomps && m->comps[cc].root <
+			    m->comps[cc].nins && !seen[cc][m->comps[cc].root]) {
+				seen[cc][m->comps[cc].root] = 1;
+				qc[nq] = cc;
+				qi[nq++] = m->comps[cc].root;
+			}
+		}
+	}
+	for (c = 0; c < m->ncomps; c++)
+		free(seen[c]);
+	free(seen);
+	free(qc);
+	free(qi);
+	return done;
+}
+
+static HloModule *
+load_small(const char *path)
+{
+	HloModule *m = NULL;
+	HloError e;
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_size > 300000)
+		return NULL;
+	if (hlo_load(path, &m, &e) < 0)
+		return NULL;
+	return m;
+}
+
+/* 1 if the first difference exact comparison found is clearly outside
+ * the tolerance (10 times), so the change matters at that precision */
+static int
+clear_change(const HloVerifyResult *r, double rtol, double atol)
+{
+	double a = strtod(r->a, NULL), b = strtod(r->b, NULL), rt, at;
+
+	if (r->output < 0 || isnan(a) != isnan(b) || isinf(a) || isinf(b))
+		return 1;
+	hlo_eval_tolerance(r->type, rtol, atol, &rt, &at);
+	return fabs(a - b) > 10 * (at + rt * fabs(b));
+}
+
+/* plants each kind of change in m (the nearest site whose change alters
+ * an output clearly, among the first four) and checks verify catches
+ * it */
+static void
+mutate_module(const char *path, HloModule *m, int *planted, int *caught)
+{
+	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 200000};
+	HloVerifyOpts exact = {1, 1, 0, 0, (uint64_t)256 << 20, 1, 200000};
+	HloVerifyResult r;
+	char where[512];
+	int kind, skip, changed;
+	HloModule *x;
+
+	for (kind = 0; kind < MUT_N; kind++)
+		for (skip = 0, changed = 0; skip < 4 && !changed; skip++) {
+			x = hlo_module_clone(m);
+			if (!mutate(x, kind, skip, where, sizeof where)) {
+				hlo_module_free(x);
+				break;
+			}
+			changed = hlo_eval_verify(m, x, &exact, &r) == 1 &&
+				clear_change(&r, o.rtol, o.atol);
+			if (changed) {
+				if (getenv("EVAL_TEST_VERBOSE"))
+					fprintf(stderr, "  %s at %s: %s\n",
+						mutname[kind], where, r.msg);
+				(*planted)++;
+				hlo_eval_verify(m, x, &o, &r);
+				ck_assert_msg(r.verdict == 1, "%s: %s at %s not "
+					"caught: %s", path, mutname[kind],
+					where, r.msg);
+				(*caught)++;
+			}
+			hlo_module_free(x);
+		}
+}
+
+static void
+mutation_sweep(const char *dir, int *modules, int *planted, int *caught,
+	int want, double budget)
+{
+	TuList l = tu_list(dir);
+	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 2000000};
+	HloVerifyResult r;
+	size_t f;
+	clock_t t0 = clock(), t1;
+
+	for (f = 0; f < l.n && *modules < want; f++) {
+		HloModule *m = load_small(l.v[f]);
+
+		if (!m)
+			continue;
+		if ((double)(clock() - t0) / CLOCKS_PER_SEC > budget) {
+			hlo_module_free(m);
+			break;
+		}
+		if (hlo_eval_verify(m, m, &o, &r) != 0) {
+			ck_assert_msg(r.verdict == 3, "%s: verify X X: %s",
+				l.v[f], r.msg);
+			hlo_module_free(m);
+			continue;
+		}
+		(*modules)++;
+		t1 = clock();
+		mutate_module(l.v[f], m, planted, caught);
+		if (getenv("EVAL_TEST_VERBOSE"))
+			fprintf(stderr, "%.2fs %s\n", (double)(clock() - t1) /
+				CLOCKS_PER_SEC, l.v[f]);
+		hlo_module_free(m);
+	}
+	tu_list_free(&l);
+}
+
+START_TEST(mutations)
+{
+	int modules = 0, planted = 0, caught = 0;
+	const char *corpus = tu_corpus();
+
+	mutation_sweep(TU_DATA, &modules, &planted, &caught, 40, 60);
+	if (modules < 20 && corpus)
+		mutation_sweep(corpus, &modules, &planted, &caught, 20, 60);
+	fprintf(stderr, "mutation test: %d modules, %d changes planted, %d "
+		"caught\n", modules, planted, caught);
+	if (modules == 0)
+		return;
+	ck_assert_int_ge(modules, corpus ? 20 : 1);
+	ck_assert_int_eq(planted, caught);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("eval");
+	TCase *t = tcase_create("eval");
+	SRunner *r;
+	int nf;
+
+	tcase_set_timeout(t, 240);
+	tcase_add_test(t, float_binary);
+	tcase_add_test(t, float_unary);
+	tcase_add_test(t, float_compare);
+	tcase_add_test(t, bf16_arith);
+	tcase_add_test(t, int_division);
+	tcase_add_test(t, int_shifts_bits);
+	tcase_add_test(t, convert_float_int);
+	tcase_add_test(t, convert_narrow_floats);
+	tcase_add_test(t, bitcast_convert);
+	tcase_add_test(t, data_movement);
+	tcase_add_test(t, dynamic_slices);
+	tcase_add_test(t, dot_batch);
+	tcase_add_test(t, dot_large);
+	tcase_add_test(t, conv_windows);
+	tcase_add_test(t, conv_labels);
+	tcase_add_test(t, reduce_sum_max);
+	tcase_add_test(t, reduce_ordered_and_variadic);
+	tcase_add_test(t, reduce_window);
+	tcase_add_test(t, select_and_scatter);
+	tcase_add_test(t, gather_rows);
+	tcase_add_test(t, scatter_add);
+	tcase_add_test(t, sort_pairs);
+	tcase_add_test(t, sort_dim0_and_topk);
+	tcase_add_test(t, while_loop);
+	tcase_add_test(t, conditionals);
+	tcase_add_test(t, call_map_fusion);
+	tcase_add_test(t, batch_norm);
+	tcase_add_test(t, opaque_model);
+	tcase_add_test(t, determinism);
+	tcase_add_test(t, index_hints);
+	tcase_add_test(t, memory_limit);
+	tcase_add_test(t, unsupported_named);
+	tcase_add_test(t, mutations);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	nf = srunner_ntests_failed(r);
+	srunner_free(r);
+	return nf ? 1 : 0;
+}
