@@ -31,8 +31,9 @@ cmd_stats(int argc, char **argv)
 	if (format->count && (json = cmd_format_arg(format->sval[0],
 	    "text|json", &status)) < 0)
 		goto done;
-	if (hlo_load(in->filename[0], &m, &e) < 0 ||
-	    hlo_cost(m, &cost, &e) < 0) {
+	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
+		goto done;
+	if (hlo_cost(m, &cost, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;
 		goto done;
