@@ -2,7 +2,9 @@
  * accounting, and the driver that walks a computation in topological
  * order, dispatching each instruction to its opcode family and freeing
  * every value after its last use. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -658,6 +660,29 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	if (r < 0)
 		return -1;
 	in = hlo_ins(m, c, i);
+	if (getenv("HLOPT_TRACE_NAN") && vals[i]->type < TY_TUPLE &&
+	    hlo_typeinfo[vals[i]->type].cls == C_FLOAT) {
+		int64_t q, bad = 0;
+		uint32_t j2;
+		int opbad = 0;
+
+		for (q = 0; q < vals[i]->n && !bad; q++)
+			bad = !isfinite(ev_get_f(vals[i]->type, vals[i]->data +
+				q * ev_esz(vals[i]->type)));
+		for (j2 = 0; j2 < in->nops && bad; j2++) {
+			HloVal *o = vals[m->ids[in->ops + j2]];
+			for (q = 0; o && o->type < TY_TUPLE &&
+			    hlo_typeinfo[o->type].cls == C_FLOAT && q < o->n; q++)
+				if (!isfinite(ev_get_f(o->type, o->data + q *
+				    ev_esz(o->type)))) {
+					opbad = 1;
+					break;
+				}
+		}
+		if (bad && !opbad)
+			fprintf(stderr, "first nonfinite: %s %s\n",
+				hlo_opinfo[in->op].name, hlo_cstr(m, in->name));
+	}
 	if (!fits(m, vals[i], in->shape))
 		return ev_fail(ev, EV_BAD, "%s %s: result does not match its "
 			"shape", hlo_opinfo[in->op].name, hlo_cstr(m, in->name));
