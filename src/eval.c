@@ -660,15 +660,22 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	if (r < 0)
 		return -1;
 	in = hlo_ins(m, c, i);
-	if (getenv("HLOPT_TRACE_NAN") && vals[i]->type < TY_TUPLE &&
-	    hlo_typeinfo[vals[i]->type].cls == C_FLOAT) {
-		int64_t q, bad = 0;
+	if (getenv("HLOPT_TRACE_NAN") && (vals[i]->type == TY_TUPLE ||
+	    hlo_typeinfo[vals[i]->type].cls == C_FLOAT)) {
+		int64_t q, bad = 0, t;
 		uint32_t j2;
 		int opbad = 0;
 
-		for (q = 0; q < vals[i]->n && !bad; q++)
-			bad = !isfinite(ev_get_f(vals[i]->type, vals[i]->data +
-				q * ev_esz(vals[i]->type)));
+		for (t = 0; t < (vals[i]->type == TY_TUPLE ? vals[i]->n : 1); t++) {
+			HloVal *o = vals[i]->type == TY_TUPLE ? vals[i]->elems[t] :
+				vals[i];
+			for (q = 0; o->type < TY_TUPLE && hlo_typeinfo[o->type].cls ==
+			    C_FLOAT && q < o->n && !bad; q++)
+				bad = !isfinite(ev_get_f(o->type, o->data +
+					q * ev_esz(o->type)));
+		}
+		if (in->op == HOP_GTE)
+			bad = 0;
 		for (j2 = 0; j2 < in->nops && bad; j2++) {
 			HloVal *o = vals[m->ids[in->ops + j2]];
 			for (q = 0; o && o->type < TY_TUPLE &&
