@@ -1321,7 +1321,8 @@ h_power(Alg *a, uint32_t i)
 		t = mk_bin(a, HOP_MUL, s, x, x);
 		return rep(a, i, mk_bin(a, HOP_MUL, s, x, t));
 	}
-	if (is_all(a, y, -1))
+	/* integer pow(0, -1) is 0 but 1 / 0 is -1: floats only */
+	if (is_all(a, y, -1) && !t_int(ety(a, i)))
 		return rep(a, i, mk_bin(a, HOP_DIVIDE, s, scalar_like(a, x, 1),
 			x));
 	if (is_all_float(a, y, 0.5) && is_nonneg(a, x))

@@ -75,6 +75,8 @@ typedef struct {
 	uint32_t n;		/* leaves of the entry parameters, in order */
 	int64_t *bound;		/* integer leaves: values in [0, bound) if > 0 */
 	uint8_t *positive;	/* float leaves: values in [0.5, 1.5) */
+	double *scale;		/* float leaves: values times scale (weights
+				 * of a dot or convolution: 1/sqrt(fan-in)) */
 } HloInputHints;
 
 void hlo_eval_hints(const HloModule *m, HloInputHints *h);

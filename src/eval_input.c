@@ -10,7 +10,8 @@
  * (directly or through converts, reshapes, broadcasts, slices and called
  * computations) gets values in range for that use; a float reaching a
  * log, sqrt, rsqrt, power base, divisor or batch-norm variance gets
- * positive values. */
+ * positive values; a float used as a dot's rhs or a convolution's
+ * kernel is scaled by 1/sqrt(fan-in), so deep networks stay finite. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ typedef struct {
 	uint8_t *built;
 	int64_t bound;		/* smallest index bound found, 0 none */
 	int positive;
+	double fanin;		/* largest fan-in of a dot or convolution
+				 * weight use, 0 none */
 	int visits;
 } Trace;
 
@@ -114,6 +117,42 @@ index_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 
 static void trace(Trace *t, uint32_t c, uint32_t i, int depth);
 
+/* a dot's rhs or a convolution's kernel: the product of the contracting
+ * dims (kernel: every dim but the output feature) */
+static void
+weight_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
+{
+	const HloModule *m = t->m;
+	const HloInstr *in = hlo_ins(m, c, u);
+	const int64_t *d, *cd;
+	uint32_t n, j;
+	const char *lab;
+	int r, q;
+	double f = 1;
+
+	if (k != 1 || in->nops < 2)
+		return;
+	d = dimsof(m, c, hlo_ops(m, in)[1], &r);
+	if (in->op == HOP_DOT) {
+		cd = hlo_attr_ints(m, in, A_RHS_CONTRACT, &n);
+		for (j = 0; cd && j < n; j++)
+			if (cd[j] >= 0 && cd[j] < r)
+				f *= d[cd[j]];
+	} else if (in->op == HOP_CONV) {
+		lab = hlo_attr_word(m, in, A_DIM_LABELS, &n);
+		if (!lab || !memchr(lab, '_', n))
+			return;
+		lab = memchr(lab, '_', n) + 1;
+		for (q = 0; q < r && lab[q] && lab[q] != '-'; q++)
+			if (lab[q] != 'o')
+				f *= d[q];
+	} else {
+		return;
+	}
+	if (f > t->fanin)
+		t->fanin = f;
+}
+
 static void
 float_use(Trace *t, int op, uint32_t k)
 {
@@ -176,6 +215,7 @@ trace(Trace *t, uint32_t c, uint32_t i, int depth)
 				continue;
 			index_use(t, c, u, k);
 			float_use(t, in->op, k);
+			weight_use(t, c, u, k);
 			switch (in->op) {
 			case HOP_CONVERT: case HOP_RESHAPE: case HOP_BITCAST:
 			case HOP_COPY: case HOP_BROADCAST: case HOP_TRANSPOSE:
@@ -221,6 +261,9 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 	}
 	h->bound = xcalloc(h->n + 1, sizeof *h->bound);
 	h->positive = xcalloc(h->n + 1, 1);
+	h->scale = xcalloc(h->n + 1, sizeof *h->scale);
+	for (i = 0; i < h->n; i++)
+		h->scale[i] = 1;
 	memset(&t, 0, sizeof t);
 	t.m = m;
 	t.users = xcalloc(m->ncomps + 1, sizeof *t.users);
@@ -235,10 +278,13 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 		}
 		t.bound = 0;
 		t.positive = 0;
+		t.fanin = 0;
 		t.visits = 0;
 		trace(&t, e, i, 0);
 		h->bound[leaf] = t.bound;
 		h->positive[leaf] = t.positive;
+		if (t.fanin > 1)
+			h->scale[leaf] = 1 / sqrt(t.fanin);
 		leaf++;
 	}
 	for (i = 0; i < m->ncomps; i++)
@@ -257,6 +303,8 @@ hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o)
 		if (o->bound[k] && (!h->bound[k] || o->bound[k] < h->bound[k]))
 			h->bound[k] = o->bound[k];
 		h->positive[k] |= o->positive[k];
+		if (o->scale[k] < h->scale[k])
+			h->scale[k] = o->scale[k];
 	}
 }
 
@@ -265,11 +313,13 @@ hlo_eval_hints_free(HloInputHints *h)
 {
 	free(h->bound);
 	free(h->positive);
+	free(h->scale);
 	memset(h, 0, sizeof *h);
 }
 
 static void
-fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive)
+fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
+	double scale)
 {
 	int cl = hlo_typeinfo[v->type].cls;
 	uint64_t s = seed, r;
@@ -279,6 +329,16 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive)
 	if (bound <= 0 || (cl != C_SINT && cl != C_UINT)) {
 		ev_fill_random(v->type, v->data, v->n, seed, positive ?
 			FILL_POSITIVE : FILL_SMALL);
+		if (cl != C_FLOAT || scale == 1 || positive)
+			return;
+		for (k = 0; k < v->n; k += w) {
+			w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
+			lane_load(v->type, v->data + k * ev_esz(v->type), w, l);
+			for (j = 0; j < w; j++)
+				l[j].f *= scale;
+			lane_store(v->type, l, w, v->data + k *
+				ev_esz(v->type));
+		}
 		return;
 	}
 	for (k = 0; k < v->n; k += w) {
@@ -317,7 +377,8 @@ make_input(HloEval *ev, uint32_t shape, uint64_t seed,
 	if (v && v->type < TY_TUPLE)
 		fill_leaf(v, ev_mix64(seed ^ ev_mix64(at + 1)),
 			at < h->n ? h->bound[at] : 0,
-			at < h->n ? h->positive[at] : 0);
+			at < h->n ? h->positive[at] : 0,
+			at < h->n ? h->scale[at] : 1);
 	return v;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
 
 #include "hlo.h"
 #include "eval.h"
@@ -876,11 +877,19 @@ fail0:
 	return -1;
 }
 
-/* batch normalization, in double over [outer][feature][inner] */
+/* batch normalization: statistics in double over [outer][feature]
+ * [inner], streaming over the operands a chunk at a time */
 
 typedef struct {
 	int64_t outer, F, inner;
 } BnGeo;
+
+enum { BN_SUM, BN_VAR, BN_GSUM, BN_NORM, BN_GRAD };
+
+typedef struct {
+	const BnGeo *g;
+	double *mean, *var, *inv, *scale, *off, *sg, *sgx, cnt, eps;
+} Bn;
 
 static int
 bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
@@ -901,39 +910,74 @@ bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
 	return 0;
 }
 
-static double *
-todouble(HloEval *ev, HloVal *v, int64_t want)
+/* one pass over x (and gr, the gradient) doing what pass says; the
+ * output passes write out */
+static void
+bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
+	HloVal *out)
 {
-	double *p;
+	enum { CH = 2048 };
+	double xv[CH], gv[CH], r[CH], d;
+	int64_t o, pos, w, k, f, j, blk = b->g->F * b->g->inner;
+	int64_t xe = ev_esz(x->type), ge = gr ? ev_esz(gr->type) : 0;
+	int64_t oe = out ? ev_esz(out->type) : 0, base;
 
-	if (v->type >= TY_TUPLE || cls(v->type) != C_FLOAT || v->n != want)
-		return NULL;
-	p = ev_scratch(ev, (uint64_t)v->n * 8);
-	if (p)
-		ev_to_double(v->type, v->data, v->n, p);
-	return p;
+	for (o = 0; o < b->g->outer; o++)
+		for (pos = 0; pos < blk; pos += w) {
+			w = blk - pos < CH ? blk - pos : CH;
+			base = o * blk + pos;
+			ev_to_double(x->type, x->data + base * xe, w, xv);
+			if (gr)
+				ev_to_double(gr->type, gr->data + base * ge, w,
+					gv);
+			f = pos / b->g->inner;
+			j = pos % b->g->inner;
+			for (k = 0; k < w; k++) {
+				switch (pass) {
+				case BN_SUM:
+					b->mean[f] += xv[k];
+					break;
+				case BN_VAR:
+					d = xv[k] - b->mean[f];
+					b->var[f] += d * d;
+					break;
+				case BN_GSUM:
+					b->sg[f] += gv[k];
+					b->sgx[f] += gv[k] * (xv[k] - b->mean[f]);
+					break;
+				case BN_NORM:
+					r[k] = (xv[k] - b->mean[f]) * b->inv[f] *
+						b->scale[f] + b->off[f];
+					break;
+				default:
+					r[k] = b->scale[f] * b->inv[f] * (gv[k] -
+						b->sg[f] / b->cnt - (xv[k] -
+						b->mean[f]) * b->sgx[f] / b->cnt /
+						(b->var[f] + b->eps));
+				}
+				if (++j == b->g->inner) {
+					j = 0;
+					f++;
+				}
+			}
+			if (out)
+				ev_from_double(out->type, r, w, out->data +
+					base * oe);
+		}
 }
 
-static void
-bnstats(const double *x, const BnGeo *g, double *mean, double *var)
+static double *
+vec(HloEval *ev, HloVal *v, int64_t want, int *ok)
 {
-	int64_t o, f, k, cnt = g->outer * g->inner;
-	double s, d;
+	double *p = xcalloc(want + 1, sizeof *p);
 
-	for (f = 0; f < g->F; f++) {
-		s = 0;
-		for (o = 0; o < g->outer; o++)
-			for (k = 0; k < g->inner; k++)
-				s += x[(o * g->F + f) * g->inner + k];
-		mean[f] = cnt ? s / cnt : 0;
-		s = 0;
-		for (o = 0; o < g->outer; o++)
-			for (k = 0; k < g->inner; k++) {
-				d = x[(o * g->F + f) * g->inner + k] - mean[f];
-				s += d * d;
-			}
-		var[f] = cnt ? s / cnt : 0;
-	}
+	if (v->type >= TY_TUPLE || hlo_typeinfo[v->type].cls != C_FLOAT ||
+	    v->n != want)
+		*ok = 0;
+	else
+		ev_to_double(v->type, v->data, want, p);
+	(void)ev;
+	return p;
 }
 
 static int
@@ -958,84 +1002,73 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
 	const HloModule *m = ev->m;
 	const HloInstr *in = hlo_ins(m, c, i);
-	const char *epsw;
-	uint32_t ne, k;
-	double eps = 0.001, *d[5] = {0}, *mean = NULL, *var = NULL, *r = NULL;
-	double *gs = NULL, *go = NULL, inv, sg, sgx, cnt;
-	int64_t fi = hlo_attr_int(m, in, A_FEATURE_INDEX, -1), o, f, j, x;
-	BnGeo g;
-	HloVal *t = NULL;
 	const HloShape *sh = hlo_sh(m, in->shape);
-	int rc = -1, nin = in->op == HOP_BNTRAIN ? 3 : 5;
+	int64_t fi = hlo_attr_int(m, in, A_FEATURE_INDEX, -1), f;
+	int nin = in->op == HOP_BNTRAIN ? 3 : 5, ok = 1, rc = -1;
+	const char *epsw;
+	uint32_t ne;
 	char buf[64];
+	BnGeo g;
+	Bn b;
+	HloVal *t = NULL, *r = NULL, *gr = NULL;
 
+	memset(&b, 0, sizeof b);
+	b.eps = 0.001;
 	epsw = hlo_attr_word(m, in, A_EPSILON, &ne);
 	if (epsw && ne < sizeof buf) {
 		memcpy(buf, epsw, ne);
 		buf[ne] = 0;
-		eps = strtod(buf, NULL);
+		b.eps = strtod(buf, NULL);
 	}
 	if ((int)in->nops != nin || ops[0]->type >= TY_TUPLE ||
-	    bngeo(ev, ops[0], fi, &g) < 0)
+	    cls(ops[0]->type) != C_FLOAT || bngeo(ev, ops[0], fi, &g) < 0)
 		return ev_unsupported(ev, c, i, "bad batch-norm operands");
-	for (k = 0; k < (uint32_t)nin; k++) {
-		d[k] = todouble(ev, ops[k], k == 0 || (in->op == HOP_BNGRAD &&
-			k == 4) ? ops[0]->n : g.F);
-		if (!d[k]) {
-			if (ev->status == EV_OK)
-				ev_unsupported(ev, c, i, "bad batch-norm "
-					"operands");
+	if (in->op == HOP_BNGRAD) {
+		gr = ops[4];
+		if (gr->type >= TY_TUPLE || cls(gr->type) != C_FLOAT ||
+		    gr->n != ops[0]->n)
+			return ev_unsupported(ev, c, i, "bad batch-norm "
+				"operands");
+	}
+	b.g = &g;
+	b.cnt = (double)g.outer * g.inner;
+	b.scale = vec(ev, ops[1], g.F, &ok);
+	b.off = in->op == HOP_BNGRAD ? xcalloc(g.F + 1, 8) :
+		vec(ev, ops[2], g.F, &ok);
+	b.mean = in->op == HOP_BNTRAIN ? xcalloc(g.F + 1, 8) :
+		vec(ev, ops[in->op == HOP_BNINFER ? 3 : 2], g.F, &ok);
+	b.var = in->op == HOP_BNTRAIN ? xcalloc(g.F + 1, 8) :
+		vec(ev, ops[in->op == HOP_BNINFER ? 4 : 3], g.F, &ok);
+	b.inv = xcalloc(g.F + 1, 8);
+	b.sg = xcalloc(g.F + 1, 8);
+	b.sgx = xcalloc(g.F + 1, 8);
+	if (!ok) {
+		ev_unsupported(ev, c, i, "bad batch-norm operands");
+		goto done;
+	}
+	if (in->op == HOP_BNTRAIN) {
+		bnpass(&b, BN_SUM, ops[0], NULL, NULL);
+		for (f = 0; f < g.F; f++)
+			b.mean[f] = b.cnt ? b.mean[f] / b.cnt : 0;
+		bnpass(&b, BN_VAR, ops[0], NULL, NULL);
+		for (f = 0; f < g.F; f++)
+			b.var[f] = b.cnt ? b.var[f] / b.cnt : 0;
+	}
+	for (f = 0; f < g.F; f++)
+		b.inv[f] = 1 / sqrt(b.var[f] + b.eps);
+	if (in->op == HOP_BNGRAD)
+		bnpass(&b, BN_GSUM, ops[0], gr, NULL);
+	if (in->op == HOP_BNINFER) {
+		r = hlo_val_array(ev, in->shape);
+		if (!r || r->n != ops[0]->n || cls(r->type) != C_FLOAT) {
+			if (r)
+				ev_unsupported(ev, c, i, "result shape differs");
+			hlo_val_unref(ev, r);
 			goto done;
 		}
-	}
-	mean = xcalloc(g.F + 1, 8);
-	var = xcalloc(g.F + 1, 8);
-	r = ev_scratch(ev, (uint64_t)ops[0]->n * 8);
-	if (!r)
-		goto done;
-	cnt = (double)g.outer * g.inner;
-	if (in->op == HOP_BNTRAIN)
-		bnstats(d[0], &g, mean, var);
-	else
-		for (f = 0; f < g.F; f++) {
-			mean[f] = d[in->op == HOP_BNINFER ? 3 : 2][f];
-			var[f] = d[in->op == HOP_BNINFER ? 4 : 3][f];
-		}
-	if (in->op != HOP_BNGRAD) {
-		for (o = 0; o < g.outer; o++)
-			for (f = 0; f < g.F; f++) {
-				inv = 1 / sqrt(var[f] + eps);
-				for (j = 0; j < g.inner; j++) {
-					x = (o * g.F + f) * g.inner + j;
-					r[x] = (d[0][x] - mean[f]) * inv *
-						d[1][f] + d[2][f];
-				}
-			}
-	} else {
-		gs = xcalloc(g.F + 1, 8);
-		go = xcalloc(g.F + 1, 8);
-		for (f = 0; f < g.F; f++) {
-			sg = sgx = 0;
-			for (o = 0; o < g.outer; o++)
-				for (j = 0; j < g.inner; j++) {
-					x = (o * g.F + f) * g.inner + j;
-					sg += d[4][x];
-					sgx += d[4][x] * (d[0][x] - mean[f]);
-				}
-			inv = 1 / sqrt(var[f] + eps);
-			go[f] = sg;
-			gs[f] = sgx * inv;
-			for (o = 0; o < g.outer; o++)
-				for (j = 0; j < g.inner; j++) {
-					x = (o * g.F + f) * g.inner + j;
-					r[x] = d[1][f] * inv * (d[4][x] -
-						sg / cnt - (d[0][x] - mean[f]) *
-						sgx / cnt / (var[f] + eps));
-				}
-		}
-	}
-	if (in->op == HOP_BNINFER) {
-		rc = bnout(ev, in->shape, r, ops[0]->n, out);
+		bnpass(&b, BN_NORM, ops[0], NULL, r);
+		*out = r;
+		rc = 0;
 		goto done;
 	}
 	if (sh->type != TY_TUPLE || sh->ntuple != 3) {
@@ -1043,27 +1076,53 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		goto done;
 	}
 	t = hlo_val_tuple(ev, in->shape);
-	if (bnout(ev, hlo_tuple_elems(m, sh)[0], r, ops[0]->n,
-	    &t->elems[0]) < 0 || bnout(ev, hlo_tuple_elems(m, sh)[1],
-	    in->op == HOP_BNTRAIN ? mean : gs, g.F, &t->elems[1]) < 0 ||
-	    bnout(ev, hlo_tuple_elems(m, sh)[2],
-	    in->op == HOP_BNTRAIN ? var : go, g.F, &t->elems[2]) < 0) {
-		hlo_val_unref(ev, t);
-		goto done;
+	r = t->elems[0] = hlo_val_array(ev, hlo_tuple_elems(m, sh)[0]);
+	if (!r)
+		goto fail;
+	if (r->n != ops[0]->n || cls(r->type) != C_FLOAT) {
+		ev_unsupported(ev, c, i, "result shape differs");
+		goto fail;
 	}
+	if (in->op == HOP_BNGRAD) {
+		bnpass(&b, BN_GRAD, ops[0], gr, r);
+		for (f = 0; f < g.F; f++)
+			b.sgx[f] *= b.inv[f];
+	} else {
+		bnpass(&b, BN_NORM, ops[0], NULL, r);
+	}
+	if (bnout(ev, hlo_tuple_elems(m, hlo_sh(m, in->shape))[1],
+	    in->op == HOP_BNTRAIN ? b.mean : b.sgx, g.F, &t->elems[1]) < 0 ||
+	    bnout(ev, hlo_tuple_elems(m, hlo_sh(m, in->shape))[2],
+	    in->op == HOP_BNTRAIN ? b.var : b.sg, g.F, &t->elems[2]) < 0)
+		goto fail;
 	*out = t;
 	rc = 0;
+	goto done;
+fail:
+	hlo_val_unref(ev, t);
 done:
-	for (k = 0; k < (uint32_t)nin; k++)
-		if (d[k])
-			ev_scratch_free(ev, d[k], (uint64_t)ops[k]->n * 8);
-	if (r)
-		ev_scratch_free(ev, r, (uint64_t)ops[0]->n * 8);
-	free(mean);
-	free(var);
-	free(gs);
-	free(go);
+	free(b.scale);
+	free(b.off);
+	free(b.mean);
+	free(b.var);
+	free(b.inv);
+	free(b.sg);
+	free(b.sgx);
 	return rc;
+}
+
+/* the operand as doubles (counted scratch), NULL if not floats of n */
+static double *
+todouble(HloEval *ev, HloVal *v, int64_t want)
+{
+	double *p;
+
+	if (v->type >= TY_TUPLE || cls(v->type) != C_FLOAT || v->n != want)
+		return NULL;
+	p = ev_scratch(ev, (uint64_t)v->n * 8);
+	if (p)
+		ev_to_double(v->type, v->data, v->n, p);
+	return p;
 }
 
 /* triangular-solve and cholesky, in double, batched over leading dims */
