@@ -2,20 +2,22 @@
  * accounting, and the driver that walks a computation in topological
  * order, dispatching each instruction to its opcode family and freeing
  * every value after its last use. */
-#include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hlo.h"
 #include "eval.h"
 
+#define HDR ((sizeof(HloVal) + 63) & ~(size_t)63)
+
 struct EvPlan {
 	int state;		/* 0 not built, 1 built, -1 cycle */
 	uint32_t norder;
 	uint32_t *order;	/* instructions the root needs, operands first */
 	uint32_t *uses;		/* operand slots reading each one (+1 root) */
+	uint8_t *splat;		/* scalar broadcasts read only by elementwise
+				 * ops: kept as one element */
 };
 
 int
@@ -50,6 +52,7 @@ hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
 	ev->m = m;
 	ev->limit = limit ? limit : EV_DEFAULT_LIMIT;
 	ev->maxsteps = EV_MAX_STEPS;
+	ev->maxflops = EV_MAX_FLOPS;
 	ev->err = e;
 	ev->plans = xcalloc(m->ncomps + 1, sizeof *ev->plans);
 	ev->progs = xcalloc(m->ncomps + 1, sizeof *ev->progs);
@@ -67,6 +70,7 @@ hlo_eval_fini(HloEval *ev)
 	for (c = 0; c < ev->m->ncomps; c++) {
 		free(ev->plans[c].order);
 		free(ev->plans[c].uses);
+		free(ev->plans[c].splat);
 		if (ev->progs[c] && ev->progs[c] != (EvProg *)1)
 			ev_prog_free(ev->progs[c]);
 	}
@@ -77,7 +81,17 @@ hlo_eval_fini(HloEval *ev)
 	ev->m = NULL;
 }
 
-/* memory */
+/* memory and work */
+
+int
+ev_budget(HloEval *ev, double flops)
+{
+	if (flops + ev->flops > ev->maxflops)
+		return ev_fail(ev, EV_NOEVAL, "not evaluable: needs more than "
+			"%.0f GFLOP of dot and convolution work (limit %.0f)",
+			(flops + ev->flops) * 1e-9, ev->maxflops * 1e-9);
+	return 0;
+}
 
 int
 ev_reserve(HloEval *ev, uint64_t bytes)
@@ -148,7 +162,6 @@ ev_strides(const int64_t *dims, int rank, int64_t esz, int64_t *strides)
 	}
 }
 
-#define HDR ((sizeof(HloVal) + 63) & ~(size_t)63)
 #define CACHE_MIN ((uint64_t)1 << 16)
 
 /* big buffers are kept after use: fresh pages cost a fault each */
@@ -333,6 +346,73 @@ ev_zero(HloEval *ev, uint32_t shape)
 /* plans */
 
 static int
+reads_splat(const HloModule *m, const HloInstr *u)
+{
+	if (!(hlo_opinfo[u->op].flags & F_ELEM))
+		return 0;
+	switch (u->op) {
+	case HOP_MAP: case HOP_COPY: case HOP_BITCASTCVT:
+		return 0;
+	}
+	return hlo_sh(m, u->shape)->type < TY_TUPLE;
+}
+
+/* marks broadcasts of one element whose every user is elementwise */
+static uint8_t *
+splats(const HloModule *m, uint32_t c, const uint8_t *need)
+{
+	const HloComp *cp = &m->comps[c];
+	uint8_t *s = xcalloc(cp->nins + 1, 1);
+	HloUsers u;
+	uint32_t i, k, d;
+
+	hlo_users(m, c, &u);
+	for (i = 0; i < cp->nins; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (!need[i] || in->op != HOP_BROADCAST || in->nops != 1 ||
+		    i == cp->root || u.start[i] == u.start[i + 1])
+			continue;
+		d = hlo_ops(m, in)[0];
+		if (d >= cp->nins || hlo_sh(m, cp->ins[d].shape)->type >=
+		    TY_TUPLE || hlo_shape_elems(m, cp->ins[d].shape) != 1 ||
+		    hlo_shape_elems(m, in->shape) < 2)
+			continue;
+		s[i] = 1;
+		for (k = u.start[i]; k < u.start[i + 1]; k++)
+			if (!reads_splat(m, &cp->ins[u.list[k]]))
+				s[i] = 0;
+	}
+	hlo_users_free(&u);
+	return s;
+}
+
+/* a broadcast kept as its one element */
+static int
+splat(HloEval *ev, const HloInstr *in, HloVal *a, HloVal **out)
+{
+	const HloShape *sh = hlo_sh(ev->m, in->shape);
+	int64_t esz = ev_esz(sh->type);
+	HloVal *v;
+
+	if (a->type != sh->type || a->n != 1)
+		return ev_fail(ev, EV_BAD, "broadcast of a different type");
+	if (ev_reserve(ev, esz) < 0)
+		return -1;
+	v = xcalloc(1, HDR + esz + 64);
+	v->refs = 1;
+	v->type = sh->type;
+	v->shape = in->shape;
+	v->n = hlo_shape_elems(ev->m, in->shape);
+	v->nbytes = esz;
+	v->data = (unsigned char *)v + HDR;
+	v->splat = 1;
+	memcpy(v->data, a->data, esz);
+	*out = v;
+	return 0;
+}
+
+static int
 buildplan(HloEval *ev, uint32_t c)
 {
 	const HloModule *m = ev->m;
@@ -385,6 +465,7 @@ buildplan(HloEval *ev, uint32_t c)
 	}
 	p->uses[cp->root]++;
 	p->norder = cnt;
+	p->splat = splats(m, c, need);
 	p->state = 1;
 	free(topo);
 	free(need);
@@ -650,46 +731,20 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	ev->consume = 0;
 	for (k = 0; k < in->nops && k < 64 && left; k++) {
 		d = m->ids[in->ops + k];
-		if (left[d] == 1 && ops[k]->refs == 1 && !ops[k]->base)
+		if (left[d] == 1 && ops[k]->refs == 1 && !ops[k]->base &&
+		    !ops[k]->splat)
 			ev->consume |= (uint64_t)1 << k;
 	}
-	r = instr(ev, c, i, ops, &vals[i]);
+	if (in->op == HOP_BROADCAST && ev->plans[c].splat[i])
+		r = splat(ev, in, ops[0], &vals[i]);
+	else
+		r = instr(ev, c, i, ops, &vals[i]);
 	ev->consume = 0;
 	if (ops != small)
 		free(ops);
 	if (r < 0)
 		return -1;
 	in = hlo_ins(m, c, i);
-	if (getenv("HLOPT_TRACE_NAN") && (vals[i]->type == TY_TUPLE ||
-	    hlo_typeinfo[vals[i]->type].cls == C_FLOAT)) {
-		int64_t q, bad = 0, t;
-		uint32_t j2;
-		int opbad = 0;
-
-		for (t = 0; t < (vals[i]->type == TY_TUPLE ? vals[i]->n : 1); t++) {
-			HloVal *o = vals[i]->type == TY_TUPLE ? vals[i]->elems[t] :
-				vals[i];
-			for (q = 0; o->type < TY_TUPLE && hlo_typeinfo[o->type].cls ==
-			    C_FLOAT && q < o->n && !bad; q++)
-				bad = !isfinite(ev_get_f(o->type, o->data +
-					q * ev_esz(o->type)));
-		}
-		if (in->op == HOP_GTE)
-			bad = 0;
-		for (j2 = 0; j2 < in->nops && bad; j2++) {
-			HloVal *o = vals[m->ids[in->ops + j2]];
-			for (q = 0; o && o->type < TY_TUPLE &&
-			    hlo_typeinfo[o->type].cls == C_FLOAT && q < o->n; q++)
-				if (!isfinite(ev_get_f(o->type, o->data + q *
-				    ev_esz(o->type)))) {
-					opbad = 1;
-					break;
-				}
-		}
-		if (bad && !opbad)
-			fprintf(stderr, "first nonfinite: %s %s\n",
-				hlo_opinfo[in->op].name, hlo_cstr(m, in->name));
-	}
 	if (!fits(m, vals[i], in->shape))
 		return ev_fail(ev, EV_BAD, "%s %s: result does not match its "
 			"shape", hlo_opinfo[in->op].name, hlo_cstr(m, in->name));

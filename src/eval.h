@@ -22,6 +22,8 @@ struct HloVal {
 	unsigned char *data;	/* arrays: n * hlo_type_bytes(type) bytes */
 	HloVal **elems;		/* tuples */
 	HloVal *base;		/* data borrowed from base (held), or NULL */
+	uint8_t splat;		/* every element is data's first: a scalar
+				 * broadcast only elementwise ops read */
 };
 
 /* why an evaluation stopped */
@@ -48,12 +50,14 @@ typedef struct {
 	uint64_t cachesz[16];
 	uint64_t cached;	/* their total bytes */
 	uint64_t flops;		/* dot and convolution flops done */
+	uint64_t maxflops;	/* and allowed */
 	double gemm_secs;	/* seconds spent in dot and convolution */
 } HloEval;
 
 #define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
 #define EV_MAX_DEPTH 200
 #define EV_MAX_STEPS ((uint64_t)20000000)
+#define EV_MAX_FLOPS 2e12
 
 /* src/eval.c */
 void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
@@ -166,6 +170,7 @@ HloVal *ev_zero(HloEval *ev, uint32_t shape);
 int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
 	HloVal **out);
 int ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n);
+int ev_budget(HloEval *ev, double flops);	/* -1 over EV_MAX_FLOPS */
 
 /* eval_elem.c */
 void lane_load(int type, const void *src, int64_t n, Lane *dst);
@@ -198,7 +203,24 @@ int ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 
 /* eval_linalg.c */
+enum { CK_F32, CK_F64, CK_C128, CK_I64 };	/* compute kinds */
+extern const int ev_ckbytes[];
 int ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);
+double ev_now(void);
+int ev_dotkind(int a, int b, int r);
+void ev_tock(int kind, int type, const void *src, int64_t n, void *dst);
+void ev_fromck(int kind, int type, const void *src, int64_t n, void *dst);
+void *ev_pack(HloEval *ev, HloVal *v, const int64_t *perm,
+	const uint8_t *rev, int kind, int *own, uint64_t *bytes);
+int ev_unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
+	const int64_t *perm);
+void ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K,
+	const void *A, int64_t lda, int ta, const void *B, int64_t ldb,
+	int tb, void *C, int64_t ldc, int acc);
+
+/* eval_conv.c */
+int ev_conv(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 
 /* eval_gemm.c */

@@ -431,6 +431,14 @@ ev_from_double(int type, const double *src, int64_t n, void *dst)
 		memcpy(dst, src, n * 8);
 		return;
 	}
+	if (type == TY_F32) {
+		for (k = 0; k < n; k++) {
+			float f = src[k];
+
+			memcpy(p + 4 * k, &f, 4);
+		}
+		return;
+	}
 	for (k = 0; k < n; k += w) {
 		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
 		for (j = 0; j < w; j++) {
@@ -1252,7 +1260,7 @@ loadop(const HloVal *v, int type, int64_t off, int64_t n, Lane *l)
 {
 	int64_t k;
 
-	if (v->n == 1) {
+	if (v->n == 1 || v->splat) {
 		lane_load(type, v->data, 1, l);
 		for (k = 1; k < n; k++)
 			l[k] = l[0];
@@ -1283,7 +1291,7 @@ ld_float(int type, const HloVal *v, int64_t off, int64_t n, float *d)
 	int64_t k;
 	float x;
 
-	if (v->n == 1) {
+	if (v->n == 1 || v->splat) {
 		x = ld_one(type, p);
 		for (k = 0; k < n; k++)
 			d[k] = x;
@@ -1456,7 +1464,9 @@ fast_select(const EwOp *o, HloVal **ops, HloVal *v)
 	int64_t k, esz = hlo_type_bytes(o->type), n = v->n;
 	const unsigned char *p = ops[0]->data, *x = ops[1]->data;
 	const unsigned char *y = ops[2]->data;
-	int sp = ops[0]->n == 1, sx = ops[1]->n == 1, sy = ops[2]->n == 1;
+	int sp = ops[0]->n == 1 || ops[0]->splat;
+	int sx = ops[1]->n == 1 || ops[1]->splat;
+	int sy = ops[2]->n == 1 || ops[2]->splat;
 
 	if (o->op != HOP_SELECT || o->t0 != TY_PRED)
 		return 0;
@@ -1490,7 +1500,7 @@ result(HloEval *ev, const HloInstr *in, HloVal **ops, int na)
 
 	for (j = 0; j < na && j < 64; j++)
 		if (((ev->consume >> j) & 1) && ops[j]->type == sh->type &&
-		    ops[j]->n == n && n > 1) {
+		    ops[j]->n == n && n > 1 && !ops[j]->splat) {
 			ops[j]->shape = in->shape;
 			return hlo_val_ref(ops[j]);
 		}

@@ -1,14 +1,10 @@
-/* eval_linalg.c: dot, convolution, batch-norm, triangular-solve,
- * cholesky and fft.
+/* eval_linalg.c: dot, batch-norm, triangular-solve, cholesky and fft,
+ * and the packing and GEMM helpers dot and convolution share.
  *
- * dot and convolution pack their operands into contiguous row-major
- * matrices of a compute type (f32 for f32 and narrower floats, f64 for
- * f64 and integers in a convolution, c128 for complex, i64 for integer
- * dots) and multiply them with GEMM. A convolution is lowered to GEMM on
- * canonical layouts (input [batch][spatial..][feature], kernel
- * [spatial..][in][out]) through im2col, taken in row chunks to bound the
- * scratch memory; pointwise and whole-window convolutions skip im2col and
- * depthwise ones use a direct loop. */
+ * dot packs its operands into contiguous row-major matrices of a compute
+ * type (f32 for f32 and narrower floats, f64 for f64, c128 for complex,
+ * i64 for integers) and multiplies them with GEMM, one call per batch
+ * element, using a packed operand as is when it is already in order. */
 #include <complex.h>
 #include <gsl/gsl_cblas.h>
 #include <math.h>
@@ -21,11 +17,8 @@
 #include "eval.h"
 
 #define MAXR 64
-#define IM2COL_BYTES ((int64_t)32 << 20)
 
-enum { CK_F32, CK_F64, CK_C128, CK_I64 };
-
-static const int ckbytes[] = {4, 8, 16, 8};
+const int ev_ckbytes[] = {4, 8, 16, 8};
 
 static int
 cls(int t)
@@ -33,8 +26,8 @@ cls(int t)
 	return hlo_typeinfo[t].cls;
 }
 
-static double
-now(void)
+double
+ev_now(void)
 {
 	struct timespec ts;
 
@@ -43,8 +36,8 @@ now(void)
 }
 
 /* n elements of type at src into the compute kind at dst */
-static void
-tock(int kind, int type, const void *src, int64_t n, void *dst)
+void
+ev_tock(int kind, int type, const void *src, int64_t n, void *dst)
 {
 	const unsigned char *p = src;
 	Lane l[EV_CHUNK];
@@ -78,8 +71,8 @@ tock(int kind, int type, const void *src, int64_t n, void *dst)
 }
 
 /* n compute-kind elements into type (rounding as a store does) */
-static void
-fromck(int kind, int type, const void *src, int64_t n, void *dst)
+void
+ev_fromck(int kind, int type, const void *src, int64_t n, void *dst)
 {
 	unsigned char *p = dst;
 	Lane l[EV_CHUNK];
@@ -126,8 +119,8 @@ fromck(int kind, int type, const void *src, int64_t n, void *dst)
 
 /* a contiguous copy of v in compute kind, its dims taken in the order
  * perm (reversed where rev[d]); *own says whether to free it */
-static void *
-pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
+void *
+ev_pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
 	int kind, int *own, uint64_t *bytes)
 {
 	int rank, d, ident = 1;
@@ -146,13 +139,13 @@ pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
 	*bytes = 0;
 	if (ident && native)
 		return v->data;
-	*bytes = (uint64_t)v->n * ckbytes[kind];
+	*bytes = (uint64_t)v->n * ev_ckbytes[kind];
 	out = ev_scratch(ev, *bytes);
 	if (!out)
 		return NULL;
 	*own = 1;
 	if (ident) {
-		tock(kind, v->type, v->data, v->n, out);
+		ev_tock(kind, v->type, v->data, v->n, out);
 		return out;
 	}
 	ev_strides(dims, rank, esz, str);
@@ -176,15 +169,15 @@ pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
 	}
 	ev_strides(cnt, rank, esz, dstr);
 	ev_copy_nd(tmp, dstr, v->data + off, sstr, cnt, rank, esz);
-	tock(kind, v->type, tmp, v->n, out);
+	ev_tock(kind, v->type, tmp, v->n, out);
 	ev_scratch_free(ev, tmp, (uint64_t)v->n * esz);
 	return out;
 }
 
 /* writes a contiguous compute-kind buffer, whose dims are v's taken in
  * the order perm, into v */
-static int
-unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
+int
+ev_unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
 	const int64_t *perm)
 {
 	int rank, d, ident = 1;
@@ -198,13 +191,13 @@ unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
 			ident = 0;
 	if (ident) {
 		if (buf != v->data)
-			fromck(kind, v->type, buf, v->n, v->data);
+			ev_fromck(kind, v->type, buf, v->n, v->data);
 		return 0;
 	}
 	tmp = ev_scratch(ev, (uint64_t)v->n * esz);
 	if (!tmp)
 		return -1;
-	fromck(kind, v->type, buf, v->n, tmp);
+	ev_fromck(kind, v->type, buf, v->n, tmp);
 	ev_strides(dims, rank, esz, str);
 	for (d = 0; d < rank; d++) {
 		cnt[d] = dims[perm[d]];
@@ -217,14 +210,14 @@ unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
 }
 
 /* C[m][n] (+)= sum_k A[m][k] B[k][n], in the compute kind */
-static void
-gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
+void
+ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 	int64_t lda, int ta, const void *B, int64_t ldb, int tb, void *C,
 	int64_t ldc, int acc)
 {
 	enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans;
 	enum CBLAS_TRANSPOSE tB = tb ? CblasTrans : CblasNoTrans;
-	double t0 = now();
+	double t0 = ev_now();
 	int64_t i, j, k;
 
 	if (M <= 0 || N <= 0)
@@ -276,11 +269,11 @@ gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 	}
 	}
 	ev->flops += 2 * (uint64_t)M * N * (K ? K : 1);
-	ev->gemm_secs += now() - t0;
+	ev->gemm_secs += ev_now() - t0;
 }
 
-static int
-dotkind(int a, int b, int r)
+int
+ev_dotkind(int a, int b, int r)
 {
 	if (cls(a) == C_CPLX || cls(b) == C_CPLX || cls(r) == C_CPLX)
 		return CK_C128;
@@ -384,7 +377,7 @@ packside(HloEval *ev, HloVal *v, DotSide *s, int kind, int *t, int *own,
 	*t = 0;
 	if (native && !isident(s->perm, s->rank) && isident(s->tperm, s->rank))
 		*t = 1;
-	return pack(ev, v, *t ? s->tperm : s->perm, NULL, kind, own, bytes);
+	return ev_pack(ev, v, *t ? s->tperm : s->perm, NULL, kind, own, bytes);
 }
 
 static int
@@ -429,10 +422,12 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	for (d = 0; d < R.nfree; d++)
 		if (od[nlb + L.nfree + d] != R.freed[d])
 			return ev_unsupported(ev, c, i, "result dims differ");
+	if (ev_budget(ev, 2.0 * L.B * L.M * R.M * L.K) < 0)
+		return -1;
 	v = hlo_val_array(ev, in->shape);
 	if (!v)
 		return -1;
-	kind = dotkind(ops[0]->type, ops[1]->type, v->type);
+	kind = ev_dotkind(ops[0]->type, ops[1]->type, v->type);
 	A = packside(ev, ops[0], &L, kind, &ta, &oa, &ba);
 	if (!A) {
 		hlo_val_unref(ev, v);
@@ -447,7 +442,7 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	    (kind == CK_F64 && v->type == TY_F64)) {
 		C = v->data;
 	} else {
-		bc = (uint64_t)v->n * ckbytes[kind];
+		bc = (uint64_t)v->n * ev_ckbytes[kind];
 		C = ev_scratch(ev, bc);
 		if (!C)
 			goto fail;
@@ -456,12 +451,12 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	lda = ta ? L.M : L.K;
 	ldb = tb ? R.K : R.M;
 	for (b = 0; b < L.B; b++)
-		gemm(ev, kind, L.M, R.M, L.K,
-			(char *)A + b * L.M * L.K * ckbytes[kind], lda, ta,
-			(char *)B + b * R.M * R.K * ckbytes[kind], ldb, tb,
-			(char *)C + b * L.M * R.M * ckbytes[kind], R.M, 0);
+		ev_gemm(ev, kind, L.M, R.M, L.K,
+			(char *)A + b * L.M * L.K * ev_ckbytes[kind], lda, ta,
+			(char *)B + b * R.M * R.K * ev_ckbytes[kind], ldb, tb,
+			(char *)C + b * L.M * R.M * ev_ckbytes[kind], R.M, 0);
 	if (ocn) {
-		fromck(kind, v->type, C, v->n, v->data);
+		ev_fromck(kind, v->type, C, v->n, v->data);
 		ev_scratch_free(ev, C, bc);
 	}
 	if (oa)
@@ -473,406 +468,6 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 fail:
 	if (oa)
 		ev_scratch_free(ev, A, ba);
-	hlo_val_unref(ev, v);
-	return -1;
-}
-
-/* convolution */
-
-typedef struct {
-	int ns;			/* spatial dims */
-	int64_t ib, iff, is[MAXR];	/* input batch, feature, spatial */
-	int64_t ki, ko, ks[MAXR];	/* kernel in, out, spatial */
-	int64_t ob, of, os[MAXR];	/* output batch, feature, spatial */
-} ConvDn;
-
-static int
-labelpart(const char *s, const char *e, char a, char b, int64_t *da,
-	int64_t *db, int64_t *sp, int *ns)
-{
-	int d = 0, n = 0, k;
-	const char *p;
-
-	*da = *db = -1;
-	for (p = s; p < e; p++, d++) {
-		if (*p == a)
-			*da = d;
-		else if (*p == b)
-			*db = d;
-		else if (*p >= '0' && *p <= '9')
-			n++;
-		else
-			return -1;
-	}
-	for (k = 0; k < n; k++)
-		sp[k] = -1;
-	for (p = s, d = 0; p < e; p++, d++)
-		if (*p >= '0' && *p <= '9') {
-			if (*p - '0' >= n || sp[*p - '0'] >= 0)
-				return -1;
-			sp[*p - '0'] = d;
-		}
-	if (*da < 0 || *db < 0)
-		return -1;
-	*ns = n;
-	return d;
-}
-
-static int
-convdn(const char *w, uint32_t n, ConvDn *cd)
-{
-	const char *e = w + n, *u, *ar;
-	int n1, n2, n3;
-
-	u = memchr(w, '_', n);
-	ar = u ? memchr(u, '-', e - u) : NULL;
-	if (!u || !ar || ar + 1 >= e || ar[1] != '>')
-		return -1;
-	if (labelpart(w, u, 'b', 'f', &cd->ib, &cd->iff, cd->is, &n1) < 0 ||
-	    labelpart(u + 1, ar, 'i', 'o', &cd->ki, &cd->ko, cd->ks, &n2) < 0 ||
-	    labelpart(ar + 2, e, 'b', 'f', &cd->ob, &cd->of, cd->os, &n3) < 0)
-		return -1;
-	if (n1 != n2 || n1 != n3 || n1 > MAXR - 2)
-		return -1;
-	cd->ns = n1;
-	return 0;
-}
-
-typedef struct {
-	int64_t size, stride, lo, hi, wdil, bdil, rev;
-} WinDim;
-
-typedef struct {
-	ConvDn dn;
-	WinDim w[MAXR];
-	int64_t B, C, S[MAXR], Co, KS[MAXR], Bo, OS[MAXR], Cig;
-	int64_t fgc, bgc, G, Coq;
-	int64_t nS, nKS, nOS;	/* products */
-	int kind;
-	int64_t esz;
-} Conv;
-
-static int
-convsetup(HloEval *ev, const HloInstr *in, HloVal *x, HloVal *k, Conv *cv)
-{
-	const HloModule *m = ev->m;
-	const char *lab;
-	uint32_t n;
-	const HloAttr *wa = hlo_attr(m, in, A_WINDOW);
-	const int64_t *xd, *kd, *od, *wv;
-	int xr, kr, orank, d;
-
-	lab = hlo_attr_word(m, in, A_DIM_LABELS, &n);
-	if (!lab || convdn(lab, n, &cv->dn) < 0)
-		return -1;
-	xd = ev_dims(ev, x->shape, &xr);
-	kd = ev_dims(ev, k->shape, &kr);
-	od = ev_dims(ev, in->shape, &orank);
-	if (xr != cv->dn.ns + 2 || kr != xr || orank != xr)
-		return -1;
-	if (wa && (int)wa->n != 7 * cv->dn.ns)
-		return -1;
-	if (!wa && cv->dn.ns)
-		return -1;
-	wv = wa ? hlo_ints_at(m, wa->v) : NULL;
-	cv->fgc = hlo_attr_int(m, in, A_FEATURE_GROUP_COUNT, 1);
-	cv->bgc = hlo_attr_int(m, in, A_BATCH_GROUP_COUNT, 1);
-	cv->B = xd[cv->dn.ib];
-	cv->C = xd[cv->dn.iff];
-	cv->Co = kd[cv->dn.ko];
-	cv->Cig = kd[cv->dn.ki];
-	cv->Bo = od[cv->dn.ob];
-	cv->nS = cv->nKS = cv->nOS = 1;
-	if (cv->fgc < 1 || cv->bgc < 1 || (cv->fgc > 1 && cv->bgc > 1) ||
-	    cv->C % cv->fgc || cv->Co % (cv->fgc * cv->bgc) ||
-	    cv->B % cv->bgc || cv->Cig * cv->fgc != cv->C ||
-	    cv->Bo != cv->B / cv->bgc || od[cv->dn.of] != cv->Co)
-		return -1;
-	cv->G = cv->fgc * cv->bgc;
-	cv->Coq = cv->Co / cv->G;
-	for (d = 0; d < cv->dn.ns; d++) {
-		WinDim *w = &cv->w[d];
-		int64_t dilated, padded, ws;
-
-		memcpy(w, wv + 7 * d, sizeof *w);
-		cv->S[d] = xd[cv->dn.is[d]];
-		cv->KS[d] = kd[cv->dn.ks[d]];
-		cv->OS[d] = od[cv->dn.os[d]];
-		if (w->size != cv->KS[d] || w->stride < 1 || w->wdil < 1 ||
-		    w->bdil < 1)
-			return -1;
-		dilated = cv->S[d] ? (cv->S[d] - 1) * w->bdil + 1 : 0;
-		padded = dilated + w->lo + w->hi;
-		ws = w->size ? (w->size - 1) * w->wdil + 1 : 0;
-		if ((padded < ws ? 0 : (padded - ws) / w->stride + 1) !=
-		    cv->OS[d])
-			return -1;
-		cv->nS *= cv->S[d];
-		cv->nKS *= cv->KS[d];
-		cv->nOS *= cv->OS[d];
-	}
-	return 0;
-}
-
-/* input position of output position o and kernel position k on dim d,
- * -1 for padding or a dilation hole */
-static int64_t
-inpos(const Conv *cv, int d, int64_t o, int64_t k)
-{
-	const WinDim *w = &cv->w[d];
-	int64_t p = o * w->stride - w->lo + k * w->wdil;
-
-	if (w->bdil > 1) {
-		if (p < 0 || p % w->bdil)
-			return -1;
-		p /= w->bdil;
-	}
-	return p >= 0 && p < cv->S[d] ? p : -1;
-}
-
-/* rows [r0, r1) of group q's im2col matrix: row = (ob, os..),
- * column = (ks.., ci) */
-static void
-im2col(const Conv *cv, const unsigned char *X, int64_t q, int64_t r0,
-	int64_t r1, unsigned char *P)
-{
-	int64_t K = cv->nKS * cv->Cig, esz = cv->esz, r, kk, rem, pos, p;
-	int64_t boff = cv->bgc > 1 ? q * cv->Bo : 0;
-	int64_t coff = cv->fgc > 1 ? q * cv->Cig : 0;
-	int64_t oidx[MAXR], kidx[MAXR], ob;
-	int d, ok;
-
-	for (r = r0; r < r1; r++) {
-		rem = r;
-		for (d = cv->dn.ns - 1; d >= 0; d--) {
-			oidx[d] = rem % cv->OS[d];
-			rem /= cv->OS[d];
-		}
-		ob = rem;
-		for (kk = 0; kk < cv->nKS; kk++) {
-			rem = kk;
-			for (d = cv->dn.ns - 1; d >= 0; d--) {
-				kidx[d] = rem % cv->KS[d];
-				rem /= cv->KS[d];
-			}
-			pos = 0;
-			ok = 1;
-			for (d = 0; d < cv->dn.ns && ok; d++) {
-				p = inpos(cv, d, oidx[d], kidx[d]);
-				ok = p >= 0;
-				pos = pos * cv->S[d] + p;
-			}
-			if (ok)
-				memcpy(P + ((r - r0) * K + kk * cv->Cig) * esz,
-					X + (((boff + ob) * cv->nS + pos) *
-					cv->C + coff) * esz, cv->Cig * esz);
-			else
-				memset(P + ((r - r0) * K + kk * cv->Cig) * esz,
-					0, cv->Cig * esz);
-		}
-	}
-}
-
-static int
-pointwise(const Conv *cv)
-{
-	int d;
-
-	for (d = 0; d < cv->dn.ns; d++) {
-		const WinDim *w = &cv->w[d];
-
-		if (w->size != 1 || w->lo || w->hi || w->bdil != 1 ||
-		    w->stride != 1 || cv->OS[d] != cv->S[d])
-			return 0;
-	}
-	return 1;
-}
-
-static int
-wholewindow(const Conv *cv)
-{
-	int d;
-
-	for (d = 0; d < cv->dn.ns; d++) {
-		const WinDim *w = &cv->w[d];
-
-		if (w->size != cv->S[d] || w->lo || w->hi || w->bdil != 1 ||
-		    w->wdil != 1 || cv->OS[d] != 1)
-			return 0;
-	}
-	return cv->fgc == 1;
-}
-
-/* depthwise, one input feature per group: a direct loop over features */
-static void
-depthwise_f32(const Conv *cv, const float *X, const float *W, float *O)
-{
-	int64_t mult = cv->Coq, C = cv->C, Co = cv->Co, b, r, kk, rem, p;
-	int64_t oidx[MAXR], kidx[MAXR], pos, ch, j;
-	int d, ok;
-
-	memset(O, 0, sizeof(float) * cv->Bo * cv->nOS * Co);
-	for (b = 0; b < cv->B; b++)
-		for (r = 0; r < cv->nOS; r++) {
-			float *o = O + (b * cv->nOS + r) * Co;
-
-			rem = r;
-			for (d = cv->dn.ns - 1; d >= 0; d--) {
-				oidx[d] = rem % cv->OS[d];
-				rem /= cv->OS[d];
-			}
-			for (kk = 0; kk < cv->nKS; kk++) {
-				const float *x, *w = W + kk * Co;
-
-				rem = kk;
-				for (d = cv->dn.ns - 1; d >= 0; d--) {
-					kidx[d] = rem % cv->KS[d];
-					rem /= cv->KS[d];
-				}
-				pos = 0;
-				ok = 1;
-				for (d = 0; d < cv->dn.ns && ok; d++) {
-					p = inpos(cv, d, oidx[d], kidx[d]);
-					ok = p >= 0;
-					pos = pos * cv->S[d] + p;
-				}
-				if (!ok)
-					continue;
-				x = X + (b * cv->nS + pos) * C;
-				if (mult == 1)
-					for (ch = 0; ch < C; ch++)
-						o[ch] += x[ch] * w[ch];
-				else
-					for (ch = 0; ch < C; ch++)
-						for (j = 0; j < mult; j++)
-							o[ch * mult + j] += x[ch] *
-								w[ch * mult + j];
-			}
-		}
-}
-
-static int
-convgemm(HloEval *ev, const Conv *cv, const unsigned char *X,
-	const unsigned char *W, unsigned char *O)
-{
-	int64_t K = cv->nKS * cv->Cig, rows = cv->Bo * cv->nOS, esz = cv->esz;
-	int64_t q, r0, r1, chunk;
-	unsigned char *P;
-	uint64_t pb;
-
-	if (pointwise(cv)) {
-		for (q = 0; q < cv->G; q++)
-			gemm(ev, cv->kind, rows, cv->Coq, cv->Cig,
-				X + ((cv->bgc > 1 ? q * cv->Bo * cv->nS : 0) *
-				cv->C + (cv->fgc > 1 ? q * cv->Cig : 0)) * esz,
-				cv->C, 0, W + q * cv->Coq * esz, cv->Co, 0,
-				O + q * cv->Coq * esz, cv->Co, 0);
-		return 0;
-	}
-	if (wholewindow(cv)) {
-		for (q = 0; q < cv->G; q++)
-			gemm(ev, cv->kind, cv->Bo, cv->Coq, K,
-				X + (q * cv->Bo * cv->nS * cv->C) * esz, K, 0,
-				W + q * cv->Coq * esz, cv->Co, 0,
-				O + q * cv->Coq * esz, cv->Co, 0);
-		return 0;
-	}
-	chunk = K ? IM2COL_BYTES / (K * esz) : rows;
-	if (chunk < 1)
-		chunk = 1;
-	if (chunk > rows)
-		chunk = rows;
-	pb = (uint64_t)chunk * (K ? K : 1) * esz;
-	P = ev_scratch(ev, pb);
-	if (!P)
-		return -1;
-	for (q = 0; q < cv->G; q++)
-		for (r0 = 0; r0 < rows; r0 = r1) {
-			r1 = r0 + chunk < rows ? r0 + chunk : rows;
-			im2col(cv, X, q, r0, r1, P);
-			gemm(ev, cv->kind, r1 - r0, cv->Coq, K, P, K, 0,
-				W + q * cv->Coq * esz, cv->Co, 0,
-				O + (r0 * cv->Co + q * cv->Coq) * esz, cv->Co,
-				0);
-		}
-	ev_scratch_free(ev, P, pb);
-	return 0;
-}
-
-static int
-conv(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
-{
-	const HloInstr *in = hlo_ins(ev->m, c, i);
-	int64_t xp[MAXR], kp[MAXR], op[MAXR];
-	uint8_t rev[MAXR];
-	Conv cv;
-	HloVal *v;
-	void *X, *W, *O;
-	int ox, ow, d, ns;
-	uint64_t bx, bw, bo;
-	double t0;
-
-	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
-	    ops[1]->type >= TY_TUPLE ||
-	    convsetup(ev, in, ops[0], ops[1], &cv) < 0)
-		return ev_unsupported(ev, c, i, "bad convolution dimensions");
-	v = hlo_val_array(ev, in->shape);
-	if (!v)
-		return -1;
-	cv.kind = dotkind(ops[0]->type, ops[1]->type, v->type);
-	if (cv.kind == CK_I64)
-		cv.kind = CK_F64;
-	cv.esz = ckbytes[cv.kind];
-	ns = cv.dn.ns;
-	xp[0] = cv.dn.ib;
-	kp[ns] = cv.dn.ki;
-	kp[ns + 1] = cv.dn.ko;
-	op[0] = cv.dn.ob;
-	memset(rev, 0, sizeof rev);
-	for (d = 0; d < ns; d++) {
-		xp[1 + d] = cv.dn.is[d];
-		kp[d] = cv.dn.ks[d];
-		op[1 + d] = cv.dn.os[d];
-		rev[d] = cv.w[d].rev != 0;
-	}
-	xp[ns + 1] = cv.dn.iff;
-	op[ns + 1] = cv.dn.of;
-	X = pack(ev, ops[0], xp, NULL, cv.kind, &ox, &bx);
-	if (!X)
-		goto fail0;
-	W = pack(ev, ops[1], kp, rev, cv.kind, &ow, &bw);
-	if (!W)
-		goto fail1;
-	bo = (uint64_t)v->n * cv.esz;
-	O = ev_scratch(ev, bo);
-	if (!O)
-		goto fail2;
-	t0 = now();
-	if (cv.fgc == cv.C && cv.Cig == 1 && cv.kind == CK_F32 && cv.C > 1) {
-		depthwise_f32(&cv, X, W, O);
-		ev->flops += 2 * (uint64_t)v->n * cv.nKS;
-		ev->gemm_secs += now() - t0;
-	} else if (convgemm(ev, &cv, X, W, O) < 0) {
-		goto fail3;
-	}
-	if (unpack(ev, O, cv.kind, v, op) < 0)
-		goto fail3;
-	ev_scratch_free(ev, O, bo);
-	if (ow)
-		ev_scratch_free(ev, W, bw);
-	if (ox)
-		ev_scratch_free(ev, X, bx);
-	*out = v;
-	return 0;
-fail3:
-	ev_scratch_free(ev, O, bo);
-fail2:
-	if (ow)
-		ev_scratch_free(ev, W, bw);
-fail1:
-	if (ox)
-		ev_scratch_free(ev, X, bx);
-fail0:
 	hlo_val_unref(ev, v);
 	return -1;
 }
@@ -910,6 +505,77 @@ bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
 	return 0;
 }
 
+/* the same on f32 operands with features leading whole runs (inner >=
+ * 8): four double accumulators per run */
+static void
+bnpass_f32(const Bn *b, int pass, const float *x, const float *gr,
+	float *out)
+{
+	int64_t o, f, k, n = b->g->inner;
+	double a0, a1, a2, a3, c0, c1, c2, c3, m, sc, sh, t;
+
+	for (o = 0; o < b->g->outer; o++)
+		for (f = 0; f < b->g->F; f++) {
+			const float *xr = x + (o * b->g->F + f) * n;
+			const float *gv = gr ? gr + (o * b->g->F + f) * n : NULL;
+			float *orow = out ? out + (o * b->g->F + f) * n : NULL;
+
+			m = b->mean[f];
+			a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = 0;
+			switch (pass) {
+			case BN_SUM:
+				for (k = 0; k + 4 <= n; k += 4) {
+					a0 += xr[k];
+					a1 += xr[k + 1];
+					a2 += xr[k + 2];
+					a3 += xr[k + 3];
+				}
+				for (; k < n; k++)
+					a0 += xr[k];
+				b->mean[f] += (a0 + a1) + (a2 + a3);
+				break;
+			case BN_VAR:
+				for (k = 0; k + 4 <= n; k += 4) {
+					a0 += (xr[k] - m) * (xr[k] - m);
+					a1 += (xr[k + 1] - m) * (xr[k + 1] - m);
+					a2 += (xr[k + 2] - m) * (xr[k + 2] - m);
+					a3 += (xr[k + 3] - m) * (xr[k + 3] - m);
+				}
+				for (; k < n; k++)
+					a0 += (xr[k] - m) * (xr[k] - m);
+				b->var[f] += (a0 + a1) + (a2 + a3);
+				break;
+			case BN_GSUM:
+				for (k = 0; k + 2 <= n; k += 2) {
+					a0 += gv[k];
+					a1 += gv[k + 1];
+					c0 += gv[k] * (xr[k] - m);
+					c1 += gv[k + 1] * (xr[k + 1] - m);
+				}
+				for (; k < n; k++) {
+					a0 += gv[k];
+					c0 += gv[k] * (xr[k] - m);
+				}
+				b->sg[f] += a0 + a1;
+				b->sgx[f] += c0 + c1;
+				break;
+			case BN_NORM:
+				sc = b->inv[f] * b->scale[f];
+				for (k = 0; k < n; k++)
+					orow[k] = (xr[k] - m) * sc + b->off[f];
+				break;
+			default:
+				sc = b->scale[f] * b->inv[f];
+				sh = b->sg[f] / b->cnt;
+				t = b->sgx[f] / b->cnt / (b->var[f] + b->eps);
+				for (k = 0; k < n; k++)
+					orow[k] = sc * (gv[k] - sh - (xr[k] - m) * t);
+			}
+			(void)c2;
+			(void)c3;
+		}
+}
+
 /* one pass over x (and gr, the gradient) doing what pass says; the
  * output passes write out */
 static void
@@ -922,6 +588,14 @@ bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
 	int64_t xe = ev_esz(x->type), ge = gr ? ev_esz(gr->type) : 0;
 	int64_t oe = out ? ev_esz(out->type) : 0, base;
 
+	if (x->type == TY_F32 && (!gr || gr->type == TY_F32) &&
+	    (!out || out->type == TY_F32) && b->g->inner >= 8) {
+		bnpass_f32(b, pass, (const float *)x->data, gr ?
+			(const float *)gr->data : NULL, out ?
+			(float *)out->data : NULL);
+		return;
+	}
+
 	for (o = 0; o < b->g->outer; o++)
 		for (pos = 0; pos < blk; pos += w) {
 			w = blk - pos < CH ? blk - pos : CH;
@@ -932,34 +606,25 @@ bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
 					gv);
 			f = pos / b->g->inner;
 			j = pos % b->g->inner;
-			for (k = 0; k < w; k++) {
-				switch (pass) {
-				case BN_SUM:
-					b->mean[f] += xv[k];
-					break;
-				case BN_VAR:
-					d = xv[k] - b->mean[f];
-					b->var[f] += d * d;
-					break;
-				case BN_GSUM:
-					b->sg[f] += gv[k];
-					b->sgx[f] += gv[k] * (xv[k] - b->mean[f]);
-					break;
-				case BN_NORM:
-					r[k] = (xv[k] - b->mean[f]) * b->inv[f] *
-						b->scale[f] + b->off[f];
-					break;
-				default:
-					r[k] = b->scale[f] * b->inv[f] * (gv[k] -
-						b->sg[f] / b->cnt - (xv[k] -
-						b->mean[f]) * b->sgx[f] / b->cnt /
-						(b->var[f] + b->eps));
-				}
-				if (++j == b->g->inner) {
-					j = 0;
-					f++;
-				}
+#define EACH(body) for (k = 0; k < w; k++) { body; \
+		if (++j == b->g->inner) { j = 0; f++; } } break
+			switch (pass) {
+			case BN_SUM:
+				EACH(b->mean[f] += xv[k]);
+			case BN_VAR:
+				EACH(d = xv[k] - b->mean[f]; b->var[f] += d * d);
+			case BN_GSUM:
+				EACH(b->sg[f] += gv[k];
+					b->sgx[f] += gv[k] * (xv[k] - b->mean[f]));
+			case BN_NORM:
+				EACH(r[k] = (xv[k] - b->mean[f]) * b->inv[f] *
+					b->scale[f] + b->off[f]);
+			default:
+				EACH(r[k] = b->scale[f] * b->inv[f] * (gv[k] -
+					b->sg[f] / b->cnt - (xv[k] - b->mean[f]) *
+					b->sgx[f] / b->cnt / (b->var[f] + b->eps)));
 			}
+#undef EACH
 			if (out)
 				ev_from_double(out->type, r, w, out->data +
 					base * oe);
@@ -1334,7 +999,7 @@ fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			hlo_val_unref(ev, v);
 			return -1;
 		}
-		tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, tmpd);
+		ev_tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, tmpd);
 		for (q = 0; q < rows; q++)
 			for (j = 0; j < last; j++) {
 				src = j < half ? j : last - j;
@@ -1347,7 +1012,7 @@ fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			}
 		ev_scratch_free(ev, tmpd, (uint64_t)ops[0]->n * 16);
 	} else {
-		tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, dd);
+		ev_tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, dd);
 	}
 	n = 1;
 	for (d = 0; d < r; d++)
@@ -1385,9 +1050,9 @@ fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		for (q = 0; q < rows; q++)
 			memmove(buf + q * half, buf + q * last,
 				half * sizeof *buf);
-		fromck(CK_C128, v->type, buf, v->n, v->data);
+		ev_fromck(CK_C128, v->type, buf, v->n, v->data);
 	} else {
-		fromck(CK_C128, v->type, buf, v->n, v->data);
+		ev_fromck(CK_C128, v->type, buf, v->n, v->data);
 	}
 	ev_scratch_free(ev, buf, bytes);
 	*out = v;
@@ -1403,7 +1068,7 @@ ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	case HOP_DOT:
 		return dot(ev, c, i, ops, out);
 	case HOP_CONV:
-		return conv(ev, c, i, ops, out);
+		return ev_conv(ev, c, i, ops, out);
 	case HOP_BNTRAIN: case HOP_BNINFER: case HOP_BNGRAD:
 		return batchnorm(ev, c, i, ops, out);
 	case HOP_TRISOLVE:

@@ -792,6 +792,11 @@ T(power_exp_log)
 		"  one = f32[] constant(1)\n"
 		"  x = f32[] parameter(0)\n"
 		"  ROOT r = f32[] divide(one, x)\n}\n");
+	/* integer pow(0, -1) is 0, 1 / 0 is -1 */
+	unchanged("HloModule m\n\nENTRY %e (x: s32[]) -> s32[] {\n"
+		"  %x = s32[] parameter(0)\n"
+		"  %c = s32[] constant(-1)\n"
+		"  ROOT %r = s32[] power(s32[] %x, s32[] %c)\n}\n\n");
 	expect("HloModule m\nENTRY e {\n"
 		"  c = f32[] constant(0)\n"
 		"  b = f32[3] broadcast(c), dimensions={}\n"

@@ -556,6 +556,97 @@ conv_case(const ConvCase *p)
 	expect2(text, x, k, o, n);
 }
 
+/* a rank-4 array in canonical order (c0 c1 c2 c3, named by canon) laid
+ * out in the order lab names */
+static void
+relayout(const double *src, const int *dims, const char *canon,
+	const char *lab, double *dst, int *ndims)
+{
+	int perm[4], i, j, idx[4], n = dims[0] * dims[1] * dims[2] * dims[3];
+	int k, o;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 4; j++)
+			if (lab[i] == canon[j])
+				perm[i] = j;
+	for (i = 0; i < 4; i++)
+		ndims[i] = dims[perm[i]];
+	for (k = 0; k < n; k++) {
+		o = k;
+		for (i = 3; i >= 0; i--) {
+			idx[i] = o % dims[i];
+			o /= dims[i];
+		}
+		o = 0;
+		for (i = 0; i < 4; i++)
+			o = o * ndims[i] + idx[perm[i]];
+		dst[o] = src[k];
+	}
+}
+
+static void
+conv_case_labels(const ConvCase *p, const char *il, const char *kl,
+	const char *ol)
+{
+	static double x[4096], k[4096], o[8192], xv[4096], kv[4096], ov[8192];
+	char text[1024];
+	int n, oh, ow, j, xd[4], kd[4], od[4], xn[4], kn[4], on[4];
+
+	for (j = 0; j < p->B * p->H * p->W * p->C; j++)
+		x[j] = (j * 7 + 3) % 5 - 2;
+	for (j = 0; j < p->KH * p->KW * (p->C / p->fgc) * p->Co; j++)
+		k[j] = (j * 3 + 1) % 4 - 2;
+	ref_conv(p, x, k, o, &oh, &ow);
+	n = p->B / p->bgc * oh * ow * p->Co;
+	xd[0] = p->B; xd[1] = p->H; xd[2] = p->W; xd[3] = p->C;
+	kd[0] = p->KH; kd[1] = p->KW; kd[2] = p->C / p->fgc; kd[3] = p->Co;
+	od[0] = p->B / p->bgc; od[1] = oh; od[2] = ow; od[3] = p->Co;
+	relayout(x, xd, "b01f", il, xv, xn);
+	relayout(k, kd, "01io", kl, kv, kn);
+	relayout(o, od, "b01f", ol, ov, on);
+	snprintf(text, sizeof text,
+		"ENTRY e { x = f32[%d,%d,%d,%d] parameter(0)\n"
+		"k = f32[%d,%d,%d,%d] parameter(1)\n"
+		"ROOT r = f32[%d,%d,%d,%d] convolution(x, k), "
+		"window={size=%dx%d stride=%dx%d pad=%d_%dx%d_%d "
+		"lhs_dilate=%dx%d rhs_dilate=%dx%d}, dim_labels=%s_%s->%s, "
+		"feature_group_count=%d, batch_group_count=%d }",
+		xn[0], xn[1], xn[2], xn[3], kn[0], kn[1], kn[2], kn[3],
+		on[0], on[1], on[2], on[3], p->KH, p->KW, p->sh, p->sw,
+		p->plh, p->phh, p->plw, p->phw, p->lh, p->lw, p->rh, p->rw,
+		il, kl, ol, p->fgc, p->bgc);
+	expect2(text, xv, kv, ov, n);
+}
+
+START_TEST(conv_layouts)
+{
+	/* B H W C KH KW Co  sh sw plh phh plw phw lh lw rh rw fgc bgc */
+	static const ConvCase cases[] = {
+		{2, 5, 5, 3, 3, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{2, 4, 4, 3, 1, 1, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
+		{1, 7, 6, 2, 3, 2, 3, 2, 2, 0, 1, 1, 0, 1, 1, 2, 1, 1, 1},
+		{2, 5, 5, 4, 3, 3, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1},
+		{2, 6, 6, 4, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1},
+		{1, 3, 3, 4, 3, 3, 4, 1, 1, 1, 2, 1, 2, 2, 2, 1, 1, 4, 1},
+		{4, 5, 5, 2, 5, 5, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+		{4, 6, 6, 2, 6, 6, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+		{3, 4, 4, 2, 4, 4, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
+		{4, 4, 4, 2, 4, 4, 6, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2},
+		{2, 4, 5, 4, 2, 2, 6, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 2, 1},
+	};
+	static const char *labs[][3] = {
+		{"bf01", "oi01", "bf01"}, {"fb01", "io01", "01bf"},
+		{"bf01", "01oi", "bf01"}, {"b01f", "01oi", "bf01"},
+	};
+	size_t j, l;
+
+	for (j = 0; j < sizeof cases / sizeof cases[0]; j++)
+		for (l = 0; l < sizeof labs / sizeof labs[0]; l++)
+			conv_case_labels(&cases[j], labs[l][0], labs[l][1],
+				labs[l][2]);
+}
+END_TEST
+
 START_TEST(conv_windows)
 {
 	/* B H W C KH KW Co  sh sw plh phh plw phw lh lw rh rw fgc bgc */
@@ -1375,6 +1466,7 @@ main(void)
 	tcase_add_test(t, dot_large);
 	tcase_add_test(t, conv_windows);
 	tcase_add_test(t, conv_labels);
+	tcase_add_test(t, conv_layouts);
 	tcase_add_test(t, reduce_sum_max);
 	tcase_add_test(t, reduce_ordered_and_variadic);
 	tcase_add_test(t, reduce_window);
