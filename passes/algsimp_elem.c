@@ -742,61 +742,38 @@ div_shift(Alg *a, uint32_t i, uint32_t x, uint32_t b)
 		scalar_like_i(a, x, log2u((uint64_t)v))));
 }
 
-/* the constant 1 / c, elementwise, in c's type */
+/* the constant 1 / c, elementwise, in c's type, when every reciprocal
+ * is exact (c a power of two), so that x * (1 / c) rounds exactly as
+ * x / c does; else HLO_NONE. xla also inverts inexact constants; we do
+ * not, because the rewrite saves no instruction and an inexact one
+ * changes results (an iterative solver in the corpus diverges on it). */
 static uint32_t
 invert_const(Alg *a, uint32_t c)
 {
 	uint32_t nb;
 	const unsigned char *p = lit(a, c, &nb);
-	int t = ety(a, c), esz = hlo_type_bytes(t), h = esz / 2, k;
+	int t = ety(a, c), esz = hlo_type_bytes(t), k, ex;
 	int64_t n = elems(a, c), j;
 	unsigned char *out;
 	uint64_t bits;
+	double v, r;
 
-	if (!p || n < 0)
-		return HLO_NONE;
+	if (!p || n < 0 || !t_float(t))
+		return HLO_NONE;	/* complex reciprocals are inexact */
 	out = alg_tmp(a, (size_t)n * esz + 1);
 	for (j = 0; j < n; j++, p += esz) {
-		const unsigned char *e = p;
-		unsigned char *o = out + j * esz;
-
-		if (t_float(t)) {
-			bits = 0;
-			for (k = esz; k-- > 0;)
-				bits = bits << 8 | e[k];
-			if (t == TY_F64)
-				bits = hlo_float_encode(t, 1.0 /
-					hlo_float_decode(t, bits));
-			else
-				bits = hlo_float_encode(t, (double)(1.0f /
-					(float)hlo_float_decode(t, bits)));
-			for (k = 0; k < esz; k++, bits >>= 8)
-				o[k] = (unsigned char)bits;
-		} else {
-			int ct = t == TY_C64 ? TY_F32 : TY_F64;
-			uint64_t rb = 0, ib = 0;
-			double re, im, den, rr, ii;
-
-			for (k = h; k-- > 0;)
-				rb = rb << 8 | e[k];
-			for (k = h; k-- > 0;)
-				ib = ib << 8 | e[h + k];
-			re = hlo_float_decode(ct, rb);
-			im = hlo_float_decode(ct, ib);
-			den = re * re + im * im;
-			rr = re / den;
-			ii = -im / den;
-			if (ct == TY_F32) {
-				rr = (float)rr;
-				ii = (float)ii;
-			}
-			rb = hlo_float_encode(ct, rr);
-			ib = hlo_float_encode(ct, ii);
-			for (k = 0; k < h; k++, rb >>= 8, ib >>= 8) {
-				o[k] = (unsigned char)rb;
-				o[h + k] = (unsigned char)ib;
-			}
-		}
+		bits = 0;
+		for (k = esz; k-- > 0;)
+			bits = bits << 8 | p[k];
+		v = hlo_float_decode(t, bits);
+		if (!isfinite(v) || v == 0 || fabs(frexp(v, &ex)) != 0.5)
+			return HLO_NONE;
+		r = 1.0 / v;
+		bits = hlo_float_encode(t, r);
+		if (hlo_float_decode(t, bits) != r)
+			return HLO_NONE;	/* 1 / v out of range */
+		for (k = 0; k < esz; k++, bits >>= 8)
+			out[j * esz + k] = (unsigned char)bits;
 	}
 	return mk_const(a, shape_of(a, c), out, (uint32_t)(n * esz));
 }

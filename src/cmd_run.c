@@ -92,9 +92,11 @@ cmd_run(int argc, char **argv)
 	hlo_eval_report(&ev, out, json, &b);
 	if (tm->count)
 		fprintf(stderr, "time %.3f s, peak %.1f MiB, dot/conv %.3f "
-			"GFLOP in %.3f s = %.2f GFLOP/s\n", t1 - t0,
-			ev.peak / 1048576.0, ev.flops * 1e-9, ev.gemm_secs,
-			ev.gemm_secs > 0 ? ev.flops * 1e-9 / ev.gemm_secs : 0);
+			"GFLOP in %.3f s = %.2f GFLOP/s, %llu instructions, "
+			"%.3g elements\n", t1 - t0, ev.peak / 1048576.0,
+			ev.flops * 1e-9, ev.gemm_secs, ev.gemm_secs > 0 ?
+			ev.flops * 1e-9 / ev.gemm_secs : 0,
+			(unsigned long long)ev.steps, (double)ev.elems);
 	if (hlo_write_file("-", b.buf ? b.buf : "", b.len, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;

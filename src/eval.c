@@ -53,6 +53,7 @@ hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
 	ev->limit = limit ? limit : EV_DEFAULT_LIMIT;
 	ev->maxsteps = EV_MAX_STEPS;
 	ev->maxflops = EV_MAX_FLOPS;
+	ev->maxelems = EV_MAX_ELEMS;
 	ev->err = e;
 	ev->plans = xcalloc(m->ncomps + 1, sizeof *ev->plans);
 	ev->progs = xcalloc(m->ncomps + 1, sizeof *ev->progs);
@@ -672,9 +673,11 @@ instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	return ev_data(ev, c, i, ops, out);
 }
 
+/* binds a parameter; with donate, takes the caller's reference (the
+ * slot is cleared) so the value may be updated in place once dead */
 static int
 bindparam(HloEval *ev, const HloInstr *in, HloVal **args, uint32_t nargs,
-	HloVal **out)
+	int donate, HloVal **out)
 {
 	HloVal *a;
 
@@ -686,7 +689,12 @@ bindparam(HloEval *ev, const HloInstr *in, HloVal **args, uint32_t nargs,
 	if (!fits(ev->m, a, in->shape))
 		return ev_fail(ev, EV_BAD, "argument for parameter %s does "
 			"not match its shape", hlo_cstr(ev->m, in->name));
-	*out = hlo_val_ref(a);
+	if (donate) {
+		*out = a;
+		args[in->num] = NULL;
+	} else {
+		*out = hlo_val_ref(a);
+	}
 	return 0;
 }
 
@@ -702,7 +710,7 @@ dropvals(HloEval *ev, HloVal **vals, uint32_t n)
 
 static int
 runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
-	uint32_t nargs, const uint32_t *left)
+	uint32_t nargs, int donate, const uint32_t *left)
 {
 	const HloModule *m = ev->m;
 	const HloInstr *in = hlo_ins(m, c, i);
@@ -711,11 +719,17 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	int r;
 
 	if (in->op == HOP_PARAMETER)
-		return bindparam(ev, in, args, nargs, &vals[i]);
+		return bindparam(ev, in, args, nargs, donate, &vals[i]);
 	if (++ev->steps > ev->maxsteps)
 		return ev_fail(ev, EV_NOEVAL, "not evaluable: more than %llu "
 			"instructions executed (endless loop?)",
 			(unsigned long long)ev->maxsteps);
+	if (hlo_sh(m, in->shape)->type != TY_TUPLE)
+		ev->elems += hlo_shape_elems(m, in->shape);
+	if (ev->elems > ev->maxelems)
+		return ev_fail(ev, EV_NOEVAL, "not evaluable: more than %llu "
+			"result elements computed",
+			(unsigned long long)ev->maxelems);
 	if (in->nops > 8)
 		ops = xreallocarray(NULL, in->nops, sizeof *ops);
 	for (k = 0; k < in->nops; k++) {
@@ -751,9 +765,9 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	return 0;
 }
 
-int
-hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
-	HloVal **out)
+static int
+evalcomp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	int donate, HloVal **out)
 {
 	const HloModule *m = ev->m;
 	EvPlan *p;
@@ -778,7 +792,7 @@ hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 	ev->depth++;
 	for (k = 0; k < p->norder; k++) {
 		i = p->order[k];
-		if (runinstr(ev, c, i, vals, args, nargs, left) < 0) {
+		if (runinstr(ev, c, i, vals, args, nargs, donate, left) < 0) {
 			ev->depth--;
 			dropvals(ev, vals, n);
 			free(left);
@@ -799,6 +813,36 @@ hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 	dropvals(ev, vals, n);
 	free(left);
 	return 0;
+}
+
+static void
+undonated(HloEval *ev, HloVal **args, uint32_t nargs, int donate)
+{
+	uint32_t k;
+
+	for (k = 0; donate && k < nargs; k++) {
+		hlo_val_unref(ev, args[k]);
+		args[k] = NULL;
+	}
+}
+
+int
+hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	HloVal **out)
+{
+	return evalcomp(ev, c, args, nargs, 0, out);
+}
+
+/* like hlo_eval_comp, but takes the references in args (every slot is
+ * NULL on return, whatever happened) */
+int
+ev_call_donate(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	HloVal **out)
+{
+	int r = evalcomp(ev, c, args, nargs, 1, out);
+
+	undonated(ev, args, nargs, 1);
+	return r;
 }
 
 int

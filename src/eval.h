@@ -37,6 +37,7 @@ typedef struct {
 	uint64_t limit;		/* bytes of live values allowed */
 	uint64_t live, peak;	/* bytes of live values now and at most */
 	uint64_t steps, maxsteps;	/* instructions evaluated, allowed */
+	uint64_t elems, maxelems;	/* result elements produced, allowed */
 	int depth;		/* nested computation calls */
 	int status;		/* EV_BAD or EV_NOEVAL after a failure */
 	uint64_t consume;	/* bit k: operand k of the instruction being
@@ -56,8 +57,9 @@ typedef struct {
 
 #define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
 #define EV_MAX_DEPTH 200
-#define EV_MAX_STEPS ((uint64_t)20000000)
+#define EV_MAX_STEPS ((uint64_t)100000000)
 #define EV_MAX_FLOPS 2e12
+#define EV_MAX_ELEMS ((uint64_t)50000000000)
 
 /* src/eval.c */
 void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
@@ -170,6 +172,8 @@ HloVal *ev_zero(HloEval *ev, uint32_t shape);
 int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
 	HloVal **out);
 int ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n);
+int ev_call_donate(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
+	HloVal **out);
 int ev_budget(HloEval *ev, double flops);	/* -1 over EV_MAX_FLOPS */
 
 /* eval_elem.c */

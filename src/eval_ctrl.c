@@ -493,7 +493,7 @@ static int
 whileloop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
 	uint32_t body, cond;
-	HloVal *s, *p, *ns;
+	HloVal *s, *p, *ns, *arg;
 	int t;
 
 	if (called(ev, c, i, 0, &body) < 0 || called(ev, c, i, 1, &cond) < 0)
@@ -510,9 +510,10 @@ whileloop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		hlo_val_unref(ev, p);
 		if (!t)
 			break;
-		if (hlo_eval_comp(ev, body, &s, 1, &ns) < 0)
+		arg = s;
+		s = NULL;
+		if (ev_call_donate(ev, body, &arg, 1, &ns) < 0)
 			goto fail;
-		hlo_val_unref(ev, s);
 		s = ns;
 	}
 	*out = s;
