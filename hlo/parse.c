@@ -1158,7 +1158,8 @@ shape(P *p, int depth, int intern)
 	if (!intern)
 		return 0;
 	poolroom(p, p->nu32 - base + 1);
-	id = hlo_shape_tuple(p->m, p->nu32 - base, p->u32 + base);
+	id = hlo_shape_tuple(p->m, p->nu32 - base,
+		p->nu32 > base ? p->u32 + base : NULL);
 	p->nu32 = base;
 	return id;
 }

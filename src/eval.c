@@ -14,10 +14,10 @@
 struct EvPlan {
 	int state;		/* 0 not built, 1 built, -1 cycle */
 	uint32_t norder;
-	uint32_t *order;	/* instructions the root needs, operands first */
-	uint32_t *uses;		/* operand slots reading each one (+1 root) */
-	uint8_t *splat;		/* scalar broadcasts read only by elementwise
-				 * ops: kept as one element */
+	uint32_t *order;	/* what the root needs, operands first */
+	uint32_t *uses;		/* operand slots reading each (+1 root) */
+	uint8_t *splat;		/* scalar broadcasts read only by
+				 * elementwise ops: kept as one element */
 };
 
 int
@@ -608,7 +608,8 @@ tuple(HloEval *ev, const HloInstr *in, HloVal **ops, HloVal **out)
 
 	if ((uint32_t)v->n != in->nops) {
 		hlo_val_unref(ev, v);
-		return ev_fail(ev, EV_BAD, "tuple arity differs from its shape");
+		return ev_fail(ev, EV_BAD, "tuple arity differs from its "
+			"shape");
 	}
 	for (k = 0; k < in->nops; k++)
 		v->elems[k] = hlo_val_ref(ops[k]);
@@ -761,7 +762,8 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	in = hlo_ins(m, c, i);
 	if (!fits(m, vals[i], in->shape))
 		return ev_fail(ev, EV_BAD, "%s %s: result does not match its "
-			"shape", hlo_opinfo[in->op].name, hlo_cstr(m, in->name));
+			"shape", hlo_opinfo[in->op].name,
+			hlo_cstr(m, in->name));
 	return 0;
 }
 

@@ -15,13 +15,13 @@
 typedef struct HloVal HloVal;
 struct HloVal {
 	int32_t refs;
-	uint8_t type;		/* TY_*: an array type, TY_TUPLE or TY_TOKEN */
+	uint8_t type;		/* TY_*: array type, TY_TUPLE or TY_TOKEN */
 	uint32_t shape;		/* shape id in the evaluated module */
 	int64_t n;		/* arrays: element count; tuples: arity */
-	int64_t nbytes;		/* bytes owned and counted against the limit */
+	int64_t nbytes;		/* bytes owned, counted against the limit */
 	unsigned char *data;	/* arrays: n * hlo_type_bytes(type) bytes */
 	HloVal **elems;		/* tuples */
-	HloVal *base;		/* data borrowed from base (held), or NULL */
+	HloVal *base;		/* data borrowed from base (held) or NULL */
 	uint8_t splat;		/* every element is data's first: a scalar
 				 * broadcast only elementwise ops read */
 };
@@ -45,8 +45,9 @@ typedef struct {
 				 * so its buffer may become the result */
 	HloError *err;
 	EvPlan *plans;		/* per computation, built on first call */
-	EvProg **progs;		/* per computation: compiled scalar program,
-				 * built on first use; (EvProg *)1: cannot */
+	EvProg **progs;		/* per computation: compiled scalar
+				 * program, built on first use;
+				 * (EvProg *)1: cannot be compiled */
 	void *cache[16];	/* freed big buffers kept for reuse */
 	uint64_t cachesz[16];
 	uint64_t cached;	/* their total bytes */
@@ -66,7 +67,8 @@ void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
 	HloError *e);
 void hlo_eval_fini(HloEval *ev);
 int hlo_eval_entry(HloEval *ev, HloVal **args, uint32_t nargs,
-	HloVal **out);		/* -1: ev->status says why, ev->err what */
+	HloVal **out);		/* -1: ev->status says why, ev->err
+				 * what */
 int hlo_eval_comp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 	HloVal **out);
 HloVal *hlo_val_array(HloEval *ev, uint32_t shape);
@@ -78,11 +80,12 @@ void hlo_val_unref(HloEval *ev, HloVal *v);
 
 /* src/eval_input.c: inputs, reports, comparison */
 typedef struct {
-	uint32_t n;		/* leaves of the entry parameters, in order */
-	int64_t *bound;		/* integer leaves: values in [0, bound) if > 0 */
+	uint32_t n;		/* entry parameters' leaves, in order */
+	int64_t *bound;		/* integer leaves: in [0, bound) if > 0 */
 	uint8_t *positive;	/* float leaves: values in [0.5, 1.5) */
-	double *scale;		/* float leaves: values times scale (weights
-				 * of a dot or convolution: 1/sqrt(fan-in)) */
+	double *scale;		/* float leaves: values times scale
+				 * (weights of a dot or convolution:
+				 * 1/sqrt(fan-in)) */
 } HloInputHints;
 
 void hlo_eval_hints(const HloModule *m, HloInputHints *h);
@@ -98,7 +101,7 @@ typedef struct {
 	uint64_t seed;
 	double rtol, atol;
 	uint64_t limit;
-	int exact;		/* floats must match bit for bit (NaN = NaN) */
+	int exact;		/* floats must match exactly (NaN = NaN) */
 	uint64_t maxsteps;	/* instructions per run, 0: EV_MAX_STEPS */
 } HloVerifyOpts;
 
@@ -106,7 +109,7 @@ typedef struct {
 	int verdict;		/* 0 equal, 1 different, 3 not evaluable,
 				 * 4 a module failed (bad input) */
 	int trial;		/* of the first difference */
-	int64_t output;		/* flattened output index, -1: signature */
+	int64_t output;		/* flattened output, -1: signature */
 	int64_t elem;		/* element index within that output */
 	int type;		/* that output's element type */
 	char a[64], b[64];	/* the two values */

@@ -288,9 +288,11 @@ depthwise_f32(const Conv *cv, const float *X, const float *W, float *O)
 						o[ch] += x[ch] * w[ch];
 				else
 					for (ch = 0; ch < C; ch++)
-						for (j = 0; j < mult; j++)
-							o[ch * mult + j] += x[ch] *
-								w[ch * mult + j];
+						for (j = 0; j < mult; j++) {
+							int64_t q = ch * mult + j;
+
+							o[q] += x[ch] * w[q];
+						}
 			}
 		}
 }
@@ -591,9 +593,9 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 			ooff = 0;
 			for (j = 0; j < L; j++)
 				ooff += oi[j] * d->os.sp[j];
-			axpy(hi - lo + 1, wt, x + xoff + (lo * w->stride + off) *
-				d->xs.sp[L], w->stride * d->xs.sp[L], o + ooff +
-				lo * d->os.sp[L], d->os.sp[L], d->vec);
+			axpy(hi - lo + 1, wt, x + xoff + (lo * w->stride +
+				off) * d->xs.sp[L], w->stride * d->xs.sp[L],
+				o + ooff + lo * d->os.sp[L], d->os.sp[L], d->vec);
 		} while (bump(oi, cv->OS, L));
 	} while (bump(ki, cv->KS, L + 1));
 }
@@ -650,6 +652,7 @@ direct(const Direct *d)
 {
 	const Conv *cv = d->cv;
 	int64_t ob, of, ci, g, ib, cb, pos[MAXR], ooff, j;
+	int wide = cv->OS[cv->dn.ns - 1] >= cv->KS[cv->dn.ns - 1];
 	float *o;
 
 	for (ob = 0; ob < cv->Bo; ob++)
@@ -666,12 +669,12 @@ direct(const Direct *d)
 				o[ooff] = 0;
 			} while (bump(pos, cv->OS, cv->dn.ns));
 			for (ci = 0; ci < cv->Cig; ci++) {
-				const float *x = d->X + ib * d->xs.b + (cb + ci) *
-					d->xs.f;
-				const float *k = d->K + ci * d->ks.b + of *
-					d->ks.f;
+				const float *x = d->X + ib * d->xs.b +
+					(cb + ci) * d->xs.f;
+				const float *k = d->K + ci * d->ks.b +
+					of * d->ks.f;
 
-				if (cv->OS[cv->dn.ns - 1] >= cv->KS[cv->dn.ns - 1])
+				if (wide)
 					plane_axpy(d, x, k, o);
 				else
 					plane_dot(d, x, k, o);
@@ -685,7 +688,8 @@ direct_fits(const Conv *cv)
 	int L = cv->dn.ns - 1;
 
 	return cv->dn.ns >= 1 && cv->w[L].bdil == 1 &&
-		((cv->fgc > 1 && cv->Cig == 1) || (cv->bgc > 1 && cv->Coq == 1));
+		((cv->fgc > 1 && cv->Cig == 1) ||
+		(cv->bgc > 1 && cv->Coq == 1));
 }
 
 static int
@@ -777,13 +781,22 @@ offsets(const Conv *cv)
 	return t;
 }
 
+static void
+col_row(const int64_t *t, const float *x, float *row, int64_t n)
+{
+	int64_t j;
+
+	for (j = 0; j < n; j++)
+		row[j] = t[j] < 0 ? 0 : x[t[j]];
+}
+
 /* batch and feature leading: per batch element and group, [out][in x
  * window] x [in x window][positions] */
 static int
 leading_conv(HloEval *ev, const Conv *cv, const float *X, const float *W,
 	float *O)
 {
-	int64_t Kd = cv->Cig * cv->nKS, b, q, ib, c0, ci, kk, c1, cw, j;
+	int64_t Kd = cv->Cig * cv->nKS, b, q, ib, c0, ci, kk, c1, cw;
 	int64_t chunk, *tab = NULL;
 	float *col = NULL;
 	uint64_t cb = 0;
@@ -811,23 +824,18 @@ leading_conv(HloEval *ev, const Conv *cv, const float *X, const float *W,
 			xb = X + (ib * cv->C + c0) * cv->nS;
 			if (!col) {
 				ev_gemm(ev, CK_F32, cv->Coq, cv->nOS, cv->Cig,
-					wq, Kd, 0, xb, cv->nS, 0, ob, cv->nOS, 0);
+					wq, Kd, 0, xb, cv->nS, 0, ob, cv->nOS,
+					0);
 				continue;
 			}
 			for (c1 = 0; c1 < cv->nOS; c1 += cw) {
-				cw = cv->nOS - c1 < chunk ? cv->nOS - c1 : chunk;
+				cw = cv->nOS - c1 < chunk ? cv->nOS - c1 :
+					chunk;
 				for (ci = 0; ci < cv->Cig; ci++)
-					for (kk = 0; kk < cv->nKS; kk++) {
-						const int64_t *t = tab + kk *
-							cv->nOS + c1;
-						const float *xc = xb + ci * cv->nS;
-						float *row = col + (ci * cv->nKS +
-							kk) * cw;
-
-						for (j = 0; j < cw; j++)
-							row[j] = t[j] < 0 ? 0 :
-								xc[t[j]];
-					}
+					for (kk = 0; kk < cv->nKS; kk++)
+						col_row(tab + kk * cv->nOS + c1,
+							xb + ci * cv->nS, col + (ci *
+							cv->nKS + kk) * cw, cw);
 				ev_gemm(ev, CK_F32, cv->Coq, cw, Kd, wq, Kd, 0,
 					col, cw, 0, ob + c1, cv->nOS, 0);
 			}

@@ -84,7 +84,8 @@ compile_instr(const HloModule *m, uint32_t c, uint32_t i, EvProg *p)
 	switch (in->op) {
 	case HOP_CONSTANT:
 		lit = hlo_literal(m, in, &nl);
-		if (!lit || (int)nl < hlo_type_bytes(hlo_sh(m, in->shape)->type))
+		if (!lit || (int)nl <
+		    hlo_type_bytes(hlo_sh(m, in->shape)->type))
 			return -1;
 		p->creg[p->nconst] = i;
 		lane_load(hlo_sh(m, in->shape)->type, lit, 1,
@@ -199,7 +200,8 @@ prog_run(const EvProg *p, Lane *R, int64_t w)
 		case S_BITCAST:
 			for (l = 0; l < w; l++) {
 				lane_store(s->o.t0, R + s->a * W + l, 1, buf);
-				lane_load(s->o.type, buf, 1, R + s->dst * W + l);
+				lane_load(s->o.type, buf, 1,
+					R + s->dst * W + l);
 			}
 			break;
 		}
@@ -602,7 +604,8 @@ map(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	for (k = 0; k < in->nops; k++)
 		if (ops[k]->type >= TY_TUPLE || ops[k]->n != v->n) {
 			hlo_val_unref(ev, v);
-			return ev_unsupported(ev, c, i, "operand shapes differ");
+			return ev_unsupported(ev, c, i, "operand shapes "
+				"differ");
 		}
 	if (app_init(ev, comp, in->nops, 1, &a) < 0) {
 		app_fini(&a);
@@ -799,9 +802,9 @@ general_reduce(HloEval *ev, const RedGeo *g, App *a, uint32_t n,
 			for (j = 0; j < n; j++) {
 				memcpy(app_param(a, j), acc + j * W,
 					w * sizeof *acc);
-				lane_load(a->ptype[n + j], t[j] + (r * g->O + o) *
-					ev_esz(xs[j]->type), w,
-					app_param(a, n + j));
+				lane_load(a->ptype[n + j], t[j] +
+					(r * g->O + o) * ev_esz(xs[j]->type),
+					w, app_param(a, n + j));
 			}
 			if (app_run(a, w) < 0)
 				goto done;
@@ -1039,7 +1042,8 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			if (op >= 0) {
 				for (l = 0; l < w; l++)
 					if (off[l] >= 0)
-						fold1(op, type, &acc[l], &xv[l]);
+						fold1(op, type, &acc[l],
+							&xv[l]);
 				continue;
 			}
 			for (j = 0; j < n; j++) {
@@ -1503,7 +1507,8 @@ mergesort_idx(SortCtx *s, int64_t *v, int64_t *tmp, int64_t n)
 			b = mid;
 			k = lo;
 			while (a < mid && b < hi)
-				tmp[k++] = less(s, v[b], v[a]) ? v[b++] : v[a++];
+				tmp[k++] = less(s, v[b], v[a]) ? v[b++] :
+					v[a++];
 			while (a < mid)
 				tmp[k++] = v[a++];
 			while (b < hi)
@@ -1661,8 +1666,9 @@ sortop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 
 				for (e = 0; e < len; e++) {
 					q = base + idx[e] * inner;
-					memcpy(vs[j]->data + (base + e * inner) *
-						z, ops[j]->data + q * z, z);
+					memcpy(vs[j]->data + (base + e *
+						inner) * z, ops[j]->data + q * z,
+						z);
 				}
 			}
 		}

@@ -369,8 +369,8 @@ concat(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	if (dim < 0 || dim >= go.rank)
 		return bad(ev, c, i, v, "bad dimension");
 	for (k = 0; k < in->nops; k++) {
-		if (ops[k]->type != v->type || geo(ev, ops[k]->shape, &ga) < 0 ||
-		    ga.rank != go.rank)
+		if (ops[k]->type != v->type ||
+		    geo(ev, ops[k]->shape, &ga) < 0 || ga.rank != go.rank)
 			return bad(ev, c, i, v, "bad operand");
 		for (d = 0; d < go.rank; d++)
 			if (d != dim && ga.dims[d] != go.dims[d])
@@ -640,8 +640,9 @@ ev_data(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	const HloInstr *in = hlo_ins(ev->m, c, i);
 
 	if (in->op != HOP_IOTA && in->op != HOP_AFTERALL &&
-	    (in->nops < 1 || (in->op != HOP_OPTBARRIER && in->op != HOP_DOMAIN &&
-	    in->op != HOP_ADDDEP && ops[0]->type >= TY_TUPLE)))
+	    (in->nops < 1 || (in->op != HOP_OPTBARRIER &&
+	    in->op != HOP_DOMAIN && in->op != HOP_ADDDEP &&
+	    ops[0]->type >= TY_TUPLE)))
 		return ev_unsupported(ev, c, i, "operand is not an array");
 	switch (in->op) {
 	case HOP_BROADCAST:

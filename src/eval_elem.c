@@ -324,7 +324,8 @@ lane_round(int type, Lane *v, int64_t n)
 	switch (cls(type)) {
 	case C_FLOAT:
 		for (k = 0; k < n; k++)
-			v[k].f = nf_decode(type, nf_encode(type, (float)v[k].f));
+			v[k].f = nf_decode(type,
+				nf_encode(type, (float)v[k].f));
 		return;
 	case C_SINT:
 		for (k = 0; k < n; k++)
@@ -969,10 +970,20 @@ icompare(const EwOp *o, int64_t n, Lane *r, const Lane *a, const Lane *b)
 
 /* complex operations */
 
+/* builds re + i im without arithmetic, so infinities and NaNs stay in
+ * their parts (CMPLX, which does the same, is missing from some
+ * compilers' headers) */
 static double complex
 cx(const Lane *l)
 {
-	return CMPLX(l->c[0], l->c[1]);
+	union {
+		double complex z;
+		double d[2];
+	} u;
+
+	u.d[0] = l->c[0];
+	u.d[1] = l->c[1];
+	return u.z;
 }
 
 static void
@@ -1534,7 +1545,8 @@ ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	v = result(ev, in, ops, na);
 	if (!v)
 		return -1;
-	if (fast_float(&o, ops, na, v) || (na == 3 && fast_select(&o, ops, v))) {
+	if (fast_float(&o, ops, na, v) ||
+	    (na == 3 && fast_select(&o, ops, v))) {
 		*out = v;
 		return 0;
 	}

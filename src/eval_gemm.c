@@ -139,8 +139,17 @@ kernel(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
 	}
 	for (i = 0; i < mr; i++)
 		for (j = 0; j < nr; j++)
-			c[i * ldc + j] = acc ? c[i * ldc + j] + tile[i * NR + j] :
-				tile[i * NR + j];
+			c[i * ldc + j] = tile[i * NR + j] +
+				(acc ? c[i * ldc + j] : 0);
+}
+
+/* one register tile of C at (i, j), at most MR x NR of it inside */
+static void
+tile(const Gemm *g, const float *a, const float *b, int64_t kc, int64_t i,
+	int64_t j, int64_t mr, int64_t nr, int more)
+{
+	kernel(kc, a, b, g->C + i * g->ldc + j, g->ldc, mr < MR ? mr : MR,
+		nr < NR ? nr : NR, g->acc || more);
 }
 
 static void *
@@ -164,13 +173,9 @@ worker(void *arg)
 				pack_a(g, ic, mc, pc, kc, ap);
 				for (jr = 0; jr < nc; jr += NR)
 					for (ir = 0; ir < mc; ir += MR)
-						kernel(kc, ap + ir * kc,
-							bp + jr * kc,
-							g->C + (ic + ir) * g->ldc +
-							jc + jr, g->ldc,
-							mc - ir < MR ? mc - ir : MR,
-							nc - jr < NR ? nc - jr : NR,
-							g->acc || pc > 0);
+						tile(g, ap + ir * kc, bp + jr * kc,
+							kc, ic + ir, jc + jr, mc - ir,
+							nc - jr, pc > 0);
 			}
 		}
 	}

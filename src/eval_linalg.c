@@ -262,8 +262,9 @@ ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 			for (k = 0; k < K; k++) {
 				x = ta ? a[k * lda + i] : a[i * lda + k];
 				for (j = 0; j < N; j++)
-					cc[i * ldc + j] += x * (tb ?
-						b[j * ldb + k] : b[k * ldb + j]);
+					cc[i * ldc + j] += x *
+						(tb ? b[j * ldb + k] :
+						b[k * ldb + j]);
 			}
 		}
 	}
@@ -517,7 +518,8 @@ bnpass_f32(const Bn *b, int pass, const float *x, const float *gr,
 	for (o = 0; o < b->g->outer; o++)
 		for (f = 0; f < b->g->F; f++) {
 			const float *xr = x + (o * b->g->F + f) * n;
-			const float *gv = gr ? gr + (o * b->g->F + f) * n : NULL;
+			const float *gv = gr ? gr + (o * b->g->F + f) * n :
+				NULL;
 			float *orow = out ? out + (o * b->g->F + f) * n : NULL;
 
 			m = b->mean[f];
@@ -569,7 +571,8 @@ bnpass_f32(const Bn *b, int pass, const float *x, const float *gr,
 				sh = b->sg[f] / b->cnt;
 				t = b->sgx[f] / b->cnt / (b->var[f] + b->eps);
 				for (k = 0; k < n; k++)
-					orow[k] = sc * (gv[k] - sh - (xr[k] - m) * t);
+					orow[k] = sc * (gv[k] - sh -
+						(xr[k] - m) * t);
 			}
 			(void)c2;
 			(void)c3;
@@ -612,17 +615,20 @@ bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
 			case BN_SUM:
 				EACH(b->mean[f] += xv[k]);
 			case BN_VAR:
-				EACH(d = xv[k] - b->mean[f]; b->var[f] += d * d);
+				EACH(d = xv[k] - b->mean[f];
+					b->var[f] += d * d);
 			case BN_GSUM:
 				EACH(b->sg[f] += gv[k];
-					b->sgx[f] += gv[k] * (xv[k] - b->mean[f]));
+					b->sgx[f] += gv[k] *
+					(xv[k] - b->mean[f]));
 			case BN_NORM:
 				EACH(r[k] = (xv[k] - b->mean[f]) * b->inv[f] *
 					b->scale[f] + b->off[f]);
 			default:
-				EACH(r[k] = b->scale[f] * b->inv[f] * (gv[k] -
-					b->sg[f] / b->cnt - (xv[k] - b->mean[f]) *
-					b->sgx[f] / b->cnt / (b->var[f] + b->eps)));
+				EACH(r[k] = b->scale[f] * b->inv[f] *
+					(gv[k] - b->sg[f] / b->cnt -
+					(xv[k] - b->mean[f]) * b->sgx[f] /
+					b->cnt / (b->var[f] + b->eps)));
 			}
 #undef EACH
 			if (out)
@@ -727,7 +733,8 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		r = hlo_val_array(ev, in->shape);
 		if (!r || r->n != ops[0]->n || cls(r->type) != C_FLOAT) {
 			if (r)
-				ev_unsupported(ev, c, i, "result shape differs");
+				ev_unsupported(ev, c, i, "result shape "
+					"differs");
 			hlo_val_unref(ev, r);
 			goto done;
 		}
@@ -931,7 +938,8 @@ dft_axis(double complex *x, int64_t outer, int64_t n, int64_t inner,
 				for (j = 0; j < n; j++) {
 					double complex w = tw[(j * k) % n];
 
-					s += p[j * inner] * (inverse ? conj(w) : w);
+					s += p[j * inner] *
+						(inverse ? conj(w) : w);
 				}
 				tmp[k] = inverse ? s / n : s;
 			}

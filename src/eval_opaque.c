@@ -47,7 +47,8 @@ ev_fill_random(int type, unsigned char *p, int64_t n, uint64_t seed, int mode)
 		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
 		for (j = 0; j < w; j++) {
 			r = next(&s);
-			if (mode == FILL_BITS && cl != C_FLOAT && cl != C_CPLX) {
+			if (mode == FILL_BITS && cl != C_FLOAT &&
+			    cl != C_CPLX) {
 				l[j].u = cl == C_PRED ? r & 1 : r;
 				if (cl == C_SINT)
 					l[j].s = (int64_t)r;
@@ -213,7 +214,8 @@ rng(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		r = next(&s);
 		u = (r >> 11) * (1.0 / 9007199254740992.0);
 		if (normal) {
-			v2 = ((next(&s) >> 11) + 1) * (1.0 / 9007199254740993.0);
+			v2 = ((next(&s) >> 11) + 1) *
+				(1.0 / 9007199254740993.0);
 			u = a + b * sqrt(-2 * log(v2)) * cos(2 * M_PI * u);
 		} else if (cl == C_FLOAT) {
 			u = a + u * (b - a);
@@ -359,7 +361,8 @@ ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	case HOP_COPYSTART:
 		if (hlo_sh(ev->m, in->shape)->type != TY_TUPLE ||
 		    hlo_sh(ev->m, in->shape)->ntuple < 2)
-			return ev_unsupported(ev, c, i, "result is not a tuple");
+			return ev_unsupported(ev, c, i, "result is not a "
+				"tuple");
 		t = hlo_val_tuple(ev, in->shape);
 		t->elems[0] = hlo_val_ref(ops[0]);
 		t->elems[1] = hlo_val_ref(ops[0]);
