@@ -74,32 +74,6 @@ delete_dims(Alg *a, uint32_t s, const int64_t *d, uint32_t nd)
 	return shp(a, sh->type, m, v, s);
 }
 
-/* a scalar add computation for type t, made once per module */
-static uint32_t
-add_comp(Alg *a, int t)
-{
-	HloModule *m = a->m;
-	uint32_t c, s = shp_scalar(a, t), p[2], r;
-	char name[64];
-	HloComp *cp;
-
-	snprintf(name, sizeof name, "scalar_add_computation.%s",
-		hlo_typeinfo[t].name);
-	for (c = 0; c < m->ncomps; c++)
-		if (!strcmp(hlo_cstr(m, m->comps[c].name), name))
-			return c;
-	c = hlo_comp_add(m, hlo_strz(m, name));
-	p[0] = hlo_instr_add(m, c, HOP_PARAMETER, s, hlo_fresh_name(m,
-		"scalar_lhs"), 0, NULL);
-	p[1] = hlo_instr_add(m, c, HOP_PARAMETER, s, hlo_fresh_name(m,
-		"scalar_rhs"), 0, NULL);
-	m->comps[c].ins[p[1]].num = 1;
-	r = hlo_instr_add(m, c, HOP_ADD, s, hlo_fresh_name(m, "add"), 2, p);
-	cp = &m->comps[c];
-	cp->root = r;
-	return c;
-}
-
 /* reduce */
 
 static int
