@@ -15,7 +15,7 @@ struct EvPlan {
 	int state;		/* 0 not built, 1 built, -1 cycle */
 	uint32_t norder;
 	uint32_t *order;	/* what the root needs, operands first */
-	uint32_t *uses;		/* operand slots reading each (+1 root) */
+	uint32_t *uses;		/* operand slots reading each, +1 root */
 	uint8_t *splat;		/* scalar broadcasts read only by
 				 * elementwise ops: kept as one element */
 };

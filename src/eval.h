@@ -15,13 +15,13 @@
 typedef struct HloVal HloVal;
 struct HloVal {
 	int32_t refs;
-	uint8_t type;		/* TY_*: array type, TY_TUPLE or TY_TOKEN */
+	uint8_t type;		/* TY_*: array, TY_TUPLE or TY_TOKEN */
 	uint32_t shape;		/* shape id in the evaluated module */
 	int64_t n;		/* arrays: element count; tuples: arity */
-	int64_t nbytes;		/* bytes owned, counted against the limit */
+	int64_t nbytes;		/* bytes owned, counted in the limit */
 	unsigned char *data;	/* arrays: n * hlo_type_bytes(type) bytes */
 	HloVal **elems;		/* tuples */
-	HloVal *base;		/* data borrowed from base (held) or NULL */
+	HloVal *base;		/* data borrowed from (held), or NULL */
 	uint8_t splat;		/* every element is data's first: a scalar
 				 * broadcast only elementwise ops read */
 };
@@ -81,7 +81,7 @@ void hlo_val_unref(HloEval *ev, HloVal *v);
 /* src/eval_input.c: inputs, reports, comparison */
 typedef struct {
 	uint32_t n;		/* entry parameters' leaves, in order */
-	int64_t *bound;		/* integer leaves: in [0, bound) if > 0 */
+	int64_t *bound;		/* integer leaves: in [0, bound) if >0 */
 	uint8_t *positive;	/* float leaves: values in [0.5, 1.5) */
 	double *scale;		/* float leaves: values times scale
 				 * (weights of a dot or convolution:

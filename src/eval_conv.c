@@ -287,12 +287,8 @@ depthwise_f32(const Conv *cv, const float *X, const float *W, float *O)
 					for (ch = 0; ch < C; ch++)
 						o[ch] += x[ch] * w[ch];
 				else
-					for (ch = 0; ch < C; ch++)
-						for (j = 0; j < mult; j++) {
-							int64_t q = ch * mult + j;
-
-							o[q] += x[ch] * w[q];
-						}
+					for (j = 0; j < C * mult; j++)
+						o[j] += x[j / mult] * w[j];
 			}
 		}
 }
@@ -595,7 +591,8 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 				ooff += oi[j] * d->os.sp[j];
 			axpy(hi - lo + 1, wt, x + xoff + (lo * w->stride +
 				off) * d->xs.sp[L], w->stride * d->xs.sp[L],
-				o + ooff + lo * d->os.sp[L], d->os.sp[L], d->vec);
+				o + ooff + lo * d->os.sp[L], d->os.sp[L],
+				d->vec);
 		} while (bump(oi, cv->OS, L));
 	} while (bump(ki, cv->KS, L + 1));
 }
@@ -832,10 +829,13 @@ leading_conv(HloEval *ev, const Conv *cv, const float *X, const float *W,
 				cw = cv->nOS - c1 < chunk ? cv->nOS - c1 :
 					chunk;
 				for (ci = 0; ci < cv->Cig; ci++)
-					for (kk = 0; kk < cv->nKS; kk++)
+					for (kk = 0; kk < cv->nKS; kk++) {
+						int64_t rw = ci * cv->nKS + kk;
+
 						col_row(tab + kk * cv->nOS + c1,
-							xb + ci * cv->nS, col + (ci *
-							cv->nKS + kk) * cw, cw);
+							xb + ci * cv->nS,
+							col + rw * cw, cw);
+					}
 				ev_gemm(ev, CK_F32, cv->Coq, cw, Kd, wq, Kd, 0,
 					col, cw, 0, ob + c1, cv->nOS, 0);
 			}

@@ -1666,9 +1666,9 @@ sortop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 
 				for (e = 0; e < len; e++) {
 					q = base + idx[e] * inner;
-					memcpy(vs[j]->data + (base + e *
-						inner) * z, ops[j]->data + q * z,
-						z);
+					memcpy(vs[j]->data + (base +
+						e * inner) * z,
+						ops[j]->data + q * z, z);
 				}
 			}
 		}

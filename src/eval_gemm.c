@@ -152,11 +152,24 @@ tile(const Gemm *g, const float *a, const float *b, int64_t kc, int64_t i,
 		nr < NR ? nr : NR, g->acc || more);
 }
 
+/* C[ic.., jc..] (+)= packed A block x packed B block */
+static void
+block(const Gemm *g, const float *ap, const float *bp, int64_t kc,
+	int64_t ic, int64_t mc, int64_t jc, int64_t nc, int more)
+{
+	int64_t jr, ir;
+
+	for (jr = 0; jr < nc; jr += NR)
+		for (ir = 0; ir < mc; ir += MR)
+			tile(g, ap + ir * kc, bp + jr * kc, kc, ic + ir,
+				jc + jr, mc - ir, nc - jr, more);
+}
+
 static void *
 worker(void *arg)
 {
 	const Gemm *g = arg;
-	int64_t jc, pc, ic, jr, ir, nc, kc, mc;
+	int64_t jc, pc, ic, nc, kc, mc;
 	int64_t kmax = g->K < KC ? g->K : KC;
 	int64_t mmax = g->m1 - g->m0 < MC ? g->m1 - g->m0 : MC;
 	int64_t nmax = g->n1 - g->n0 < NC ? g->n1 - g->n0 : NC;
@@ -171,11 +184,7 @@ worker(void *arg)
 			for (ic = g->m0; ic < g->m1; ic += MC) {
 				mc = g->m1 - ic < MC ? g->m1 - ic : MC;
 				pack_a(g, ic, mc, pc, kc, ap);
-				for (jr = 0; jr < nc; jr += NR)
-					for (ir = 0; ir < mc; ir += MR)
-						tile(g, ap + ir * kc, bp + jr * kc,
-							kc, ic + ir, jc + jr, mc - ir,
-							nc - jr, pc > 0);
+				block(g, ap, bp, kc, ic, mc, jc, nc, pc > 0);
 			}
 		}
 	}

@@ -897,6 +897,9 @@ cholesky(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	double *A;
 	HloVal *v;
 
+	if (ops[0]->type < TY_TUPLE && cls(ops[0]->type) == C_CPLX)
+		return ev_unsupported(ev, c, i, "complex cholesky is not "
+			"supported");
 	if (ops[0]->type >= TY_TUPLE || r < 2 || cls(ops[0]->type) != C_FLOAT ||
 	    ad[r - 1] != ad[r - 2])
 		return ev_unsupported(ev, c, i, "bad operand");

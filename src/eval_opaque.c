@@ -201,7 +201,7 @@ rng(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	int64_t k;
 	int cl;
 
-	if (in->nops != 2 || ops[0]->type >= TY_TUPLE || ops[0]->n != 1 ||
+	if (in->nops < 2 || ops[0]->type >= TY_TUPLE || ops[0]->n != 1 ||
 	    ops[1]->type >= TY_TUPLE || ops[1]->n != 1)
 		return ev_unsupported(ev, c, i, "bad rng operands");
 	v = hlo_val_array(ev, in->shape);
@@ -262,6 +262,15 @@ identity_call(HloEval *ev, const HloInstr *in, HloVal **ops, HloVal **out)
 	return 0;
 }
 
+static int
+fits_shape(HloEval *ev, const HloVal *v, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+
+	return sh->type == v->type && sh->type < TY_TUPLE &&
+		hlo_shape_elems(ev->m, shape) == v->n;
+}
+
 /* async start forms: (operands, results, context..) */
 static int
 start_tuple(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
@@ -303,6 +312,11 @@ static int
 element(HloEval *ev, uint32_t c, uint32_t i, HloVal *t, int64_t k,
 	HloVal **out)
 {
+	if (t->type != TY_TUPLE && fits_shape(ev, t, hlo_ins(ev->m, c,
+	    i)->shape)) {
+		*out = hlo_val_ref(t);	/* a start whose result is the array */
+		return 0;
+	}
 	if (t->type != TY_TUPLE || k >= t->n)
 		return ev_unsupported(ev, c, i, "operand is not the tuple of "
 			"its start");

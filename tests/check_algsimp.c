@@ -214,6 +214,9 @@ unchanged(const char *in)
 	unchanged_opts(in, algsimp_cpu_opts());
 }
 
+#define ADD_COMP "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n" \
+	"  ROOT c = f32[] add(a, b)\n}\n"
+
 #define T(name) START_TEST(name)
 #define E END_TEST
 
@@ -1208,10 +1211,86 @@ T(tuple_sort_reverse)
 }
 E
 
+T(more_data_movement)
+{
+	/* reduce(broadcast(x), +) over the added dimension: x * 4 */
+	expect("HloModule m\n" ADD_COMP "ENTRY e {\n"
+		"  x = f32[3] parameter(0)\n"
+		"  b = f32[4,3] broadcast(x), dimensions={1}\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[3] reduce(b, z), dimensions={0}, to_apply=add\n}\n",
+		"HloModule m\n" ADD_COMP "ENTRY e {\n"
+		"  x = f32[3] parameter(0)\n"
+		"  c = f32[] constant(4)\n"
+		"  b = f32[3] broadcast(c), dimensions={}\n"
+		"  ROOT r = f32[3] multiply(x, b)\n}\n");
+	/* concatenate of one operand n times along a size-1 dimension */
+	expect("HloModule m\nENTRY e {\n"
+		"  x = f32[2,3] parameter(0)\n"
+		"  a = f32[1,2,3] reshape(x)\n"
+		"  ROOT c = f32[3,2,3] concatenate(a, a, a), dimensions={0}\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  x = f32[2,3] parameter(0)\n"
+		"  ROOT b = f32[3,2,3] broadcast(x), dimensions={1,2}\n}\n");
+	/* slice(reshape(x)) sliced along dimension 0 only */
+	expect("HloModule m\nENTRY e {\n"
+		"  x = f32[6,4] parameter(0)\n"
+		"  r = f32[24] reshape(x)\n"
+		"  ROOT s = f32[8] slice(r), slice={[8:16]}\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  x = f32[6,4] parameter(0)\n"
+		"  s = f32[2,4] slice(x), slice={[2:4], [0:4]}\n"
+		"  ROOT r = f32[8] reshape(s)\n}\n");
+	/* slice(reverse(x)) => reverse(slice(x)) */
+	expect("HloModule m\nENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  r = f32[8] reverse(x), dimensions={0}\n"
+		"  ROOT s = f32[3] slice(r), slice={[1:4]}\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  s = f32[3] slice(x), slice={[4:7]}\n"
+		"  ROOT r = f32[3] reverse(s), dimensions={0}\n}\n");
+	/* dynamic-slice(transpose(x)) => transpose(dynamic-slice(x)) */
+	expect("HloModule m\nENTRY e {\n"
+		"  x = f32[4,6] parameter(0)\n"
+		"  t = f32[6,4] transpose(x), dimensions={1,0}\n"
+		"  i = s32[] parameter(1)\n"
+		"  j = s32[] parameter(2)\n"
+		"  ROOT d = f32[2,3] dynamic-slice(t, i, j), "
+		"dynamic_slice_sizes={2,3}\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  x = f32[4,6] parameter(0)\n"
+		"  i = s32[] parameter(1)\n"
+		"  j = s32[] parameter(2)\n"
+		"  d = f32[3,2] dynamic-slice(x, j, i), "
+		"dynamic_slice_sizes={3,2}\n"
+		"  ROOT t = f32[2,3] transpose(d), dimensions={1,0}\n}\n");
+	/* reverse(x * broadcast(c)) => reverse(x) * broadcast(c) */
+	expect("HloModule m\nENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"
+		"  c = f32[] constant(2)\n"
+		"  b = f32[4] broadcast(c), dimensions={}\n"
+		"  m = f32[4] multiply(x, b)\n"
+		"  ROOT r = f32[4] reverse(m), dimensions={0}\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  x = f32[4] parameter(0)\n"
+		"  r = f32[4] reverse(x), dimensions={0}\n"
+		"  c = f32[] constant(2)\n"
+		"  b = f32[4] broadcast(c), dimensions={}\n"
+		"  ROOT m = f32[4] multiply(r, b)\n}\n");
+	/* a scalar broadcast feeding a reshape: one broadcast */
+	expect("HloModule m\nENTRY e {\n"
+		"  c = f32[] parameter(0)\n"
+		"  b = f32[8] broadcast(c), dimensions={}\n"
+		"  ROOT s = f32[2,4] reshape(b)\n}\n",
+		"HloModule m\nENTRY e {\n"
+		"  c = f32[] parameter(0)\n"
+		"  ROOT b = f32[2,4] broadcast(c), dimensions={}\n}\n");
+}
+E
+
 /* ---- reduce, dot ---- */
 
-#define ADD_COMP "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n" \
-	"  ROOT c = f32[] add(a, b)\n}\n"
 
 T(reduce_rules)
 {
@@ -1612,6 +1691,7 @@ suite(void)
 	tcase_add_test(t, dynamic_slice_rules);
 	tcase_add_test(t, tuple_sort_reverse);
 	tcase_add_test(t, reduce_rules);
+	tcase_add_test(t, more_data_movement);
 	tcase_add_test(t, dot_rules);
 	tcase_add_test(t, side_effects_stay);
 	tcase_add_test(t, control_dependencies_block);
