@@ -277,7 +277,9 @@ rebuild_users(Alg *a)
 	}
 	memset(a->ustart, 0, (n + 2) * 4u);
 	for (i = 0; i < n; i++) {
-		initslot(a, i);
+		a->xhead[i] = a->xtail[i] = HLO_NONE;
+		a->gnext[i] = HLO_NONE;
+		a->glast[i] = i;
 		if (cp->ins[i].flags & HI_DEAD)
 			continue;
 		for (k = 0; k < cp->ins[i].nops; k++)
@@ -1633,9 +1635,9 @@ simplify(Alg *a, uint32_t c)
 	do {
 		r = sweep(a, c);
 		changed |= r;
-		if (r)
-			a->ctx->stats.rewrites++;
 	} while (r && ++runs < a->o->max_runs);
+	changed |= a->ed.changed;	/* instructions added by a rule that
+				 * then did not fire still change c */
 	if (pass_edit_end(&a->ed) < 0)
 		return -1;
 	return changed;
@@ -1694,6 +1696,7 @@ algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o)
 			rc = -1;
 		changed |= r > 0;
 	}
+	ctx->stats.rewrites += a.nrw;
 	alg_free(&a);
 	free(order);
 	return rc < 0 ? -1 : changed;

@@ -1576,17 +1576,20 @@ h_bitcast_convert(Alg *a, uint32_t i)
 			int64_t tot = 0, d = nd == 1 ? dd[0] : -1;
 
 			for (k = 0; k < n; k++) {
+				int q;
+
 				if (rank(a, in[k]) != rank(a, i) || d < 0 ||
-				    d >= rank(a, i))
+				    d >= rank(a, i) || ety(a, in[k]) != to)
 					return 0;
+				for (q = 0; q < rank(a, i); q++)
+					if (q != d && dim(a, in[k], q) !=
+					    dim(a, i, q))
+						return 0;
 				tot += dim(a, in[k], d);
 			}
 			if (tot != dim(a, i, d))
 				return 0;
-			c = mk_concat_infer(a, n, in, d);
-			if (!same_shape(a, c, i))
-				return 0;
-			return rep(a, i, c);
+			return rep(a, i, mk_concat_infer(a, n, in, d));
 		}
 	}
 	return rep_compat(a, i, x);

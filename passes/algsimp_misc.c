@@ -727,6 +727,14 @@ rw_cumsum(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 		vc = op0(a, vc);
 	if (!is_const(a, vc) || !is_eff_scalar(a, vc))
 		return 0;
+	{
+		double dv;
+		int64_t iv;
+
+		if (ety(a, vc) != ety(a, i) && !(t_int(ety(a, vc)) &&
+		    const_first(a, vc, &iv)) && !const_value(a, vc, &dv))
+			return 0;
+	}
 	for (k = 0; k < r; k++) {
 		if (w[k].size > 1) {
 			if (rd != -1)

@@ -189,6 +189,31 @@ tuple_const(Alg *a, uint32_t shape, const unsigned char **p,
 	return mk(a, HOP_TUPLE, shape, n, el);
 }
 
+/* bytes of the leaves of tuple shape s, -1 on overflow */
+static int64_t
+tuple_bytes(Alg *a, uint32_t s, int depth)
+{
+	const HloShape *sh = &a->m->shapes[s];
+	int64_t n = 0, e;
+	uint32_t k;
+
+	if (depth > 64)
+		return -1;
+	if (sh->type != TY_TUPLE) {
+		e = hlo_shape_elems(a->m, s);
+		return e < 0 ? -1 : e * hlo_type_bytes(sh->type);
+	}
+	for (k = 0; k < sh->ntuple; k++) {
+		e = tuple_bytes(a, a->m->ids[a->m->shapes[s].tuple + k],
+			depth + 1);
+		if (e < 0 || n > INT64_MAX - e)
+			return -1;
+		n += e;
+		sh = &a->m->shapes[s];
+	}
+	return n;
+}
+
 int
 h_constant(Alg *a, uint32_t i)
 {
@@ -199,7 +224,7 @@ h_constant(Alg *a, uint32_t i)
 
 	if (t == TY_TUPLE) {
 		p = hlo_literal(a->m, INS(a, i), &nb);
-		if (!p)
+		if (!p || tuple_bytes(a, shape_of(a, i), 0) != (int64_t)nb)
 			return 0;
 		{
 			unsigned char *cp = alg_tmp(a, nb + 1);
@@ -1471,10 +1496,17 @@ h_pad(Alg *a, uint32_t i)
 	c2 = alg_tmp(a, ((size_t)r + 1) * 24);
 	memcpy(c2, cfg, (size_t)r * 24);
 	for (q = 0; q < r; q++) {
+		int64_t d = dim(a, x, q), w;
+
 		if (c2[3 * q] < 0)
 			c2[3 * q] = 0;
 		if (c2[3 * q + 1] < 0)
 			c2[3 * q + 1] = 0;
+		w = c2[3 * q] + c2[3 * q + 1] + d + (d > 0 ? (d - 1) *
+			c2[3 * q + 2] : 0);
+		if (w + (cfg[3 * q] < 0 ? cfg[3 * q] : 0) +
+		    (cfg[3 * q + 1] < 0 ? cfg[3 * q + 1] : 0) != dim(a, i, q))
+			return 0;
 	}
 	np = mk_pad_infer(a, x, v, c2);
 	INS(a, np)->shape = shp_type(a, shape_of(a, np), ety(a, i));
