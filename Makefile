@@ -12,7 +12,7 @@ CFLAGS = -std=c11 -g $(OPT) -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 PKGS = libprotobuf-c gsl check
 PKG_CFLAGS = $$(pkg-config --cflags libprotobuf-c gsl 2>/dev/null)
-LIBS = -largtable2 $$(pkg-config --libs libprotobuf-c gsl 2>/dev/null || \
+LIBS = -pthread -largtable2 $$(pkg-config --libs libprotobuf-c gsl 2>/dev/null || \
 	echo -lprotobuf-c -lgsl -lgslcblas) -lm
 CHECK_LIBS = $$(pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
 SAN =
@@ -88,11 +88,13 @@ $(BUILD)/bench_io: scripts/bench_io.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)
 
 # fuzzing (tests/fuzz): `make fuzz FUZZ_SECONDS=N` runs every libFuzzer
-# target for N seconds each; `make fuzz-afl` builds AFL++-style binaries
+# target for N seconds each (FUZZ_RUNS=N: until N executions instead;
+# FUZZ_TARGETS=text picks targets); `make fuzz-afl` builds AFL++-style binaries
 # (stdin driver); make check replays tests/fuzz/regress/ through the
 # targets built normally.
 FUZZ_TARGETS = text proto verify
 FUZZ_SECONDS = 60
+FUZZ_RUNS = 0
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBOBJS)
@@ -110,7 +112,7 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
 		SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		$(FUZZ_TARGETS:%=build-fuzz/fuzz/fuzz_%)
-	@sh scripts/fuzz build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@sh scripts/fuzz build-fuzz $(FUZZ_SECONDS) $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 fuzz-afl:
 	@$(MAKE) --no-print-directory BUILD=build-afl \

@@ -2830,22 +2830,26 @@ psframes(const char *s, size_t n, Arena *a, Xla__StackFrameIndexProto *f)
 		case 0:
 			f->n_file_names = ni;
 			f->file_names = aalloc(a, k + 1);
-			memcpy(f->file_names, items, k);
+			if (k)
+				memcpy(f->file_names, items, k);
 			break;
 		case 1:
 			f->n_function_names = ni;
 			f->function_names = aalloc(a, k + 1);
-			memcpy(f->function_names, items, k);
+			if (k)
+				memcpy(f->function_names, items, k);
 			break;
 		case 2:
 			f->n_file_locations = ni;
 			f->file_locations = aalloc(a, k + 1);
-			memcpy(f->file_locations, items, k);
+			if (k)
+				memcpy(f->file_locations, items, k);
 			break;
 		default:
 			f->n_stack_frames = ni;
 			f->stack_frames = aalloc(a, k + 1);
-			memcpy(f->stack_frames, items, k);
+			if (k)
+				memcpy(f->stack_frames, items, k);
 			break;
 		}
 	}

@@ -40,6 +40,32 @@ cmd_eval_opts(struct arg_str *seed, struct arg_str *mem, uint64_t *s,
 	return 0;
 }
 
+/* opcodes by self time, most first */
+static void
+profile(const HloEval *ev, double total)
+{
+	int order[HOP_COUNT], n = 0, k, j, t;
+
+	for (k = 0; k < HOP_COUNT; k++)
+		if (ev->profn[k])
+			order[n++] = k;
+	for (k = 1; k < n; k++)
+		for (j = k; j > 0 && ev->prof[order[j]] >
+		    ev->prof[order[j - 1]]; j--) {
+			t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	fprintf(stderr, "%-24s %10s %10s %6s\n", "opcode", "count",
+		"seconds", "%");
+	for (k = 0; k < n; k++)
+		fprintf(stderr, "%-24s %10llu %10.3f %6.1f\n",
+			hlo_opinfo[order[k]].name,
+			(unsigned long long)ev->profn[order[k]],
+			ev->prof[order[k]], total > 0 ?
+			100 * ev->prof[order[k]] / total : 0);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -52,10 +78,15 @@ cmd_run(int argc, char **argv)
 		"limit on live buffers, suffix K, M or G (default 4G)");
 	struct arg_lit *tm = arg_lit0(NULL, "time",
 		"print time and dot/convolution GFLOP/s to stderr");
+	struct arg_lit *prof = arg_lit0(NULL, "profile",
+		"print seconds per opcode to stderr");
+	struct arg_int *thr = arg_int0(NULL, "threads", "N",
+		"threads for big operations (default: one per processor; "
+		"results do not depend on it)");
 	struct arg_file *in = arg_file1(NULL, NULL, "FILE",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
-	void *argtable[] = {help, seed, format, mem, tm, in, end};
+	void *argtable[] = {help, seed, format, mem, tm, prof, thr, in, end};
 	const char *summary = "evaluate a module on deterministic random "
 		"inputs and print a summary of each output";
 	HloModule *m = NULL;
@@ -76,11 +107,23 @@ cmd_run(int argc, char **argv)
 		goto done;
 	if (cmd_eval_opts(seed, mem, &s, &limit, &status) < 0)
 		goto done;
+	if (thr->count && (thr->ival[0] < 1 || thr->ival[0] > EV_MAX_THREADS)) {
+		fprintf(stderr, "hlopt: run: --threads must be 1 to %d\n",
+			EV_MAX_THREADS);
+		status = EXIT_USAGE;
+		goto done;
+	}
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;
 	t0 = now();
 	hlo_eval_hints(m, &h);
 	hlo_eval_init(&ev, m, limit, &e);
+	if (thr->count)
+		ev.threads = thr->ival[0];
+	if (prof->count) {
+		ev.prof = xcalloc(HOP_COUNT, sizeof *ev.prof);
+		ev.profn = xcalloc(HOP_COUNT, sizeof *ev.profn);
+	}
 	if (hlo_eval_inputs(&ev, s, &h, &args, &nargs) < 0 ||
 	    hlo_eval_entry(&ev, args, nargs, &out) < 0) {
 		fprintf(stderr, "hlopt: run: %s: %s\n", in->filename[0],
@@ -97,6 +140,8 @@ cmd_run(int argc, char **argv)
 			ev.flops * 1e-9, ev.gemm_secs, ev.gemm_secs > 0 ?
 			ev.flops * 1e-9 / ev.gemm_secs : 0,
 			(unsigned long long)ev.steps, (double)ev.elems);
+	if (prof->count)
+		profile(&ev, t1 - t0);
 	if (hlo_write_file("-", b.buf ? b.buf : "", b.len, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;

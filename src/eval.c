@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hlo.h"
 #include "eval.h"
@@ -19,6 +20,10 @@ struct EvPlan {
 	uint8_t *splat;		/* scalar broadcasts read only by
 				 * elementwise ops: kept as one element */
 };
+
+static void *cache_get(HloEval *ev, uint64_t size, uint64_t *cap);
+static void cache_put(HloEval *ev, void *p, uint64_t size);
+static void cache_drop(HloEval *ev, int k);
 
 int
 ev_fail(HloEval *ev, int status, const char *fmt, ...)
@@ -55,6 +60,7 @@ hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
 	ev->maxflops = EV_MAX_FLOPS;
 	ev->maxelems = EV_MAX_ELEMS;
 	ev->err = e;
+	ev->threads = ev_cpus();
 	ev->plans = xcalloc(m->ncomps + 1, sizeof *ev->plans);
 	ev->progs = xcalloc(m->ncomps + 1, sizeof *ev->progs);
 }
@@ -66,8 +72,8 @@ hlo_eval_fini(HloEval *ev)
 
 	if (!ev->m)
 		return;
-	for (c = 0; c < 16; c++)
-		free(ev->cache[c]);
+	while (ev->ncache > 0)
+		cache_drop(ev, 0);
 	for (c = 0; c < ev->m->ncomps; c++) {
 		free(ev->plans[c].order);
 		free(ev->plans[c].uses);
@@ -77,6 +83,10 @@ hlo_eval_fini(HloEval *ev)
 	}
 	free(ev->plans);
 	free(ev->progs);
+	free(ev->prof);
+	free(ev->profn);
+	ev->prof = NULL;
+	ev->profn = NULL;
 	ev->plans = NULL;
 	ev->progs = NULL;
 	ev->m = NULL;
@@ -117,20 +127,29 @@ ev_release(HloEval *ev, uint64_t bytes)
 	ev->live -= bytes;
 }
 
+/* scratch blocks come from the cache too, their size in a header */
 void *
 ev_scratch(HloEval *ev, uint64_t bytes)
 {
+	unsigned char *p;
+	uint64_t cap;
+
 	if (bytes > SIZE_MAX / 2 || ev_reserve(ev, bytes) < 0)
 		return NULL;
-	return xmalloc(bytes);
+	p = cache_get(ev, bytes + 64, &cap);
+	memcpy(p, &cap, sizeof cap);
+	return p + 64;
 }
 
 void
 ev_scratch_free(HloEval *ev, void *p, uint64_t bytes)
 {
+	uint64_t cap;
+
 	if (!p)
 		return;
-	free(p);
+	memcpy(&cap, (unsigned char *)p - 64, sizeof cap);
+	cache_put(ev, (unsigned char *)p - 64, cap);
 	ev_release(ev, bytes);
 }
 
@@ -164,63 +183,98 @@ ev_strides(const int64_t *dims, int rank, int64_t esz, int64_t *strides)
 }
 
 #define CACHE_MIN ((uint64_t)1 << 16)
+#define HUGE_PAGE ((uint64_t)2 << 20)
 
-/* big buffers are kept after use: fresh pages cost a fault each */
-static void *
-cache_get(HloEval *ev, uint64_t size)
+/* Big blocks are kept after use and handed out again: a fresh page
+ * costs a fault and the kernel's zeroing, which dominated whole-model
+ * runs. A request takes the smallest cached block that fits without
+ * wasting more than a quarter; blocks of 2 MiB and more are made of
+ * huge pages where the kernel offers them. */
+static uint64_t
+cache_cap(const HloEval *ev)
 {
-	int k;
+	uint64_t c = ev->limit / 4;
+
+	if (c < ((uint64_t)256 << 20))
+		c = (uint64_t)256 << 20;
+	return c > ((uint64_t)3 << 30) ? (uint64_t)3 << 30 : c;
+}
+
+static void *
+block_new(uint64_t size, uint64_t *cap)
+{
 	void *p;
 
-	if (size >= CACHE_MIN)
-		for (k = 0; k < 16; k++)
-			if (ev->cache[k] && ev->cachesz[k] == size) {
-				p = ev->cache[k];
-				ev->cache[k] = NULL;
-				ev->cached -= size;
-				return p;
-			}
-	return xmalloc(size);
+	if (size > SIZE_MAX - HUGE_PAGE)
+		return NULL;
+	if (size < HUGE_PAGE) {
+		*cap = size;
+		return xmalloc(size);
+	}
+	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	p = aligned_alloc(HUGE_PAGE, size);
+	if (!p)
+		return xmalloc(size);	/* reports running out of memory */
+#ifdef MADV_HUGEPAGE
+	madvise(p, size, MADV_HUGEPAGE);
+#endif
+	*cap = size;
+	return p;
+}
+
+static void *
+cache_get(HloEval *ev, uint64_t size, uint64_t *cap)
+{
+	int k, best = -1;
+	void *p;
+
+	if (size >= CACHE_MIN) {
+		for (k = 0; k < ev->ncache; k++)
+			if (ev->cache[k].size >= size &&
+			    ev->cache[k].size - size <= size / 4 + HUGE_PAGE &&
+			    (best < 0 ||
+			    ev->cache[k].size < ev->cache[best].size))
+				best = k;
+		if (best >= 0) {
+			p = ev->cache[best].p;
+			*cap = ev->cache[best].size;
+			ev->cached -= *cap;
+			ev->cache[best] = ev->cache[--ev->ncache];
+			return p;
+		}
+	}
+	return block_new(size, cap);
+}
+
+static void
+cache_drop(HloEval *ev, int k)
+{
+	free(ev->cache[k].p);
+	ev->cached -= ev->cache[k].size;
+	ev->cache[k] = ev->cache[--ev->ncache];
 }
 
 static void
 cache_put(HloEval *ev, void *p, uint64_t size)
 {
-	int k, victim = -1;
-	uint64_t cap = ev->limit / 2 < ((uint64_t)2 << 30) ? ev->limit / 2 :
-		(uint64_t)2 << 30;
+	uint64_t cap = cache_cap(ev);
+	int k, old;
 
 	if (size < CACHE_MIN || size > cap) {
 		free(p);
 		return;
 	}
-	for (k = 0; k < 16; k++)
-		if (!ev->cache[k]) {
-			victim = k;
-			break;
-		}
-	if (victim < 0)
-		victim = (int)(size % 16);
-	if (ev->cache[victim]) {
-		free(ev->cache[victim]);
-		ev->cached -= ev->cachesz[victim];
-		ev->cache[victim] = NULL;
+	while (ev->ncache > 0 && (ev->ncache == EV_CACHE ||
+	    ev->cached + size > cap)) {
+		for (old = 0, k = 1; k < ev->ncache; k++)
+			if (ev->cache[k].tick < ev->cache[old].tick)
+				old = k;
+		cache_drop(ev, old);
 	}
-	while (ev->cached + size > cap) {
-		for (k = 0; k < 16 && !ev->cache[k]; k++)
-			;
-		if (k == 16)
-			break;
-		free(ev->cache[k]);
-		ev->cached -= ev->cachesz[k];
-		ev->cache[k] = NULL;
-	}
-	if (ev->cached + size > cap) {
-		free(p);
-		return;
-	}
-	ev->cache[victim] = p;
-	ev->cachesz[victim] = size;
+	ev->cache[ev->ncache].p = p;
+	ev->cache[ev->ncache].size = size;
+	ev->cache[ev->ncache].tick = ev->tick++;
+	ev->ncache++;
 	ev->cached += size;
 }
 
@@ -229,7 +283,7 @@ hlo_val_array(HloEval *ev, uint32_t shape)
 {
 	const HloShape *sh = hlo_sh(ev->m, shape);
 	int64_t n, esz;
-	uint64_t bytes;
+	uint64_t bytes, cap;
 	HloVal *v;
 
 	if (sh->type == TY_TUPLE) {
@@ -246,8 +300,9 @@ hlo_val_array(HloEval *ev, uint32_t shape)
 	bytes = (uint64_t)n * esz;
 	if (ev_reserve(ev, bytes) < 0)
 		return NULL;
-	v = cache_get(ev, HDR + bytes + 64);
+	v = cache_get(ev, HDR + bytes + 64, &cap);
 	memset(v, 0, sizeof *v);
+	v->cap = cap;
 	v->refs = 1;
 	v->type = sh->type;
 	v->shape = shape;
@@ -299,7 +354,10 @@ hlo_val_unref(HloEval *ev, HloVal *v)
 		return;
 	}
 	ev_release(ev, v->nbytes);
-	cache_put(ev, v, HDR + v->nbytes + 64);
+	if (v->cap)
+		cache_put(ev, v, v->cap);
+	else
+		free(v);
 }
 
 /* the same elements seen with another array shape of equal byte size */
@@ -750,10 +808,23 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 		    !ops[k]->splat)
 			ev->consume |= (uint64_t)1 << k;
 	}
-	if (in->op == HOP_BROADCAST && ev->plans[c].splat[i])
+	if (ev->prof) {
+		double t0 = ev_now(), in0 = ev->profin, dt;
+
+		ev->profin = 0;
+		if (in->op == HOP_BROADCAST && ev->plans[c].splat[i])
+			r = splat(ev, in, ops[0], &vals[i]);
+		else
+			r = instr(ev, c, i, ops, &vals[i]);
+		dt = ev_now() - t0;
+		ev->prof[in->op] += dt - ev->profin;
+		ev->profn[in->op]++;
+		ev->profin = in0 + dt;
+	} else if (in->op == HOP_BROADCAST && ev->plans[c].splat[i]) {
 		r = splat(ev, in, ops[0], &vals[i]);
-	else
+	} else {
 		r = instr(ev, c, i, ops, &vals[i]);
+	}
 	ev->consume = 0;
 	if (ops != small)
 		free(ops);

@@ -19,6 +19,8 @@ struct HloVal {
 	uint32_t shape;		/* shape id in the evaluated module */
 	int64_t n;		/* arrays: element count; tuples: arity */
 	int64_t nbytes;		/* bytes owned, counted in the limit */
+	uint64_t cap;		/* bytes of its memory block, 0: not
+				 * from the block cache */
 	unsigned char *data;	/* arrays: n * hlo_type_bytes(type) bytes */
 	HloVal **elems;		/* tuples */
 	HloVal *base;		/* data borrowed from (held), or NULL */
@@ -30,6 +32,8 @@ struct HloVal {
 enum { EV_OK, EV_BAD, EV_NOEVAL };
 
 typedef struct EvPlan EvPlan;
+
+#define EV_CACHE 64
 typedef struct EvProg EvProg;
 
 typedef struct {
@@ -48,9 +52,17 @@ typedef struct {
 	EvProg **progs;		/* per computation: compiled scalar
 				 * program, built on first use;
 				 * (EvProg *)1: cannot be compiled */
-	void *cache[16];	/* freed big buffers kept for reuse */
-	uint64_t cachesz[16];
+	struct {
+		void *p;
+		uint64_t size, tick;
+	} cache[EV_CACHE];	/* freed big blocks kept for reuse */
+	int ncache;
 	uint64_t cached;	/* their total bytes */
+	uint64_t tick;		/* blocks put so far (age) */
+	int threads;		/* worker threads for big operations */
+	double *prof;		/* optional: seconds per opcode (self) */
+	uint64_t *profn;	/* and instructions run */
+	double profin;		/* seconds spent in nested instructions */
 	uint64_t flops;		/* dot and convolution flops done */
 	uint64_t maxflops;	/* and allowed */
 	double gemm_secs;	/* seconds spent in dot and convolution */
@@ -233,7 +245,18 @@ int ev_conv(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 /* eval_gemm.c */
 void ev_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
 	int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc,
-	int acc);
+	int acc, int threads);
+
+/* eval_par.c */
+#define EV_MAX_THREADS 64
+typedef void EvWork(void *ctx, int part, int64_t lo, int64_t hi);
+int ev_cpus(void);		/* online processors, at most
+				 * EV_MAX_THREADS */
+int ev_par_parts(const HloEval *ev, int64_t n, int64_t grain);
+				/* how many parts ev_par will use */
+void ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn,
+	void *ctx);		/* fn on parts of [0, n) in parallel,
+				 * parts of at least grain */
 
 /* eval_ctrl.c */
 int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

@@ -644,39 +644,53 @@ plane_dot(const Direct *d, const float *x, const float *k, float *o)
 	} while (bump(oi, cv->OS, L + 1));
 }
 
+/* output planes [lo, hi) of (output batch, output feature) */
 static void
-direct(const Direct *d)
+direct_part(void *ctx, int part, int64_t lo, int64_t hi)
 {
+	const Direct *d = ctx;
 	const Conv *cv = d->cv;
-	int64_t ob, of, ci, g, ib, cb, pos[MAXR], ooff, j;
+	int64_t t, ob, of, ci, g, ib, cb, pos[MAXR], ooff, j;
 	int wide = cv->OS[cv->dn.ns - 1] >= cv->KS[cv->dn.ns - 1];
 	float *o;
 
-	for (ob = 0; ob < cv->Bo; ob++)
-		for (of = 0; of < cv->Co; of++) {
-			g = of / cv->Coq;
-			ib = ob + (cv->bgc > 1 ? g * cv->Bo : 0);
-			cb = cv->fgc > 1 ? g * cv->Cig : 0;
-			o = d->O + ob * d->os.b + of * d->os.f;
-			memset(pos, 0, sizeof pos);
-			do {
-				ooff = 0;
-				for (j = 0; j < cv->dn.ns; j++)
-					ooff += pos[j] * d->os.sp[j];
-				o[ooff] = 0;
-			} while (bump(pos, cv->OS, cv->dn.ns));
-			for (ci = 0; ci < cv->Cig; ci++) {
-				const float *x = d->X + ib * d->xs.b +
-					(cb + ci) * d->xs.f;
-				const float *k = d->K + ci * d->ks.b +
-					of * d->ks.f;
+	(void)part;
+	for (t = lo; t < hi; t++) {
+		ob = t / cv->Co;
+		of = t % cv->Co;
+		g = of / cv->Coq;
+		ib = ob + (cv->bgc > 1 ? g * cv->Bo : 0);
+		cb = cv->fgc > 1 ? g * cv->Cig : 0;
+		o = d->O + ob * d->os.b + of * d->os.f;
+		memset(pos, 0, sizeof pos);
+		do {
+			ooff = 0;
+			for (j = 0; j < cv->dn.ns; j++)
+				ooff += pos[j] * d->os.sp[j];
+			o[ooff] = 0;
+		} while (bump(pos, cv->OS, cv->dn.ns));
+		for (ci = 0; ci < cv->Cig; ci++) {
+			const float *x = d->X + ib * d->xs.b +
+				(cb + ci) * d->xs.f;
+			const float *k = d->K + ci * d->ks.b + of * d->ks.f;
 
-				if (wide)
-					plane_axpy(d, x, k, o);
-				else
-					plane_dot(d, x, k, o);
-			}
+			if (wide)
+				plane_axpy(d, x, k, o);
+			else
+				plane_dot(d, x, k, o);
 		}
+	}
+}
+
+/* planes are independent: split them over threads */
+static void
+direct(HloEval *ev, Direct *d)
+{
+	const Conv *cv = d->cv;
+	int64_t per = cv->nOS * cv->nKS * cv->Cig;
+
+	ev_par(ev, cv->Bo * cv->Co, per > 0 ? (1 << 16) / per + 1 : 1,
+		direct_part, d);
 }
 
 static int
@@ -788,61 +802,104 @@ col_row(const int64_t *t, const float *x, float *row, int64_t n)
 }
 
 /* batch and feature leading: per batch element and group, [out][in x
- * window] x [in x window][positions] */
+ * window] x [in x window][positions]; the (group, batch) pairs are split
+ * over threads, each with its own im2col buffer and a one-thread GEMM */
+typedef struct {
+	const Conv *cv;
+	const float *X, *W;
+	float *O;
+	const int64_t *tab;
+	float *col[EV_MAX_THREADS];
+	int64_t chunk;
+	int threads;		/* for each GEMM */
+} Lead;
+
+static void
+lead_part(void *ctx, int part, int64_t lo, int64_t hi)
+{
+	const Lead *l = ctx;
+	const Conv *cv = l->cv;
+	int64_t Kd = cv->Cig * cv->nKS, t, b, q, ib, c0, ci, kk, c1, cw;
+	float *col = l->col[part];
+
+	for (t = lo; t < hi; t++) {
+		const float *xb, *wq;
+		float *ob;
+
+		q = t / cv->Bo;
+		b = t % cv->Bo;
+		ob = l->O + (b * cv->Co + q * cv->Coq) * cv->nOS;
+		wq = l->W + q * cv->Coq * Kd;
+		ib = b + (cv->bgc > 1 ? q * cv->Bo : 0);
+		c0 = cv->fgc > 1 ? q * cv->Cig : 0;
+		xb = l->X + (ib * cv->C + c0) * cv->nS;
+		if (!l->tab) {
+			ev_sgemm(0, 0, cv->Coq, cv->nOS, cv->Cig, wq, Kd, xb,
+				cv->nS, ob, cv->nOS, 0, l->threads);
+			continue;
+		}
+		for (c1 = 0; c1 < cv->nOS; c1 += cw) {
+			cw = cv->nOS - c1 < l->chunk ? cv->nOS - c1 : l->chunk;
+			for (ci = 0; ci < cv->Cig; ci++)
+				for (kk = 0; kk < cv->nKS; kk++)
+					col_row(l->tab + kk * cv->nOS + c1,
+						xb + ci * cv->nS,
+						col + (ci * cv->nKS + kk) * cw,
+						cw);
+			ev_sgemm(0, 0, cv->Coq, cw, Kd, wq, Kd, col, cw,
+				ob + c1, cv->nOS, 0, l->threads);
+		}
+	}
+}
+
 static int
 leading_conv(HloEval *ev, const Conv *cv, const float *X, const float *W,
 	float *O)
 {
-	int64_t Kd = cv->Cig * cv->nKS, b, q, ib, c0, ci, kk, c1, cw;
-	int64_t chunk, *tab = NULL;
-	float *col = NULL;
+	int64_t Kd = cv->Cig * cv->nKS, n = cv->G * cv->Bo, per, grain;
+	int64_t *tab = NULL;
 	uint64_t cb = 0;
+	int parts, k, rc = -1;
+	double t0;
+	Lead l;
 
-	if (!pointwise(cv)) {
-		chunk = Kd ? IM2COL_BYTES / 4 / Kd : cv->nOS;
-		if (chunk < 64)
-			chunk = 64;
-		if (chunk > cv->nOS)
-			chunk = cv->nOS;
-		cb = (uint64_t)Kd * chunk * 4;
-		col = ev_scratch(ev, cb + 4);
-		if (!col)
-			return -1;
-		tab = offsets(cv);
+	memset(&l, 0, sizeof l);
+	l.cv = cv;
+	l.X = X;
+	l.W = W;
+	l.O = O;
+	per = cv->Coq * cv->nOS * (Kd ? Kd : 1);
+	grain = (1 << 18) / per + 1;
+	if (n < ev->threads) {
+		/* fewer products than threads: one at a time, threaded */
+		grain = n + 1;
+		l.threads = ev->threads;
+	} else {
+		l.threads = 1;
 	}
-	for (q = 0; q < cv->G; q++)
-		for (b = 0; b < cv->Bo; b++) {
-			const float *xb;
-			float *ob = O + (b * cv->Co + q * cv->Coq) * cv->nOS;
-			const float *wq = W + q * cv->Coq * Kd;
-
-			ib = b + (cv->bgc > 1 ? q * cv->Bo : 0);
-			c0 = cv->fgc > 1 ? q * cv->Cig : 0;
-			xb = X + (ib * cv->C + c0) * cv->nS;
-			if (!col) {
-				ev_gemm(ev, CK_F32, cv->Coq, cv->nOS, cv->Cig,
-					wq, Kd, 0, xb, cv->nS, 0, ob, cv->nOS,
-					0);
-				continue;
-			}
-			for (c1 = 0; c1 < cv->nOS; c1 += cw) {
-				cw = cv->nOS - c1 < chunk ? cv->nOS - c1 :
-					chunk;
-				for (ci = 0; ci < cv->Cig; ci++)
-					for (kk = 0; kk < cv->nKS; kk++) {
-						int64_t rw = ci * cv->nKS + kk;
-
-						col_row(tab + kk * cv->nOS + c1,
-							xb + ci * cv->nS,
-							col + rw * cw, cw);
-					}
-				ev_gemm(ev, CK_F32, cv->Coq, cw, Kd, wq, Kd, 0,
-					col, cw, 0, ob + c1, cv->nOS, 0);
-			}
-		}
+	parts = ev_par_parts(ev, n, grain);
+	if (!pointwise(cv)) {
+		l.chunk = Kd ? IM2COL_BYTES / 4 / Kd : cv->nOS;
+		if (l.chunk < 64)
+			l.chunk = 64;
+		if (l.chunk > cv->nOS)
+			l.chunk = cv->nOS;
+		cb = (uint64_t)Kd * l.chunk * 4;
+		for (k = 0; k < parts; k++)
+			if (!(l.col[k] = ev_scratch(ev, cb + 4)))
+				goto out;
+		l.tab = tab = offsets(cv);
+	}
+	t0 = ev_now();
+	ev_par(ev, n, grain, lead_part, &l);
+	ev->gemm_secs += ev_now() - t0;
+	ev->flops += 2 * (uint64_t)n * cv->Coq * cv->nOS * Kd;
+	rc = 0;
+out:
 	free(tab);
-	ev_scratch_free(ev, col, cb + 4);
-	return 0;
+	for (k = 0; k < parts; k++)
+		ev_scratch_free(ev, l.col[k], cb + 4);
+	return rc;
 }
 
 /* f32 data of v in its own layout (converted if need be) */
@@ -932,7 +989,7 @@ fast_conv(HloEval *ev, const HloInstr *in, Conv *cv, HloVal **ops,
 	t0 = ev_now();
 	switch (path) {
 	case 0:
-		direct(&d);
+		direct(ev, &d);
 		ev->flops += 2 * (uint64_t)v->n * cv->nKS * cv->Cig;
 		ev->gemm_secs += ev_now() - t0;
 		break;

@@ -1348,14 +1348,14 @@ isfl(int t)
 }
 
 static int
-fast_compare(const EwOp *o, HloVal **ops, HloVal *v)
+fast_compare(const EwOp *o, HloVal **ops, HloVal *v, int64_t lo, int64_t hi)
 {
 	float a[EV_CHUNK], b[EV_CHUNK];
-	int64_t k, j, w, n = v->n;
+	int64_t k, j, w;
 	unsigned char *r = v->data;
 
-	for (k = 0; k < n; k += w) {
-		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+	for (k = lo; k < hi; k += w) {
+		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
 		ld_float(o->t0, ops[0], k, w, a);
 		ld_float(o->t0, ops[1], k, w, b);
 		switch (o->dir) {
@@ -1391,15 +1391,16 @@ fast_compare(const EwOp *o, HloVal **ops, HloVal *v)
  * these the result equals the double computation rounded; converts and
  * compares among those types likewise */
 static int
-fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v)
+fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v, int64_t lo,
+	int64_t hi)
 {
-	float a[EV_CHUNK], b[EV_CHUNK], r[EV_CHUNK];
-	int64_t k, j, w, n = v->n, esz = hlo_type_bytes(o->type);
+	float a[EV_CHUNK], b[EV_CHUNK], c[EV_CHUNK], r[EV_CHUNK];
+	int64_t k, j, w, esz = hlo_type_bytes(o->type);
 	int t = o->type;
 
 	if (isfl(o->t0) && na == 1 && o->op == HOP_CONVERT && isfl(t)) {
-		for (k = 0; k < n; k += w) {
-			w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+		for (k = lo; k < hi; k += w) {
+			w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
 			ld_float(o->t0, ops[0], k, w, a);
 			st_float(t, a, w, v->data + k * esz);
 		}
@@ -1407,7 +1408,35 @@ fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v)
 	}
 	if (isfl(o->t0) && na == 2 && o->op == HOP_COMPARE && !o->total &&
 	    o->t1 == o->t0)
-		return fast_compare(o, ops, v);
+		return fast_compare(o, ops, v, lo, hi);
+	if (na == 3 && o->op == HOP_CLAMP && isfl(t) && o->t0 == t &&
+	    o->t1 == t && o->t2 == t) {
+		/* min(hi, max(x, lo)), the first NaN of lo, x, hi winning;
+		 * exact in float */
+		for (k = lo; k < hi; k += w) {
+			w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
+			ld_float(t, ops[0], k, w, a);
+			ld_float(t, ops[1], k, w, b);
+			ld_float(t, ops[2], k, w, c);
+			for (j = 0; j < w; j++) {
+				float x = b[j];
+
+				if (a[j] != a[j])
+					x = a[j];
+				else if (x != x)
+					;
+				else if (c[j] != c[j])
+					x = c[j];
+				else {
+					x = x < a[j] ? a[j] : x;
+					x = x < c[j] ? x : c[j];
+				}
+				r[j] = x;
+			}
+			st_float(t, r, w, v->data + k * esz);
+		}
+		return 1;
+	}
 	if (!isfl(t) || o->t0 != t || (na == 2 && o->t1 != t) || na > 2)
 		return 0;
 	switch (o->op) {
@@ -1423,8 +1452,8 @@ fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v)
 	default:
 		return 0;
 	}
-	for (k = 0; k < n; k += w) {
-		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
+	for (k = lo; k < hi; k += w) {
+		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
 		ld_float(t, ops[0], k, w, a);
 		if (na == 2)
 			ld_float(t, ops[1], k, w, b);
@@ -1470,9 +1499,9 @@ fast_float(const EwOp *o, HloVal **ops, int na, HloVal *v)
 
 /* select on any type: a byte copy per element */
 static int
-fast_select(const EwOp *o, HloVal **ops, HloVal *v)
+fast_select(const EwOp *o, HloVal **ops, HloVal *v, int64_t lo, int64_t hi)
 {
-	int64_t k, esz = hlo_type_bytes(o->type), n = v->n;
+	int64_t k, esz = hlo_type_bytes(o->type);
 	const unsigned char *p = ops[0]->data, *x = ops[1]->data;
 	const unsigned char *y = ops[2]->data;
 	int sp = ops[0]->n == 1 || ops[0]->splat;
@@ -1481,7 +1510,7 @@ fast_select(const EwOp *o, HloVal **ops, HloVal *v)
 
 	if (o->op != HOP_SELECT || o->t0 != TY_PRED)
 		return 0;
-#define SEL(T) for (k = 0; k < n; k++) { T a_, b_; \
+#define SEL(T) for (k = lo; k < hi; k++) { T a_, b_; \
 		memcpy(&a_, x + (sx ? 0 : k) * sizeof(T), sizeof(T)); \
 		memcpy(&b_, y + (sy ? 0 : k) * sizeof(T), sizeof(T)); \
 		a_ = p[sp ? 0 : k] ? a_ : b_; \
@@ -1494,7 +1523,7 @@ fast_select(const EwOp *o, HloVal **ops, HloVal *v)
 	case 8: SEL(uint64_t);
 	}
 #undef SEL
-	for (k = 0; k < n; k++)
+	for (k = lo; k < hi; k++)
 		memmove(v->data + k * esz, p[sp ? 0 : k] ? x + (sx ? 0 : k) *
 			esz : y + (sy ? 0 : k) * esz, esz);
 	return 1;
@@ -1518,16 +1547,114 @@ result(HloEval *ev, const HloInstr *in, HloVal **ops, int na)
 	return hlo_val_array(ev, in->shape);
 }
 
+/* and, or, xor of one integer or pred type: bytewise, exact for the
+ * sign- or zero-extended storage of every width */
+static int
+fast_bits(const EwOp *o, HloVal **ops, HloVal *v, int64_t lo, int64_t hi)
+{
+	unsigned char a[EV_CHUNK * 8], b[EV_CHUNK * 8];
+	int64_t k, j, w, esz = hlo_type_bytes(o->type), nb;
+	unsigned char *r;
+	const unsigned char *pa, *pb;
+
+	if ((o->op != HOP_AND && o->op != HOP_OR && o->op != HOP_XOR) ||
+	    o->t0 != o->type || o->t1 != o->type || esz > 8 ||
+	    (cls(o->type) != C_SINT && cls(o->type) != C_UINT &&
+	    o->type != TY_PRED))
+		return 0;
+	for (k = lo; k < hi; k += w) {
+		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
+		nb = w * esz;
+		r = v->data + k * esz;
+		if (ops[0]->n == 1 || ops[0]->splat) {
+			for (j = 0; j < w; j++)
+				memcpy(a + j * esz, ops[0]->data, esz);
+			pa = a;
+		} else {
+			pa = ops[0]->data + k * esz;
+		}
+		if (ops[1]->n == 1 || ops[1]->splat) {
+			for (j = 0; j < w; j++)
+				memcpy(b + j * esz, ops[1]->data, esz);
+			pb = b;
+		} else {
+			pb = ops[1]->data + k * esz;
+		}
+		switch (o->op) {
+		case HOP_AND:
+			for (j = 0; j < nb; j++)
+				r[j] = pa[j] & pb[j];
+			break;
+		case HOP_OR:
+			for (j = 0; j < nb; j++)
+				r[j] = pa[j] | pb[j];
+			break;
+		default:
+			for (j = 0; j < nb; j++)
+				r[j] = pa[j] ^ pb[j];
+		}
+	}
+	return 1;
+}
+
+typedef struct {
+	const EwOp *o;
+	HloVal **ops;
+	int na;
+	HloVal *v;
+} EwJob;
+
+static void ew_part(void *ctx, int part, int64_t lo, int64_t hi);
+
+/* chunks [lo, hi) */
+static void
+ew_chunks(void *ctx, int part, int64_t lo, int64_t hi)
+{
+	const EwJob *j = ctx;
+	int64_t n = j->v->n;
+
+	ew_part(ctx, part, lo * EV_CHUNK, hi * EV_CHUNK < n ? hi * EV_CHUNK :
+		n);
+}
+
+/* elements [lo, hi) of one elementwise instruction; every part takes
+ * the same path, chosen by types alone */
+static void
+ew_part(void *ctx, int part, int64_t lo, int64_t hi)
+{
+	const EwJob *j = ctx;
+	const EwOp *o = j->o;
+	HloVal **ops = j->ops;
+	Lane la[EV_CHUNK], lb[EV_CHUNK], lc[EV_CHUNK], lr[EV_CHUNK];
+	const uint8_t *ts = &o->t0;
+	int64_t k, w, esz = ev_esz(o->type);
+
+	(void)part;
+	if (fast_float(o, ops, j->na, j->v, lo, hi) ||
+	    (j->na == 3 && fast_select(o, ops, j->v, lo, hi)) ||
+	    (j->na == 2 && fast_bits(o, ops, j->v, lo, hi)))
+		return;
+	for (k = lo; k < hi; k += w) {
+		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
+		loadop(ops[0], ts[0], k, w, la);
+		if (j->na > 1)
+			loadop(ops[1], ts[1], k, w, lb);
+		if (j->na > 2)
+			loadop(ops[2], ts[2], k, w, lc);
+		ew_run(o, w, lr, la, lb, lc);
+		lane_store(o->type, lr, w, j->v->data + k * esz);
+	}
+}
+
 int
 ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out)
 {
 	const HloInstr *in = hlo_ins(ev->m, c, i);
-	Lane la[EV_CHUNK], lb[EV_CHUNK], lc[EV_CHUNK], lr[EV_CHUNK];
-	const uint8_t *ts;
 	EwOp o;
+	EwJob job;
 	HloVal *v;
-	int64_t k, w, n;
+	int64_t n;
 	int na, j;
 
 	if (ew_bind(ev->m, c, i, &o) < 0)
@@ -1545,22 +1672,12 @@ ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	v = result(ev, in, ops, na);
 	if (!v)
 		return -1;
-	if (fast_float(&o, ops, na, v) ||
-	    (na == 3 && fast_select(&o, ops, v))) {
-		*out = v;
-		return 0;
-	}
-	ts = &o.t0;
-	for (k = 0; k < n; k += w) {
-		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
-		loadop(ops[0], ts[0], k, w, la);
-		if (na > 1)
-			loadop(ops[1], ts[1], k, w, lb);
-		if (na > 2)
-			loadop(ops[2], ts[2], k, w, lc);
-		ew_run(&o, w, lr, la, lb, lc);
-		lane_store(o.type, lr, w, v->data + k * ev_esz(o.type));
-	}
+	job.o = &o;
+	job.ops = ops;
+	job.na = na;
+	job.v = v;
+	/* parts of whole chunks, so sub-byte and chunked paths line up */
+	ev_par(ev, (n + EV_CHUNK - 1) / EV_CHUNK, 64, ew_chunks, &job);
 	*out = v;
 	return 0;
 }

@@ -2,9 +2,9 @@
  *
  * C = A B (or C += A B) in row-major storage, either operand optionally
  * transposed. On x86-64 with AVX2 and FMA a packed, blocked kernel (6x16
- * register tile; k, m and n blocked for L1, L2 and L3) runs on up to two
- * threads that split the columns of C, so each element is summed in the
- * same order whatever the thread count; elsewhere it is GSL's
+ * register tile; k, m and n blocked for L1, L2 and L3) runs on threads
+ * that split the columns (or rows) of C, so each element is summed in
+ * the same order whatever the thread count; elsewhere it is GSL's
  * cblas_sgemm. */
 #include <gsl/gsl_cblas.h>
 #include <pthread.h>
@@ -233,7 +233,7 @@ small_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
 void
 ev_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
 	int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc,
-	int acc)
+	int acc, int threads)
 {
 	if (M <= 0 || N <= 0)
 		return;
@@ -248,49 +248,62 @@ ev_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
 	}
 #if HAVE_KERNEL
 	if (have_kernel()) {
-		Gemm g[2];
-		pthread_t th;
-		int64_t split;
-		int two;
+		Gemm g[EV_MAX_THREADS];
+		pthread_t th[EV_MAX_THREADS];
+		uint8_t started[EV_MAX_THREADS] = {0};
+		int64_t t = threads, k, cols, nb, mb;
 
-		memset(g, 0, sizeof g);
-		g[0].ta = ta;
-		g[0].tb = tb;
-		g[0].M = M;
-		g[0].N = N;
-		g[0].K = K;
-		g[0].A = A;
-		g[0].B = B;
-		g[0].C = C;
-		g[0].lda = lda;
-		g[0].ldb = ldb;
-		g[0].ldc = ldc;
-		g[0].acc = acc;
-		g[0].m1 = M;
-		g[0].n1 = N;
-		two = sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
-			(double)M * N * K > 4e6 && (N >= 4 * NR || M >= 4 * MR);
-		if (two) {
-			g[1] = g[0];
-			if (N >= 4 * NR && (N >= M || M < 4 * MR)) {
-				split = (N / 2 + NR - 1) / NR * NR;
-				g[0].n1 = g[1].n0 = split;
+		if (t > EV_MAX_THREADS)
+			t = EV_MAX_THREADS;
+		if ((double)M * N * K < 4e6)
+			t = 1;
+		/* split the columns (in NR multiples) when there are
+		 * enough of them, else the rows (in MR multiples) */
+		nb = (N + NR - 1) / NR;
+		mb = (M + MR - 1) / MR;
+		cols = nb >= 4 * t || nb >= mb;
+		if (t > (cols ? nb : mb))
+			t = cols ? nb : mb;
+		if (t < 1)
+			t = 1;
+		for (k = 0; k < t; k++) {
+			memset(&g[k], 0, sizeof g[k]);
+			g[k].ta = ta;
+			g[k].tb = tb;
+			g[k].M = M;
+			g[k].N = N;
+			g[k].K = K;
+			g[k].A = A;
+			g[k].B = B;
+			g[k].C = C;
+			g[k].lda = lda;
+			g[k].ldb = ldb;
+			g[k].ldc = ldc;
+			g[k].acc = acc;
+			g[k].m1 = M;
+			g[k].n1 = N;
+			if (cols) {
+				g[k].n0 = nb * k / t * NR;
+				g[k].n1 = k + 1 == t ? N : nb * (k + 1) / t * NR;
 			} else {
-				split = (M / 2 + MR - 1) / MR * MR;
-				g[0].m1 = g[1].m0 = split;
-			}
-			if (pthread_create(&th, NULL, worker, &g[1]) != 0) {
-				two = 0;
-				g[0].m1 = M;
-				g[0].n1 = N;
+				g[k].m0 = mb * k / t * MR;
+				g[k].m1 = k + 1 == t ? M : mb * (k + 1) / t * MR;
 			}
 		}
+		for (k = 1; k < t; k++)
+			started[k] = pthread_create(&th[k], NULL, worker,
+				&g[k]) == 0;
 		worker(&g[0]);
-		if (two)
-			pthread_join(th, NULL);
+		for (k = 1; k < t; k++) {
+			if (started[k])
+				pthread_join(th[k], NULL);
+			else
+				worker(&g[k]);
+		}
 		return;
 	}
 #endif
+	(void)threads;
 	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
 		tb ? CblasTrans : CblasNoTrans, M, N, K, 1, A, lda, B, ldb,
 		acc ? 1 : 0, C, ldc);

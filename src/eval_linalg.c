@@ -229,7 +229,8 @@ ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 				memset((float *)C + i * ldc, 0, N * 4);
 			break;
 		}
-		ev_sgemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, acc);
+		ev_sgemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, acc,
+			ev->threads);
 		break;
 	case CK_F64:
 		if (K == 0) {
@@ -508,15 +509,29 @@ bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
 
 /* the same on f32 operands with features leading whole runs (inner >=
  * 8): four double accumulators per run */
+typedef struct {
+	const Bn *b;
+	int pass;
+	const float *x, *gr;
+	float *out;
+} BnJob;
+
+/* features [f0, f1): each feature's sums run over the outer index in
+ * order, so the split does not change them */
 static void
-bnpass_f32(const Bn *b, int pass, const float *x, const float *gr,
-	float *out)
+bnpass_f32(void *ctx, int part, int64_t f0, int64_t f1)
 {
+	const BnJob *j = ctx;
+	const Bn *b = j->b;
+	const float *x = j->x, *gr = j->gr;
+	float *out = j->out;
+	int pass = j->pass;
 	int64_t o, f, k, n = b->g->inner;
 	double a0, a1, a2, a3, c0, c1, c2, c3, m, sc, sh, t;
 
-	for (o = 0; o < b->g->outer; o++)
-		for (f = 0; f < b->g->F; f++) {
+	(void)part;
+	for (f = f0; f < f1; f++)
+		for (o = 0; o < b->g->outer; o++) {
 			const float *xr = x + (o * b->g->F + f) * n;
 			const float *gv = gr ? gr + (o * b->g->F + f) * n :
 				NULL;
@@ -582,8 +597,8 @@ bnpass_f32(const Bn *b, int pass, const float *x, const float *gr,
 /* one pass over x (and gr, the gradient) doing what pass says; the
  * output passes write out */
 static void
-bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
-	HloVal *out)
+bnpass(HloEval *ev, const Bn *b, int pass, const HloVal *x,
+	const HloVal *gr, HloVal *out)
 {
 	enum { CH = 2048 };
 	double xv[CH], gv[CH], r[CH], d;
@@ -593,9 +608,15 @@ bnpass(const Bn *b, int pass, const HloVal *x, const HloVal *gr,
 
 	if (x->type == TY_F32 && (!gr || gr->type == TY_F32) &&
 	    (!out || out->type == TY_F32) && b->g->inner >= 8) {
-		bnpass_f32(b, pass, (const float *)x->data, gr ?
-			(const float *)gr->data : NULL, out ?
-			(float *)out->data : NULL);
+		BnJob job;
+
+		job.b = b;
+		job.pass = pass;
+		job.x = (const float *)x->data;
+		job.gr = gr ? (const float *)gr->data : NULL;
+		job.out = out ? (float *)out->data : NULL;
+		ev_par(ev, b->g->F, (1 << 14) / (b->g->outer * b->g->inner) +
+			1, bnpass_f32, &job);
 		return;
 	}
 
@@ -718,17 +739,17 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		goto done;
 	}
 	if (in->op == HOP_BNTRAIN) {
-		bnpass(&b, BN_SUM, ops[0], NULL, NULL);
+		bnpass(ev, &b, BN_SUM, ops[0], NULL, NULL);
 		for (f = 0; f < g.F; f++)
 			b.mean[f] = b.cnt ? b.mean[f] / b.cnt : 0;
-		bnpass(&b, BN_VAR, ops[0], NULL, NULL);
+		bnpass(ev, &b, BN_VAR, ops[0], NULL, NULL);
 		for (f = 0; f < g.F; f++)
 			b.var[f] = b.cnt ? b.var[f] / b.cnt : 0;
 	}
 	for (f = 0; f < g.F; f++)
 		b.inv[f] = 1 / sqrt(b.var[f] + b.eps);
 	if (in->op == HOP_BNGRAD)
-		bnpass(&b, BN_GSUM, ops[0], gr, NULL);
+		bnpass(ev, &b, BN_GSUM, ops[0], gr, NULL);
 	if (in->op == HOP_BNINFER) {
 		r = hlo_val_array(ev, in->shape);
 		if (!r || r->n != ops[0]->n || cls(r->type) != C_FLOAT) {
@@ -738,7 +759,7 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			hlo_val_unref(ev, r);
 			goto done;
 		}
-		bnpass(&b, BN_NORM, ops[0], NULL, r);
+		bnpass(ev, &b, BN_NORM, ops[0], NULL, r);
 		*out = r;
 		rc = 0;
 		goto done;
@@ -756,11 +777,11 @@ batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		goto fail;
 	}
 	if (in->op == HOP_BNGRAD) {
-		bnpass(&b, BN_GRAD, ops[0], gr, r);
+		bnpass(ev, &b, BN_GRAD, ops[0], gr, r);
 		for (f = 0; f < g.F; f++)
 			b.sgx[f] *= b.inv[f];
 	} else {
-		bnpass(&b, BN_NORM, ops[0], NULL, r);
+		bnpass(ev, &b, BN_NORM, ops[0], NULL, r);
 	}
 	if (bnout(ev, hlo_tuple_elems(m, hlo_sh(m, in->shape))[1],
 	    in->op == HOP_BNTRAIN ? b.mean : b.sgx, g.F, &t->elems[1]) < 0 ||

@@ -1050,7 +1050,7 @@ START_TEST(opaque_model)
 END_TEST
 
 static char *
-run_report(const char *text, uint64_t seed)
+run_report_threads(const char *text, uint64_t seed, int threads)
 {
 	HloError e;
 	HloModule *m = tu_parse(text, &e);
@@ -1063,6 +1063,8 @@ run_report(const char *text, uint64_t seed)
 	ck_assert(m != NULL);
 	hlo_eval_hints(m, &h);
 	hlo_eval_init(&ev, m, 0, &e);
+	if (threads)
+		ev.threads = threads;
 	ck_assert(hlo_eval_inputs(&ev, seed, &h, &args, &n) == 0);
 	ck_assert_msg(hlo_eval_entry(&ev, args, n, &out) == 0, "%s", e.msg);
 	hlo_eval_report(&ev, out, 1, &b);
@@ -1074,6 +1076,109 @@ run_report(const char *text, uint64_t seed)
 	hlo_module_free(m);
 	return b.buf;
 }
+
+static char *
+run_report(const char *text, uint64_t seed)
+{
+	return run_report_threads(text, seed, 0);
+}
+
+/* big elementwise, batch-norm, convolution and dot work is split over
+ * threads; the checksums must not depend on how many */
+START_TEST(thread_count_independent)
+{
+	static const char *mod =
+		"add { x = f32[] parameter(0) y = f32[] parameter(1)\n"
+		"ROOT s = f32[] add(x, y) }\n"
+		"ENTRY e { x = f32[8,24,20,20] parameter(0)\n"
+		"k = f32[3,3,24,32] parameter(1)\n"
+		"dw = f32[3,3,1,24] parameter(2)\n"
+		"sc = f32[24] parameter(3) of = f32[24] parameter(4)\n"
+		"w = f32[3200,96] parameter(5) v = f32[96,80] parameter(6)\n"
+		"z = f32[] constant(0) six = f32[] constant(6)\n"
+		"bn = (f32[8,24,20,20], f32[24], f32[24]) batch-norm-training(x, "
+		"sc, of), epsilon=0.001, feature_index=1\n"
+		"n = f32[8,24,20,20] get-tuple-element(bn), index=0\n"
+		"lo = f32[8,24,20,20] broadcast(z), dimensions={}\n"
+		"hi = f32[8,24,20,20] broadcast(six), dimensions={}\n"
+		"r = f32[8,24,20,20] clamp(lo, n, hi)\n"
+		"c = f32[8,32,20,20] convolution(r, k), window={size=3x3 "
+		"pad=1_1x1_1}, dim_labels=bf01_01io->bf01\n"
+		"d = f32[8,24,10,10] convolution(r, dw), window={size=3x3 "
+		"stride=2x2 pad=1_1x1_1}, dim_labels=bf01_01io->bf01, "
+		"feature_group_count=24\n"
+		"g = pred[8,24,20,20] compare(n, lo), direction=GT\n"
+		"s = f32[8,24,20,20] select(g, n, lo)\n"
+		"t = f32[] reduce(s, z), dimensions={0,1,2,3}, to_apply=add\n"
+		"p = f32[3200,80] dot(w, v), lhs_contracting_dims={1}, "
+		"rhs_contracting_dims={0}\n"
+		"vr = f32[24] get-tuple-element(bn), index=2\n"
+		"ROOT o = (f32[8,32,20,20], f32[8,24,10,10], f32[], "
+		"f32[3200,80], f32[24]) tuple(c, d, t, p, vr) }";
+	char *r1 = run_report_threads(mod, 3, 1);
+	char *r2 = run_report_threads(mod, 3, 2);
+	char *r3 = run_report_threads(mod, 3, 5);
+
+	ck_assert_str_eq(r1, r2);
+	ck_assert_str_eq(r1, r3);
+	ck_assert(strstr(r1, "\"nonfinite\":0"));
+	free(r1);
+	free(r2);
+	free(r3);
+}
+END_TEST
+
+/* the float fast paths of clamp and the bytewise and/or/xor keep the
+ * reference semantics: the first NaN of (lo, x, hi) wins, signed zeros
+ * as min(hi, max(x, lo)); s4, u4 and pred stored one per byte */
+START_TEST(clamp_and_bits)
+{
+	double lo[] = {0, NAN, 0, 0, -0.0, 0, 1, 0};
+	double x[] = {5, 1, NAN, 1, 0, 7, -3, -0.0};
+	double hi[] = {6, 2, 2, NAN, 0, 6, 2, -0.0};
+	double want[] = {5, NAN, NAN, NAN, 0, 6, 1, -0.0};
+	const double *in[3] = {lo, x, hi};
+	double a4[] = {-8, 7, -1, 5, 3, -6}, b4[] = {7, -8, -1, -3, 6, -6};
+	double and4[] = {0, 0, -1, 5, 2, -6}, or4[] = {-1, -1, -1, -3, 7, -6};
+	double xor4[] = {-1, -1, 0, -8, 5, 0};
+	double ua[] = {15, 9, 0, 6}, ub[] = {1, 12, 15, 5};
+	double uand[] = {1, 8, 0, 4}, uxor[] = {14, 5, 15, 3};
+	double pa[] = {1, 1, 0, 0}, pb[] = {1, 0, 1, 0};
+	double pand[] = {1, 0, 0, 0}, por[] = {1, 1, 1, 0};
+	double pxor[] = {0, 1, 1, 0};
+	double sx[] = {3, -1, 9, 0.5}, sclamp[] = {3, 0, 6, 0.5};
+
+	expect("ENTRY e { l = f32[8] parameter(0) x = f32[8] parameter(1)\n"
+		"h = f32[8] parameter(2)\n"
+		"ROOT r = f32[8] clamp(l, x, h) }", in, 0, want, 8);
+	expect("ENTRY e { l = bf16[8] parameter(0) x = bf16[8] parameter(1)\n"
+		"h = bf16[8] parameter(2)\n"
+		"ROOT r = bf16[8] clamp(l, x, h) }", in, 0, want, 8);
+	expect1("ENTRY e { x = f32[4] parameter(0) z = f32[] constant(0)\n"
+		"s = f32[] constant(6) l = f32[4] broadcast(z), dimensions={}\n"
+		"h = f32[4] broadcast(s), dimensions={}\n"
+		"ROOT r = f32[4] clamp(l, x, h) }", sx, sclamp, 4);
+	expect2("ENTRY e { a = s4[6] parameter(0) b = s4[6] parameter(1)\n"
+		"ROOT r = s4[6] and(a, b) }", a4, b4, and4, 6);
+	expect2("ENTRY e { a = s4[6] parameter(0) b = s4[6] parameter(1)\n"
+		"ROOT r = s4[6] or(a, b) }", a4, b4, or4, 6);
+	expect2("ENTRY e { a = s4[6] parameter(0) b = s4[6] parameter(1)\n"
+		"ROOT r = s4[6] xor(a, b) }", a4, b4, xor4, 6);
+	expect2("ENTRY e { a = u4[4] parameter(0) b = u4[4] parameter(1)\n"
+		"ROOT r = u4[4] and(a, b) }", ua, ub, uand, 4);
+	expect2("ENTRY e { a = u4[4] parameter(0) b = u4[4] parameter(1)\n"
+		"ROOT r = u4[4] xor(a, b) }", ua, ub, uxor, 4);
+	expect2("ENTRY e { a = pred[4] parameter(0) b = pred[4] parameter(1)\n"
+		"ROOT r = pred[4] and(a, b) }", pa, pb, pand, 4);
+	expect2("ENTRY e { a = pred[4] parameter(0) b = pred[4] parameter(1)\n"
+		"ROOT r = pred[4] or(a, b) }", pa, pb, por, 4);
+	expect2("ENTRY e { a = pred[4] parameter(0) b = pred[4] parameter(1)\n"
+		"ROOT r = pred[4] xor(a, b) }", pa, pb, pxor, 4);
+	expect1("ENTRY e { a = pred[4] parameter(0) t = pred[] constant(true)\n"
+		"b = pred[4] broadcast(t), dimensions={}\n"
+		"ROOT r = pred[4] xor(a, b) }", pa, (double[]){0, 0, 1, 1}, 4);
+}
+END_TEST
 
 START_TEST(determinism)
 {
@@ -1464,6 +1569,8 @@ main(void)
 
 	tcase_set_timeout(t, 240);
 	tcase_add_test(t, float_binary);
+	tcase_add_test(t, clamp_and_bits);
+	tcase_add_test(t, thread_count_independent);
 	tcase_add_test(t, float_unary);
 	tcase_add_test(t, float_compare);
 	tcase_add_test(t, bf16_arith);

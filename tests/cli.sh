@@ -78,5 +78,15 @@ expect 1 "convert of bad input" -- $H convert "$T/bad.hlo" -o "$T/never.hlo"
 check "no output left after a failed convert" -- test ! -e "$T/never.hlo"
 check "no temporary files left" -- sh -c "! ls $T | grep -q tmp"
 
+# run: the thread count must not change a result; --profile and --time
+# report on stderr
+expect 0 "run with one thread" -- sh -c "$H run --threads 1 $small > $T/r1"
+expect 0 "run with three threads" -- sh -c "$H run --threads 3 $small > $T/r3"
+check "run output does not depend on --threads" -- cmp -s "$T/r1" "$T/r3"
+expect 2 "run --threads 0" -- $H run --threads 0 $small
+expect 0 "run --profile --time" -- $H run --profile --time $small
+check "--profile prints a table by opcode" -- grep -q '^convolution ' "$T/err"
+check "--time prints the time" -- grep -q '^time ' "$T/err"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
