@@ -1886,8 +1886,11 @@ attribute(P *p, uint32_t c, int op, Extra *x)
 		}
 	}
 	if (code >= 0) {
+		/* a known name given once typed and once raw (a value of
+		 * another form) is a duplicate too */
 		for (i = 0; i < p->nat; i++)
-			if (p->at[i].key == code)
+			if (p->at[i].key == code || (p->at[i].key == A_OTHER &&
+			    p->at[i].name == str(p, ks, kn)))
 				fail(p, ks, "duplicate attribute %.*s",
 					(int)kn, ks);
 		if (typed(p, code, &a))
@@ -1899,7 +1902,8 @@ attribute(P *p, uint32_t c, int op, Extra *x)
 		const char *e = rawend(p, vs);
 
 		for (i = 0; i < p->nat; i++)
-			if (p->at[i].key == A_OTHER && p->at[i].name == kid)
+			if ((p->at[i].key == A_OTHER && p->at[i].name == kid) ||
+			    (code >= 0 && p->at[i].key == code))
 				fail(p, ks, "duplicate attribute %.*s",
 					(int)kn, ks);
 		a = mkbytes(p, A_OTHER, K_RAW, vs, e - vs);
