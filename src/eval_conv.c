@@ -466,6 +466,26 @@ dot8(int64_t n, const float *x, const float *y)
 	return s;
 }
 
+/* y[k] += a x[2k]: even lanes of two loads */
+__attribute__((target("avx2,fma"))) static void
+axpy8s2(int64_t n, float a, const float *x, float *y)
+{
+	__m256 av = _mm256_set1_ps(a), lo, hi, ev;
+	int64_t k = 0;
+
+	for (; k + 9 <= n; k += 8) {	/* reads x[2k + 15] <= x[2n - 3] */
+		lo = _mm256_loadu_ps(x + 2 * k);
+		hi = _mm256_loadu_ps(x + 2 * k + 8);
+		ev = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+		ev = _mm256_castpd_ps(_mm256_permute4x64_pd(
+			_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0)));
+		_mm256_storeu_ps(y + k, _mm256_fmadd_ps(av, ev,
+			_mm256_loadu_ps(y + k)));
+	}
+	for (; k < n; k++)
+		y[k] += a * x[2 * k];
+}
+
 static int
 simd(void)
 {
@@ -490,6 +510,10 @@ axpy(int64_t n, float a, const float *x, int64_t sx, float *y, int64_t sy,
 #if defined(__x86_64__) && defined(__GNUC__)
 	if (vec && sx == 1 && sy == 1) {
 		axpy8(n, a, x, y);
+		return;
+	}
+	if (vec && sx == 2 && sy == 1) {
+		axpy8s2(n, a, x, y);
 		return;
 	}
 #endif
@@ -597,6 +621,46 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 	} while (bump(ki, cv->KS, L + 1));
 }
 
+/* plane_axpy for two spatial dims, without the n-dimensional index
+ * machinery: most depthwise convolutions are 2-D and their rows short */
+static void
+plane_axpy2(const Direct *d, const float *x, const float *k, float *o)
+{
+	const Conv *cv = d->cv;
+	const WinDim *wy = &cv->w[0], *wx = &cv->w[1];
+	int64_t ky, kx, oy, iy, off, lo, hi, xst = wx->stride * d->xs.sp[1];
+	float wt;
+
+	for (ky = 0; ky < cv->KS[0]; ky++)
+		for (kx = 0; kx < cv->KS[1]; kx++) {
+			wt = k[(wy->rev ? cv->KS[0] - 1 - ky : ky) * d->ks.sp[0] +
+				(wx->rev ? cv->KS[1] - 1 - kx : kx) *
+				d->ks.sp[1]];
+			off = kx * wx->wdil - wx->lo;
+			lo = off < 0 ? (-off + wx->stride - 1) / wx->stride : 0;
+			hi = cv->S[1] - 1 - off < 0 ? -1 : (cv->S[1] - 1 - off) /
+				wx->stride;
+			if (hi > cv->OS[1] - 1)
+				hi = cv->OS[1] - 1;
+			if (hi < lo || wt == 0)
+				continue;
+			for (oy = 0; oy < cv->OS[0]; oy++) {
+				iy = oy * wy->stride - wy->lo + ky * wy->wdil;
+				if (wy->bdil > 1) {
+					if (iy < 0 || iy % wy->bdil)
+						continue;
+					iy /= wy->bdil;
+				}
+				if (iy < 0 || iy >= cv->S[0])
+					continue;
+				axpy(hi - lo + 1, wt, x + iy * d->xs.sp[0] +
+					(lo * wx->stride + off) * d->xs.sp[1],
+					xst, o + oy * d->os.sp[0] + lo *
+					d->os.sp[1], d->os.sp[1], d->vec);
+			}
+		}
+}
+
 /* the same with a dot product along the last kernel dim, for windows
  * wider than the output */
 static void
@@ -674,7 +738,9 @@ direct_part(void *ctx, int part, int64_t lo, int64_t hi)
 				(cb + ci) * d->xs.f;
 			const float *k = d->K + ci * d->ks.b + of * d->ks.f;
 
-			if (wide)
+			if (wide && cv->dn.ns == 2)
+				plane_axpy2(d, x, k, o);
+			else if (wide)
 				plane_axpy(d, x, k, o);
 			else
 				plane_dot(d, x, k, o);
