@@ -288,9 +288,14 @@ putwindow(const int64_t *w, uint32_t ndims, HloBuf *b)
 static void
 putattr(const HloModule *m, const HloAttr *a, HloBuf *b)
 {
-	const int64_t *v = m->ints + a->v;
-	const char *s = m->bytes + a->v;
+	/* a->v is an offset into ints or bytes, or (K_INT, K_BOOL) the
+	 * value itself: form pointers only from offsets */
+	int ints = a->kind == K_INTS || a->kind == K_SLICE ||
+		a->kind == K_PAD || a->kind == K_WINDOW;
+	int bytes = a->kind != K_INT && a->kind != K_BOOL && !ints;
 	uint32_t i, n = a->n;
+	const int64_t *v = ints && n ? m->ints + a->v : NULL;
+	const char *s = bytes && n ? m->bytes + a->v : "";
 	int interior = 0;
 
 	hlo_buf_put(b, ", ", 2);
