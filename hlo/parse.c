@@ -102,7 +102,7 @@ grow(void *v, uint32_t *cap, uint64_t need, size_t size)
 {
 	uint64_t c = *cap ? *cap : 16;
 
-	if (need <= *cap)
+	if (need <= *cap && v)	/* NULL means failure: allocate even for 0 */
 		return v;
 	while (c < need)
 		c *= 2;

@@ -554,6 +554,22 @@ static const char callmod[] =
 	"ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
 	"  ROOT s = pred[] compare(a, b), direction=GE\n}\n";
 
+/* a string whose first character is an escape (the decoder's buffer
+ * still empty) reads back the same byte */
+START_TEST(escape_first)
+{
+	HloModule *m = ok("HloModule t\nENTRY e {\n  ROOT c = f32[2] "
+		"custom-call(), custom_call_target=\"\\001x\"\n}\n");
+	uint32_t n;
+	const char *w = hlo_attr_word(m, find(m, "c", NULL),
+		A_CUSTOM_CALL_TARGET, &n);
+
+	ck_assert_uint_eq(n, 2);
+	ck_assert(w[0] == 1 && w[1] == 'x');
+	hlo_module_free(m);
+}
+END_TEST
+
 START_TEST(called)
 {
 	HloModule *m = ok(callmod);
@@ -969,6 +985,7 @@ main(void)
 	tcase_add_test(w, sweep_data);
 	tcase_add_test(w, sweep_corpus);
 	tcase_add_test(w, roundtrip_data);
+	tcase_add_test(w, escape_first);
 	tcase_add_test(w, roundtrip_corpus);
 	tcase_set_timeout(w, 300);
 	suite_add_tcase(s, w);
