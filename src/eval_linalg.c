@@ -508,13 +508,155 @@ bngeo(HloEval *ev, HloVal *x, int64_t fi, BnGeo *g)
 }
 
 /* the same on f32 operands with features leading whole runs (inner >=
- * 8): four double accumulators per run */
+ * 8). A run's sums are kept in eight double lanes (lane j takes the
+ * elements k with k % 8 == j below the last multiple of 8, lane 0 the
+ * rest) combined pairwise; the AVX2 code does the same operations in the
+ * same order as the plain C, without fused multiply-adds, so both give
+ * the same bits. */
 typedef struct {
 	const Bn *b;
 	int pass;
 	const float *x, *gr;
 	float *out;
+	int avx2;
 } BnJob;
+
+static double
+lanes8(const double *l)
+{
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+/* s1 = sum x (BN_SUM), sum (x - m)^2 (BN_VAR) or sum g (BN_GSUM, with
+ * s2 = sum g (x - m)); returns the index where the 8-wide part ended */
+static int64_t
+run_sums_c(int pass, const float *x, const float *g, int64_t n, double m,
+	double *l1, double *l2)
+{
+	int64_t k, j;
+	double d;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		for (j = 0; j < 8; j++) {
+			d = (double)x[k + j] - m;
+			switch (pass) {
+			case BN_SUM:
+				l1[j] += x[k + j];
+				break;
+			case BN_VAR:
+				d = d * d;
+				l1[j] += d;
+				break;
+			default:
+				l1[j] += g[k + j];
+				d = g[k + j] * d;
+				l2[j] += d;
+			}
+		}
+	return k;
+}
+
+/* out = (x - m) sc + off (BN_NORM) or sc ((g - sh) - (x - m) t) */
+static int64_t
+run_out_c(int pass, const float *x, const float *g, float *o, int64_t n,
+	double m, double sc, double off, double sh, double t)
+{
+	int64_t k;
+	double d;
+
+	for (k = 0; k < n; k++) {
+		d = (double)x[k] - m;
+		if (pass == BN_NORM) {
+			d = d * sc;
+			o[k] = (float)(d + off);
+		} else {
+			d = d * t;
+			o[k] = (float)(sc * (((double)g[k] - sh) - d));
+		}
+	}
+	return k;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static int64_t
+run_sums_avx2(int pass, const float *x, const float *g, int64_t n,
+	double m, double *l1, double *l2)
+{
+	__m256d a0 = _mm256_setzero_pd(), a1 = a0, c0 = a0, c1 = a0;
+	__m256d md = _mm256_set1_pd(m), xl, xh, gl, gh;
+	int64_t k;
+
+	for (k = 0; k + 8 <= n; k += 8) {
+		xl = _mm256_cvtps_pd(_mm_loadu_ps(x + k));
+		xh = _mm256_cvtps_pd(_mm_loadu_ps(x + k + 4));
+		switch (pass) {
+		case BN_SUM:
+			a0 = _mm256_add_pd(a0, xl);
+			a1 = _mm256_add_pd(a1, xh);
+			break;
+		case BN_VAR:
+			xl = _mm256_sub_pd(xl, md);
+			xh = _mm256_sub_pd(xh, md);
+			a0 = _mm256_add_pd(a0, _mm256_mul_pd(xl, xl));
+			a1 = _mm256_add_pd(a1, _mm256_mul_pd(xh, xh));
+			break;
+		default:
+			gl = _mm256_cvtps_pd(_mm_loadu_ps(g + k));
+			gh = _mm256_cvtps_pd(_mm_loadu_ps(g + k + 4));
+			a0 = _mm256_add_pd(a0, gl);
+			a1 = _mm256_add_pd(a1, gh);
+			c0 = _mm256_add_pd(c0, _mm256_mul_pd(gl,
+				_mm256_sub_pd(xl, md)));
+			c1 = _mm256_add_pd(c1, _mm256_mul_pd(gh,
+				_mm256_sub_pd(xh, md)));
+		}
+	}
+	_mm256_storeu_pd(l1, a0);
+	_mm256_storeu_pd(l1 + 4, a1);
+	_mm256_storeu_pd(l2, c0);
+	_mm256_storeu_pd(l2 + 4, c1);
+	return k;
+}
+
+__attribute__((target("avx2"))) static int64_t
+run_out_avx2(int pass, const float *x, const float *g, float *o, int64_t n,
+	double m, double sc, double off, double sh, double t)
+{
+	__m256d md = _mm256_set1_pd(m), scd = _mm256_set1_pd(sc);
+	__m256d offd = _mm256_set1_pd(off), shd = _mm256_set1_pd(sh);
+	__m256d td = _mm256_set1_pd(t), d, r;
+	int64_t k;
+
+	for (k = 0; k + 4 <= n; k += 4) {
+		d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + k)), md);
+		if (pass == BN_NORM) {
+			r = _mm256_add_pd(_mm256_mul_pd(d, scd), offd);
+		} else {
+			r = _mm256_sub_pd(_mm256_sub_pd(_mm256_cvtps_pd(
+				_mm_loadu_ps(g + k)), shd), _mm256_mul_pd(d,
+				td));
+			r = _mm256_mul_pd(scd, r);
+		}
+		_mm_storeu_ps(o + k, _mm256_cvtpd_ps(r));
+	}
+	return k;
+}
+
+static int
+bn_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+#else
+static int
+bn_avx2(void)
+{
+	return 0;
+}
+#endif
 
 /* features [f0, f1): each feature's sums run over the outer index in
  * order, so the split does not change them */
@@ -527,7 +669,7 @@ bnpass_f32(void *ctx, int part, int64_t f0, int64_t f1)
 	float *out = j->out;
 	int pass = j->pass;
 	int64_t o, f, k, n = b->g->inner;
-	double a0, a1, a2, a3, c0, c1, c2, c3, m, sc, sh, t;
+	double l1[8], l2[8], m, sc, sh = 0, t = 0, d;
 
 	(void)part;
 	for (f = f0; f < f1; f++)
@@ -538,59 +680,61 @@ bnpass_f32(void *ctx, int part, int64_t f0, int64_t f1)
 			float *orow = out ? out + (o * b->g->F + f) * n : NULL;
 
 			m = b->mean[f];
-			a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = 0;
+			if (pass == BN_NORM || pass == BN_GRAD) {
+				if (pass == BN_NORM) {
+					sc = b->inv[f] * b->scale[f];
+				} else {
+					sc = b->scale[f] * b->inv[f];
+					sh = b->sg[f] / b->cnt;
+					t = b->sgx[f] / b->cnt /
+						(b->var[f] + b->eps);
+				}
+				k = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+				if (j->avx2)
+					k = run_out_avx2(pass, xr, gv, orow, n,
+						m, sc, b->off[f], sh, t);
+#endif
+				run_out_c(pass, xr + k, gv ? gv + k : NULL,
+					orow + k, n - k, m, sc, b->off[f], sh,
+					t);
+				continue;
+			}
+			memset(l1, 0, sizeof l1);
+			memset(l2, 0, sizeof l2);
+#if defined(__x86_64__) && defined(__GNUC__)
+			if (j->avx2)
+				k = run_sums_avx2(pass, xr, gv, n, m, l1, l2);
+			else
+#endif
+				k = run_sums_c(pass, xr, gv, n, m, l1, l2);
+			for (; k < n; k++) {
+				d = (double)xr[k] - m;
+				switch (pass) {
+				case BN_SUM:
+					l1[0] += xr[k];
+					break;
+				case BN_VAR:
+					d = d * d;
+					l1[0] += d;
+					break;
+				default:
+					l1[0] += gv[k];
+					d = gv[k] * d;
+					l2[0] += d;
+				}
+			}
 			switch (pass) {
 			case BN_SUM:
-				for (k = 0; k + 4 <= n; k += 4) {
-					a0 += xr[k];
-					a1 += xr[k + 1];
-					a2 += xr[k + 2];
-					a3 += xr[k + 3];
-				}
-				for (; k < n; k++)
-					a0 += xr[k];
-				b->mean[f] += (a0 + a1) + (a2 + a3);
+				b->mean[f] += lanes8(l1);
 				break;
 			case BN_VAR:
-				for (k = 0; k + 4 <= n; k += 4) {
-					a0 += (xr[k] - m) * (xr[k] - m);
-					a1 += (xr[k + 1] - m) * (xr[k + 1] - m);
-					a2 += (xr[k + 2] - m) * (xr[k + 2] - m);
-					a3 += (xr[k + 3] - m) * (xr[k + 3] - m);
-				}
-				for (; k < n; k++)
-					a0 += (xr[k] - m) * (xr[k] - m);
-				b->var[f] += (a0 + a1) + (a2 + a3);
-				break;
-			case BN_GSUM:
-				for (k = 0; k + 2 <= n; k += 2) {
-					a0 += gv[k];
-					a1 += gv[k + 1];
-					c0 += gv[k] * (xr[k] - m);
-					c1 += gv[k + 1] * (xr[k + 1] - m);
-				}
-				for (; k < n; k++) {
-					a0 += gv[k];
-					c0 += gv[k] * (xr[k] - m);
-				}
-				b->sg[f] += a0 + a1;
-				b->sgx[f] += c0 + c1;
-				break;
-			case BN_NORM:
-				sc = b->inv[f] * b->scale[f];
-				for (k = 0; k < n; k++)
-					orow[k] = (xr[k] - m) * sc + b->off[f];
+				b->var[f] += lanes8(l1);
 				break;
 			default:
-				sc = b->scale[f] * b->inv[f];
-				sh = b->sg[f] / b->cnt;
-				t = b->sgx[f] / b->cnt / (b->var[f] + b->eps);
-				for (k = 0; k < n; k++)
-					orow[k] = sc * (gv[k] - sh -
-						(xr[k] - m) * t);
+				b->sg[f] += lanes8(l1);
+				b->sgx[f] += lanes8(l2);
 			}
-			(void)c2;
-			(void)c3;
 		}
 }
 
@@ -615,6 +759,7 @@ bnpass(HloEval *ev, const Bn *b, int pass, const HloVal *x,
 		job.x = (const float *)x->data;
 		job.gr = gr ? (const float *)gr->data : NULL;
 		job.out = out ? (float *)out->data : NULL;
+		job.avx2 = bn_avx2();
 		ev_par(ev, b->g->F, (1 << 14) / (b->g->outer * b->g->inner) +
 			1, bnpass_f32, &job);
 		return;
