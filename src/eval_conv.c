@@ -622,28 +622,53 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 }
 
 /* plane_axpy for two spatial dims, without the n-dimensional index
- * machinery: most depthwise convolutions are 2-D and their rows short */
+ * machinery: most depthwise convolutions are 2-D and their rows short.
+ * Base dilation (the input gradient of a strided convolution) is allowed
+ * on both dims: along a row the output positions that land on an input
+ * element then come every bd / gcd(stride, bd) */
 static void
 plane_axpy2(const Direct *d, const float *x, const float *k, float *o)
 {
 	const Conv *cv = d->cv;
 	const WinDim *wy = &cv->w[0], *wx = &cv->w[1];
-	int64_t ky, kx, oy, iy, off, lo, hi, xst = wx->stride * d->xs.sp[1];
+	int64_t ky, kx, oy, iy, ox, p, so, si, cnt, g, a, bd = wx->bdil;
 	float wt;
 
+	for (a = wx->stride, g = bd; a; ) {	/* g = gcd(stride, bd) */
+		int64_t r = g % a;
+
+		g = a;
+		a = r;
+	}
+	so = bd / g;
+	si = wx->stride * so / bd;
 	for (ky = 0; ky < cv->KS[0]; ky++)
 		for (kx = 0; kx < cv->KS[1]; kx++) {
 			wt = k[(wy->rev ? cv->KS[0] - 1 - ky : ky) * d->ks.sp[0] +
 				(wx->rev ? cv->KS[1] - 1 - kx : kx) *
 				d->ks.sp[1]];
-			off = kx * wx->wdil - wx->lo;
-			lo = off < 0 ? (-off + wx->stride - 1) / wx->stride : 0;
-			hi = cv->S[1] - 1 - off < 0 ? -1 : (cv->S[1] - 1 - off) /
-				wx->stride;
-			if (hi > cv->OS[1] - 1)
-				hi = cv->OS[1] - 1;
-			if (hi < lo || wt == 0)
+			if (wt == 0)
 				continue;
+			/* the first output column whose input position is
+			 * an element, then how many follow in range */
+			for (ox = 0; ox < so; ox++) {
+				p = ox * wx->stride - wx->lo + kx * wx->wdil;
+				if ((p % bd + bd) % bd == 0)
+					break;
+			}
+			if (ox == so)
+				continue;	/* never on an element */
+			p = ox * wx->stride - wx->lo + kx * wx->wdil;
+			while (ox < cv->OS[1] && p < 0) {
+				ox += so;
+				p += so * wx->stride;
+			}
+			if (ox >= cv->OS[1] || p < 0 || p % bd || p / bd >=
+			    cv->S[1])
+				continue;
+			cnt = (cv->S[1] - 1 - p / bd) / si + 1;
+			if (cnt > (cv->OS[1] - 1 - ox) / so + 1)
+				cnt = (cv->OS[1] - 1 - ox) / so + 1;
 			for (oy = 0; oy < cv->OS[0]; oy++) {
 				iy = oy * wy->stride - wy->lo + ky * wy->wdil;
 				if (wy->bdil > 1) {
@@ -653,10 +678,10 @@ plane_axpy2(const Direct *d, const float *x, const float *k, float *o)
 				}
 				if (iy < 0 || iy >= cv->S[0])
 					continue;
-				axpy(hi - lo + 1, wt, x + iy * d->xs.sp[0] +
-					(lo * wx->stride + off) * d->xs.sp[1],
-					xst, o + oy * d->os.sp[0] + lo *
-					d->os.sp[1], d->os.sp[1], d->vec);
+				axpy(cnt, wt, x + iy * d->xs.sp[0] + p / bd *
+					d->xs.sp[1], si * d->xs.sp[1],
+					o + oy * d->os.sp[0] + ox * d->os.sp[1],
+					so * d->os.sp[1], d->vec);
 			}
 		}
 }
@@ -764,7 +789,8 @@ direct_fits(const Conv *cv)
 {
 	int L = cv->dn.ns - 1;
 
-	return cv->dn.ns >= 1 && cv->w[L].bdil == 1 &&
+	return cv->dn.ns >= 1 && (cv->w[L].bdil == 1 || (cv->dn.ns == 2 &&
+		cv->OS[L] >= cv->KS[L])) &&
 		((cv->fgc > 1 && cv->Cig == 1) ||
 		(cv->bgc > 1 && cv->Coq == 1));
 }
