@@ -362,6 +362,20 @@ cmd_optimize(int argc, char **argv)
 		vo.limit = EV_DEFAULT_LIMIT;
 		r.verified = hlo_eval_verify(orig, m, &vo, &r.vr);
 	}
+	/* a failed check writes nothing; the report is built before the
+	 * module is written, so running out of memory leaves no output */
+	if (r.verified > 0) {
+		fprintf(stderr, "%s: verify: %s: %s\n", r.in,
+			verdict(r.verified), r.vr.msg);
+		status = r.verified == 3 ? EXIT_NOEVAL : EXIT_ERR;
+		goto done;
+	}
+	if (reppath) {
+		if (json)
+			report_json(m, &r, &b);
+		else
+			report_text(m, &r, &b);
+	}
 	if (cmd_write_module(m, outpath, to->count ? to->sval[0] : NULL,
 	    &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
@@ -370,21 +384,10 @@ cmd_optimize(int argc, char **argv)
 	}
 	if (tim->count)
 		timing(&r);
-	if (reppath) {
-		if (json)
-			report_json(m, &r, &b);
-		else
-			report_text(m, &r, &b);
-		if (hlo_write_file(reppath, b.buf, b.len, &e) < 0) {
-			fprintf(stderr, "%s\n", e.msg);
-			status = EXIT_ERR;
-			goto done;
-		}
-	}
-	if (r.verified > 0) {
-		fprintf(stderr, "%s: verify: %s: %s\n", r.in,
-			verdict(r.verified), r.vr.msg);
-		status = r.verified == 3 ? EXIT_NOEVAL : EXIT_ERR;
+	if (reppath && hlo_write_file(reppath, b.buf, b.len, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		status = EXIT_ERR;
+		goto done;
 	}
 done:
 	hlo_buf_free(&b);
