@@ -646,8 +646,13 @@ lexint(const char *s, const char **end, int *neg, uint64_t *mag)
 	for (; isdig((unsigned char)*t); t++) {
 		unsigned d = *t - '0';
 
-		if (v > (UINT64_MAX - d) / 10)
+		if (v > (UINT64_MAX - d) / 10) {
+			while (isdig((unsigned char)*t))
+				t++;
+			*end = t;	/* the whole number, for messages */
+			*mag = UINT64_MAX;
 			return -1;
+		}
 		v = v * 10 + d;
 	}
 	*end = t;

@@ -205,9 +205,7 @@ block_new(uint64_t size, uint64_t *cap)
 {
 	void *p;
 
-	if (size > SIZE_MAX - HUGE_PAGE)
-		return NULL;
-	if (size < HUGE_PAGE) {
+	if (size < HUGE_PAGE || size > SIZE_MAX - HUGE_PAGE) {
 		*cap = size;
 		return xmalloc(size);
 	}
