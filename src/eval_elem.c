@@ -1597,6 +1597,95 @@ fast_bits(const EwOp *o, HloVal **ops, HloVal *v, int64_t lo, int64_t hi)
 	return 1;
 }
 
+/* 32-bit integer arithmetic, shifts, min and max of one type, on
+ * uint32 words: the same wrap-around and shift rules as ibin */
+static void
+ld32(const HloVal *v, int64_t k, int64_t w, uint32_t *d)
+{
+	int64_t j;
+
+	if (v->n == 1 || v->splat) {
+		uint32_t x;
+
+		memcpy(&x, v->data, 4);
+		for (j = 0; j < w; j++)
+			d[j] = x;
+		return;
+	}
+	memcpy(d, v->data + k * 4, w * 4);
+}
+
+static int
+fast_int32(const EwOp *o, HloVal **ops, HloVal *v, int64_t lo, int64_t hi)
+{
+	uint32_t a[EV_CHUNK], b[EV_CHUNK], r[EV_CHUNK], x, y;
+	int64_t k, j, w;
+	int sgn = o->type == TY_S32;
+
+	if ((o->type != TY_S32 && o->type != TY_U32) || o->t0 != o->type ||
+	    o->t1 != o->type)
+		return 0;
+	switch (o->op) {
+	case HOP_ADD: case HOP_SUBTRACT: case HOP_MUL: case HOP_SHL:
+	case HOP_SHRL: case HOP_SHRA: case HOP_MAX: case HOP_MIN:
+		break;
+	default:
+		return 0;
+	}
+	for (k = lo; k < hi; k += w) {
+		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;
+		ld32(ops[0], k, w, a);
+		ld32(ops[1], k, w, b);
+		switch (o->op) {
+		case HOP_ADD:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] + b[j];
+			break;
+		case HOP_SUBTRACT:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] - b[j];
+			break;
+		case HOP_MUL:
+			for (j = 0; j < w; j++)
+				r[j] = a[j] * b[j];
+			break;
+		case HOP_SHL:
+			for (j = 0; j < w; j++)
+				r[j] = b[j] >= 32 ? 0 : a[j] << b[j];
+			break;
+		case HOP_SHRL:
+			for (j = 0; j < w; j++)
+				r[j] = b[j] >= 32 ? 0 : a[j] >> b[j];
+			break;
+		case HOP_SHRA:
+			for (j = 0; j < w; j++) {
+				int32_t sx = (int32_t)a[j];
+
+				r[j] = (uint32_t)(b[j] >= 32 ? (sx < 0 ? -1 :
+					0) : sx >> b[j]);
+			}
+			break;
+		case HOP_MAX:
+			for (j = 0; j < w; j++) {
+				x = a[j];
+				y = b[j];
+				r[j] = (sgn ? (int32_t)x < (int32_t)y : x < y) ?
+					y : x;
+			}
+			break;
+		default:
+			for (j = 0; j < w; j++) {
+				x = a[j];
+				y = b[j];
+				r[j] = (sgn ? (int32_t)y < (int32_t)x : y < x) ?
+					y : x;
+			}
+		}
+		memcpy(v->data + k * 4, r, w * 4);
+	}
+	return 1;
+}
+
 typedef struct {
 	const EwOp *o;
 	HloVal **ops;
@@ -1632,7 +1721,8 @@ ew_part(void *ctx, int part, int64_t lo, int64_t hi)
 	(void)part;
 	if (fast_float(o, ops, j->na, j->v, lo, hi) ||
 	    (j->na == 3 && fast_select(o, ops, j->v, lo, hi)) ||
-	    (j->na == 2 && fast_bits(o, ops, j->v, lo, hi)))
+	    (j->na == 2 && fast_bits(o, ops, j->v, lo, hi)) ||
+	    (j->na == 2 && fast_int32(o, ops, j->v, lo, hi)))
 		return;
 	for (k = lo; k < hi; k += w) {
 		w = hi - k < EV_CHUNK ? hi - k : EV_CHUNK;

@@ -1191,6 +1191,48 @@ START_TEST(clamp_and_bits)
 }
 END_TEST
 
+/* the 32-bit integer fast path: wrap-around, shifts by 32 and more (or
+ * a negative amount), arithmetic shifts of u32, signed and unsigned
+ * min and max */
+START_TEST(int32_fast_path)
+{
+	double ua[] = {4294967295.0, 2147483648.0, 7, 1, 0x80000001u};
+	double ub[] = {1, 2147483648.0, 32, 31, 4};
+	double uadd[] = {0, 0, 39, 32, 0x80000005u};
+	double umul[] = {4294967295.0, 0, 224, 31, 4};
+	double ushra[] = {4294967295.0, 4294967295.0, 0, 0, 0xf8000000u};
+	double umax[] = {4294967295.0, 2147483648.0, 32, 31, 0x80000001u};
+	double sa[] = {-1, -2147483648.0, 7, 5, -100};
+	double sb[] = {1, -1, 33, -3, 2};
+	double ssub[] = {-2, -2147483647.0, -26, 8, -102};
+	double smin[] = {-1, -2147483648.0, 7, -3, -100};
+	double sshl[] = {-2, 0, 0, 0, -400};
+	double sshrl[] = {2147483647.0, 0, 0, 0, 1073741799.0};
+	double sshra[] = {-1, -1, 0, 0, -25};
+
+	expect2("ENTRY e { a = u32[5] parameter(0) b = u32[5] parameter(1)\n"
+		"ROOT r = u32[5] add(a, b) }", ua, ub, uadd, 5);
+	expect2("ENTRY e { a = u32[5] parameter(0) b = u32[5] parameter(1)\n"
+		"ROOT r = u32[5] multiply(a, b) }", ua, ub, umul, 5);
+	expect2("ENTRY e { a = u32[5] parameter(0) b = u32[5] parameter(1)\n"
+		"ROOT r = u32[5] shift-right-arithmetic(a, b) }", ua, ub, ushra,
+		5);
+	expect2("ENTRY e { a = u32[5] parameter(0) b = u32[5] parameter(1)\n"
+		"ROOT r = u32[5] maximum(a, b) }", ua, ub, umax, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] subtract(a, b) }", sa, sb, ssub, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] minimum(a, b) }", sa, sb, smin, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] shift-left(a, b) }", sa, sb, sshl, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] shift-right-logical(a, b) }", sa, sb, sshrl, 5);
+	expect2("ENTRY e { a = s32[5] parameter(0) b = s32[5] parameter(1)\n"
+		"ROOT r = s32[5] shift-right-arithmetic(a, b) }", sa, sb, sshra,
+		5);
+}
+END_TEST
+
 START_TEST(determinism)
 {
 	static const char *mod =
@@ -1581,6 +1623,7 @@ main(void)
 	tcase_set_timeout(t, 240);
 	tcase_add_test(t, float_binary);
 	tcase_add_test(t, clamp_and_bits);
+	tcase_add_test(t, int32_fast_path);
 	tcase_add_test(t, thread_count_independent);
 	tcase_add_test(t, float_unary);
 	tcase_add_test(t, float_compare);
