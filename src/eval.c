@@ -240,6 +240,27 @@ cache_get(HloEval *ev, uint64_t size, uint64_t *cap)
 			ev->cache[best] = ev->cache[--ev->ncache];
 			return p;
 		}
+		/* none fits: grow the largest smaller block of 2 MiB or
+		 * more; a mapping grows in place or moves by remapping,
+		 * so its pages are not faulted and zeroed again */
+		for (k = 0; k < ev->ncache; k++)
+			if (ev->cache[k].size >= HUGE_PAGE &&
+			    ev->cache[k].size < size && (best < 0 ||
+			    ev->cache[k].size > ev->cache[best].size))
+				best = k;
+		if (best >= 0 && size >= HUGE_PAGE && size <= SIZE_MAX -
+		    HUGE_PAGE) {
+			uint64_t want = (size + HUGE_PAGE - 1) &
+				~(HUGE_PAGE - 1);
+
+			p = realloc(ev->cache[best].p, want);
+			if (p) {
+				ev->cached -= ev->cache[best].size;
+				ev->cache[best] = ev->cache[--ev->ncache];
+				*cap = want;
+				return p;
+			}
+		}
 	}
 	return block_new(size, cap);
 }
