@@ -603,7 +603,7 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 			w->stride;
 		if (hi > cv->OS[L] - 1)
 			hi = cv->OS[L] - 1;
-		if (hi < lo || wt == 0)
+		if (hi < lo)	/* a zero weight still turns inf into NaN */
 			continue;
 		memset(oi, 0, sizeof oi);
 		do {
@@ -647,8 +647,6 @@ plane_axpy2(const Direct *d, const float *x, const float *k, float *o)
 			wt = k[(wy->rev ? cv->KS[0] - 1 - ky : ky) * d->ks.sp[0] +
 				(wx->rev ? cv->KS[1] - 1 - kx : kx) *
 				d->ks.sp[1]];
-			if (wt == 0)
-				continue;
 			/* the first output column whose input position is
 			 * an element, then how many follow in range */
 			for (ox = 0; ox < so; ox++) {

@@ -720,6 +720,22 @@ START_TEST(conv_labels)
 }
 END_TEST
 
+/* a zero weight still meets every input element: 0 * inf is NaN, as in
+ * XLA (the direct depthwise loop once skipped zero weights) */
+START_TEST(conv_zero_weight_nan)
+{
+	double x[] = {1, INFINITY, 1, 1, 1, 1, 1, 1, 1, 1};
+	double k[] = {0, 1, 0, 1, 1, 1};
+	double want[] = {NAN, INFINITY, NAN, 1, 1, 2, 3, 3, 3, 2};
+
+	expect2("ENTRY e { x = f32[1,2,1,5] parameter(0)\n"
+		"k = f32[2,1,1,3] parameter(1)\n"
+		"ROOT r = f32[1,2,1,5] convolution(x, k), window={size=1x3 "
+		"pad=0_0x1_1}, dim_labels=bf01_oi01->bf01, "
+		"feature_group_count=2 }", x, k, want, 10);
+}
+END_TEST
+
 /* reductions */
 
 static const char *sumcomp = "add_f {\n"
@@ -1624,6 +1640,7 @@ main(void)
 	tcase_add_test(t, float_binary);
 	tcase_add_test(t, clamp_and_bits);
 	tcase_add_test(t, int32_fast_path);
+	tcase_add_test(t, conv_zero_weight_nan);
 	tcase_add_test(t, thread_count_independent);
 	tcase_add_test(t, float_unary);
 	tcase_add_test(t, float_compare);
