@@ -195,6 +195,7 @@ typedef struct {
 
 /* src/util.c */
 void *xmalloc(size_t n);
+void xnomem(void) __attribute__((noreturn));	/* out of memory: exit */
 void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);

@@ -2,7 +2,9 @@
  * accounting, and the driver that walks a computation in topological
  * order, dispatching each instruction to its opcode family and freeing
  * every value after its last use. */
+#define _GNU_SOURCE		/* mremap */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -200,24 +202,48 @@ cache_cap(const HloEval *ev)
 	return c > ((uint64_t)3 << 30) ? (uint64_t)3 << 30 : c;
 }
 
+/* blocks under 2 MiB come from malloc, bigger ones are mappings of
+ * whole, aligned huge pages (so a block's size says how to free it) */
+static int
+mapped(uint64_t size)
+{
+	return size >= HUGE_PAGE && size <= SIZE_MAX - 2 * HUGE_PAGE;
+}
+
 static void *
 block_new(uint64_t size, uint64_t *cap)
 {
-	void *p;
+	unsigned char *p, *a;
 
-	if (size < HUGE_PAGE || size > SIZE_MAX - HUGE_PAGE) {
+	if (!mapped(size)) {
 		*cap = size;
 		return xmalloc(size);
 	}
 	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	p = aligned_alloc(HUGE_PAGE, size);
-	if (!p)
-		return xmalloc(size);	/* reports running out of memory */
+	p = mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		xnomem();
+	a = (unsigned char *)(((uintptr_t)p + HUGE_PAGE - 1) &
+		~(uintptr_t)(HUGE_PAGE - 1));
+	if (a > p)
+		munmap(p, a - p);
+	if (a + size < p + size + HUGE_PAGE)
+		munmap(a + size, p + size + HUGE_PAGE - (a + size));
 #ifdef MADV_HUGEPAGE
-	madvise(p, size, MADV_HUGEPAGE);
+	madvise(a, size, MADV_HUGEPAGE);
 #endif
 	*cap = size;
-	return p;
+	return a;
+}
+
+static void
+block_free(void *p, uint64_t size)
+{
+	if (mapped(size))
+		munmap(p, size);
+	else
+		free(p);
 }
 
 static void *
@@ -240,27 +266,29 @@ cache_get(HloEval *ev, uint64_t size, uint64_t *cap)
 			ev->cache[best] = ev->cache[--ev->ncache];
 			return p;
 		}
-		/* none fits: grow the largest smaller block of 2 MiB or
-		 * more; a mapping grows in place or moves by remapping,
-		 * so its pages are not faulted and zeroed again */
+		/* none fits: grow the largest smaller mapping; it grows in
+		 * place or moves by remapping, so its pages are neither
+		 * copied nor faulted and zeroed again */
 		for (k = 0; k < ev->ncache; k++)
 			if (ev->cache[k].size >= HUGE_PAGE &&
 			    ev->cache[k].size < size && (best < 0 ||
 			    ev->cache[k].size > ev->cache[best].size))
 				best = k;
-		if (best >= 0 && size >= HUGE_PAGE && size <= SIZE_MAX -
-		    HUGE_PAGE) {
+#ifdef MREMAP_MAYMOVE
+		if (best >= 0 && mapped(size)) {
 			uint64_t want = (size + HUGE_PAGE - 1) &
 				~(HUGE_PAGE - 1);
 
-			p = realloc(ev->cache[best].p, want);
-			if (p) {
+			p = mremap(ev->cache[best].p, ev->cache[best].size,
+				want, MREMAP_MAYMOVE);
+			if (p != MAP_FAILED) {
 				ev->cached -= ev->cache[best].size;
 				ev->cache[best] = ev->cache[--ev->ncache];
 				*cap = want;
 				return p;
 			}
 		}
+#endif
 	}
 	return block_new(size, cap);
 }
@@ -268,7 +296,7 @@ cache_get(HloEval *ev, uint64_t size, uint64_t *cap)
 static void
 cache_drop(HloEval *ev, int k)
 {
-	free(ev->cache[k].p);
+	block_free(ev->cache[k].p, ev->cache[k].size);
 	ev->cached -= ev->cache[k].size;
 	ev->cache[k] = ev->cache[--ev->ncache];
 }
@@ -280,7 +308,7 @@ cache_put(HloEval *ev, void *p, uint64_t size)
 	int k, old;
 
 	if (size < CACHE_MIN || size > cap) {
-		free(p);
+		block_free(p, size);
 		return;
 	}
 	while (ev->ncache > 0 && (ev->ncache == EV_CACHE ||

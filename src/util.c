@@ -31,11 +31,19 @@ failnow(void)
 #define failnow() 0
 #endif
 
+static void oom(void) __attribute__((noreturn));
+
 static void
 oom(void)
 {
 	fputs("hlopt: error: out of memory\n", stderr);
 	exit(1);
+}
+
+void
+xnomem(void)
+{
+	oom();
 }
 
 void *
