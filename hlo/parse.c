@@ -528,8 +528,14 @@ skipws(const char *s)
 				continue;
 			}
 			if (s[1] == '*') {
-				c = strstr(s + 2, "*/");
-				if (!c)
+				/* scanned by hand: strstr may measure the
+				 * whole rest of the input first (the
+				 * sanitizers' does), quadratic over the
+				 * index comments of long tuple shapes */
+				for (c = s + 2; *c && !(c[0] == '*' &&
+				    c[1] == '/'); c++)
+					;
+				if (!*c)
 					return s;
 				s = c + 2;
 				continue;
