@@ -88,5 +88,13 @@ expect 0 "run --profile --time" -- $H run --profile --time $small
 check "--profile prints a table by opcode" -- grep -q '^convolution ' "$T/err"
 check "--time prints the time" -- grep -q '^time ' "$T/err"
 
+# optimize --verify on a module the evaluator cannot run (ragged-dot):
+# exit 3 and neither the module nor the report written
+expect 3 "optimize --verify of an unevaluable module" -- $H optimize --verify \
+	--passes algsimp tests/cli/unevaluable.hlo -o "$T/uv.hlo" --report "$T/uv.rep"
+check "the reason names the opcode" -- grep -q 'cannot evaluate ragged-dot' "$T/err"
+check "a failed --verify writes no module" -- test ! -e "$T/uv.hlo"
+check "a failed --verify writes no report" -- test ! -e "$T/uv.rep"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
