@@ -1593,7 +1593,7 @@ mutation_sweep(const char *dir, int *modules, int *mutated, int *planted,
 			continue;
 		}
 		/* keep the suite fast: slow modules get verify X X only */
-		if ((double)(clock() - t1) / CLOCKS_PER_SEC > 0.3) {
+		if ((double)(clock() - t1) / CLOCKS_PER_SEC > 2.0) {
 			hlo_module_free(m);
 			continue;
 		}
@@ -1623,7 +1623,7 @@ START_TEST(mutations)
 		caught);
 	if (modules == 0)
 		return;
-	ck_assert_int_ge(mutated, corpus ? 20 : 1);
+	ck_assert_int_ge(mutated, 20);	/* data/ alone has more */
 	ck_assert_int_eq(planted, caught);
 }
 END_TEST
