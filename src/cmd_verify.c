@@ -22,14 +22,18 @@ cmd_verify(int argc, char **argv)
 	struct arg_str *mem = arg_str0(NULL, "max-memory", "BYTES",
 		"limit on live buffers per module, suffix K, M or G "
 		"(default 4G)");
+	struct arg_int *thr = arg_int0(NULL, "threads", "N",
+		"threads for big operations (default: one per processor; "
+		"results do not depend on it)");
 	struct arg_file *files = arg_filen(NULL, NULL, "FILE", 2, 2,
 		"the two modules, text or proto");
 	struct arg_end *end = arg_end(5);
-	void *argtable[] = {help, trials, seed, rtol, atol, mem, files, end};
+	void *argtable[] = {help, trials, seed, rtol, atol, mem, thr, files,
+		end};
 	const char *summary = "check that two modules compute the same "
 		"outputs on the same random inputs";
 	HloModule *a = NULL, *b = NULL;
-	HloVerifyOpts o;
+	HloVerifyOpts o = {0};	/* exact, maxsteps, threads: defaults */
 	HloVerifyResult r;
 	int status = EXIT_OK;
 
@@ -38,9 +42,12 @@ cmd_verify(int argc, char **argv)
 	o.trials = trials->count ? trials->ival[0] : 3;
 	o.rtol = rtol->count ? rtol->dval[0] : 1e-3;
 	o.atol = atol->count ? atol->dval[0] : 1e-5;
-	if (o.trials < 1 || o.rtol < 0 || o.atol < 0) {
-		fprintf(stderr, "hlopt: error: --trials must be positive and "
-			"tolerances not negative\n");
+	o.threads = thr->count ? thr->ival[0] : 0;
+	if (o.trials < 1 || o.rtol < 0 || o.atol < 0 || (thr->count &&
+	    (o.threads < 1 || o.threads > EV_MAX_THREADS))) {
+		fprintf(stderr, "hlopt: error: --trials must be positive, "
+			"tolerances not negative and --threads 1 to %d\n",
+			EV_MAX_THREADS);
 		status = EXIT_USAGE;
 		goto done;
 	}

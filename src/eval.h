@@ -115,6 +115,7 @@ typedef struct {
 	uint64_t limit;
 	int exact;		/* floats must match exactly (NaN = NaN) */
 	uint64_t maxsteps;	/* instructions per run, 0: EV_MAX_STEPS */
+	int threads;		/* 0: one per processor */
 } HloVerifyOpts;
 
 typedef struct {

@@ -766,6 +766,8 @@ run_one(const HloModule *m, const HloVerifyOpts *o, uint64_t seed,
 	hlo_eval_init(ev, m, o->limit, e);
 	if (o->maxsteps)
 		ev->maxsteps = o->maxsteps;
+	if (o->threads > 0 && o->threads <= EV_MAX_THREADS)
+		ev->threads = o->threads;
 	if (hlo_eval_inputs(ev, seed, h, &args, &nargs) < 0)
 		return -1;
 	r = hlo_eval_entry(ev, args, nargs, out);

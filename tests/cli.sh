@@ -84,6 +84,9 @@ expect 0 "run with one thread" -- sh -c "$H run --threads 1 $small > $T/r1"
 expect 0 "run with three threads" -- sh -c "$H run --threads 3 $small > $T/r3"
 check "run output does not depend on --threads" -- cmp -s "$T/r1" "$T/r3"
 expect 2 "run --threads 0" -- $H run --threads 0 $small
+expect 0 "verify --threads 1" -- $H verify --threads 1 --trials 1 $small $small
+check "verify says equal" -- grep -q '^equal' "$T/out"
+expect 2 "verify --threads 0" -- $H verify --threads 0 $small $small
 expect 0 "run --profile --time" -- $H run --profile --time $small
 check "--profile prints a table by opcode" -- grep -q '^convolution ' "$T/err"
 check "--time prints the time" -- grep -q '^time ' "$T/err"
