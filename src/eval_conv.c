@@ -174,39 +174,53 @@ inpos(const Conv *cv, int d, int64_t o, int64_t k)
 	return p >= 0 && p < cv->S[d] ? p : -1;
 }
 
+/* the row-major spatial input offset of output position o and kernel
+ * position k (index vectors), -1 for padding or a dilation hole */
+static int64_t
+inoffset(const Conv *cv, const int64_t *o, const int64_t *k)
+{
+	int64_t off = 0, p;
+	int d;
+
+	for (d = 0; d < cv->dn.ns; d++) {
+		if ((p = inpos(cv, d, o[d], k[d])) < 0)
+			return -1;
+		off = off * cv->S[d] + p;
+	}
+	return off;
+}
+
+/* splits row-major index r over dims[0..n) into idx; returns what is
+ * left above them */
+static int64_t
+unflat(int64_t r, const int64_t *dims, int n, int64_t *idx)
+{
+	int d;
+
+	for (d = n - 1; d >= 0; d--) {
+		idx[d] = r % dims[d];
+		r /= dims[d];
+	}
+	return r;
+}
+
 /* rows [r0, r1) of group q's im2col matrix: row = (ob, os..),
  * column = (ks.., ci) */
 static void
 im2col(const Conv *cv, const unsigned char *X, int64_t q, int64_t r0,
 	int64_t r1, unsigned char *P)
 {
-	int64_t K = cv->nKS * cv->Cig, esz = cv->esz, r, kk, rem, pos, p;
+	int64_t K = cv->nKS * cv->Cig, esz = cv->esz, r, kk, pos;
 	int64_t boff = cv->bgc > 1 ? q * cv->Bo : 0;
 	int64_t coff = cv->fgc > 1 ? q * cv->Cig : 0;
 	int64_t oidx[MAXR], kidx[MAXR], ob;
-	int d, ok;
 
 	for (r = r0; r < r1; r++) {
-		rem = r;
-		for (d = cv->dn.ns - 1; d >= 0; d--) {
-			oidx[d] = rem % cv->OS[d];
-			rem /= cv->OS[d];
-		}
-		ob = rem;
+		ob = unflat(r, cv->OS, cv->dn.ns, oidx);
 		for (kk = 0; kk < cv->nKS; kk++) {
-			rem = kk;
-			for (d = cv->dn.ns - 1; d >= 0; d--) {
-				kidx[d] = rem % cv->KS[d];
-				rem /= cv->KS[d];
-			}
-			pos = 0;
-			ok = 1;
-			for (d = 0; d < cv->dn.ns && ok; d++) {
-				p = inpos(cv, d, oidx[d], kidx[d]);
-				ok = p >= 0;
-				pos = pos * cv->S[d] + p;
-			}
-			if (ok)
+			unflat(kk, cv->KS, cv->dn.ns, kidx);
+			pos = inoffset(cv, oidx, kidx);
+			if (pos >= 0)
 				memcpy(P + ((r - r0) * K + kk * cv->Cig) * esz,
 					X + (((boff + ob) * cv->nS + pos) *
 					cv->C + coff) * esz, cv->Cig * esz);
@@ -251,36 +265,20 @@ wholewindow(const Conv *cv)
 static void
 depthwise_f32(const Conv *cv, const float *X, const float *W, float *O)
 {
-	int64_t mult = cv->Coq, C = cv->C, Co = cv->Co, b, r, kk, rem, p;
+	int64_t mult = cv->Coq, C = cv->C, Co = cv->Co, b, r, kk;
 	int64_t oidx[MAXR], kidx[MAXR], pos, ch, j;
-	int d, ok;
 
 	memset(O, 0, sizeof(float) * cv->Bo * cv->nOS * Co);
 	for (b = 0; b < cv->B; b++)
 		for (r = 0; r < cv->nOS; r++) {
 			float *o = O + (b * cv->nOS + r) * Co;
 
-			rem = r;
-			for (d = cv->dn.ns - 1; d >= 0; d--) {
-				oidx[d] = rem % cv->OS[d];
-				rem /= cv->OS[d];
-			}
+			unflat(r, cv->OS, cv->dn.ns, oidx);
 			for (kk = 0; kk < cv->nKS; kk++) {
 				const float *x, *w = W + kk * Co;
 
-				rem = kk;
-				for (d = cv->dn.ns - 1; d >= 0; d--) {
-					kidx[d] = rem % cv->KS[d];
-					rem /= cv->KS[d];
-				}
-				pos = 0;
-				ok = 1;
-				for (d = 0; d < cv->dn.ns && ok; d++) {
-					p = inpos(cv, d, oidx[d], kidx[d]);
-					ok = p >= 0;
-					pos = pos * cv->S[d] + p;
-				}
-				if (!ok)
+				unflat(kk, cv->KS, cv->dn.ns, kidx);
+				if ((pos = inoffset(cv, oidx, kidx)) < 0)
 					continue;
 				x = X + (b * cv->nS + pos) * C;
 				if (mult == 1)
@@ -859,8 +857,7 @@ static int64_t *
 offsets(const Conv *cv)
 {
 	int64_t *t = xmalloc(sizeof *t * (cv->nKS * cv->nOS + 1));
-	int64_t ki[MAXR], oi[MAXR], kk, r, p, off;
-	int d, ok;
+	int64_t ki[MAXR], oi[MAXR], kk, r;
 
 	memset(ki, 0, sizeof ki);
 	kk = 0;
@@ -868,14 +865,7 @@ offsets(const Conv *cv)
 		memset(oi, 0, sizeof oi);
 		r = 0;
 		do {
-			off = 0;
-			ok = 1;
-			for (d = 0; d < cv->dn.ns && ok; d++) {
-				p = inpos(cv, d, oi[d], ki[d]);
-				ok = p >= 0;
-				off = off * cv->S[d] + p;
-			}
-			t[kk * cv->nOS + r++] = ok ? off : -1;
+			t[kk * cv->nOS + r++] = inoffset(cv, oi, ki);
 		} while (bump(oi, cv->OS, cv->dn.ns));
 		kk++;
 	} while (bump(ki, cv->KS, cv->dn.ns));

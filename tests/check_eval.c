@@ -1534,8 +1534,8 @@ mutate_module(const char *path, HloModule *m, int *planted, int *caught)
 {
 	int before = *planted;
 
-	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 200000};
-	HloVerifyOpts exact = {1, 1, 0, 0, (uint64_t)256 << 20, 1, 200000};
+	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 200000, 0};
+	HloVerifyOpts exact = {1, 1, 0, 0, (uint64_t)256 << 20, 1, 200000, 0};
 	HloVerifyResult r;
 	char where[512];
 	int kind, skip, changed;
@@ -1571,7 +1571,7 @@ mutation_sweep(const char *dir, int *modules, int *mutated, int *planted,
 	int *caught, int want, double budget)
 {
 	TuList l = tu_list(dir);
-	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 2000000};
+	HloVerifyOpts o = {1, 1, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 2000000, 0};
 	HloVerifyResult r;
 	size_t f;
 	clock_t t0 = clock(), t1;
