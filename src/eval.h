@@ -255,6 +255,8 @@ int ev_cpus(void);		/* online processors, at most
 				 * EV_MAX_THREADS */
 int ev_par_parts(const HloEval *ev, int64_t n, int64_t grain);
 				/* how many parts ev_par will use */
+void ev_par_threads(int threads, int64_t n, EvWork *fn, void *ctx);
+				/* fn on min(threads, n) parts of [0, n) */
 void ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn,
 	void *ctx);		/* fn on parts of [0, n) in parallel,
 				 * parts of at least grain */

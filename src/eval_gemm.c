@@ -7,7 +7,6 @@
  * the same order whatever the thread count; elsewhere it is GSL's
  * cblas_sgemm. */
 #include <gsl/gsl_cblas.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -193,6 +192,33 @@ worker(void *arg)
 	return NULL;
 }
 
+/* the blocks [lo, hi) of columns (or rows) of one split of C */
+typedef struct {
+	Gemm g;
+	int cols;
+	int64_t nb, mb;		/* NR column blocks, MR row blocks */
+} Split;
+
+static void
+split_part(void *ctx, int part, int64_t lo, int64_t hi)
+{
+	const Split *sp = ctx;
+	Gemm g = sp->g;
+
+	(void)part;
+	g.m0 = g.n0 = 0;
+	g.m1 = g.M;
+	g.n1 = g.N;
+	if (sp->cols) {
+		g.n0 = lo * NR;
+		g.n1 = hi == sp->nb ? g.N : hi * NR;
+	} else {
+		g.m0 = lo * MR;
+		g.m1 = hi == sp->mb ? g.M : hi * MR;
+	}
+	worker(&g);
+}
+
 static int
 have_kernel(void)
 {
@@ -248,58 +274,31 @@ ev_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
 	}
 #if HAVE_KERNEL
 	if (have_kernel()) {
-		Gemm g[EV_MAX_THREADS];
-		pthread_t th[EV_MAX_THREADS];
-		uint8_t started[EV_MAX_THREADS] = {0};
-		int64_t t = threads, k, cols, nb, mb;
+		Split sp;
+		int64_t t = threads;
 
-		if (t > EV_MAX_THREADS)
-			t = EV_MAX_THREADS;
 		if ((double)M * N * K < 4e6)
 			t = 1;
+		memset(&sp, 0, sizeof sp);
+		sp.g.ta = ta;
+		sp.g.tb = tb;
+		sp.g.M = M;
+		sp.g.N = N;
+		sp.g.K = K;
+		sp.g.A = A;
+		sp.g.B = B;
+		sp.g.C = C;
+		sp.g.lda = lda;
+		sp.g.ldb = ldb;
+		sp.g.ldc = ldc;
+		sp.g.acc = acc;
 		/* split the columns (in NR multiples) when there are
 		 * enough of them, else the rows (in MR multiples) */
-		nb = (N + NR - 1) / NR;
-		mb = (M + MR - 1) / MR;
-		cols = nb >= 4 * t || nb >= mb;
-		if (t > (cols ? nb : mb))
-			t = cols ? nb : mb;
-		if (t < 1)
-			t = 1;
-		for (k = 0; k < t; k++) {
-			memset(&g[k], 0, sizeof g[k]);
-			g[k].ta = ta;
-			g[k].tb = tb;
-			g[k].M = M;
-			g[k].N = N;
-			g[k].K = K;
-			g[k].A = A;
-			g[k].B = B;
-			g[k].C = C;
-			g[k].lda = lda;
-			g[k].ldb = ldb;
-			g[k].ldc = ldc;
-			g[k].acc = acc;
-			g[k].m1 = M;
-			g[k].n1 = N;
-			if (cols) {
-				g[k].n0 = nb * k / t * NR;
-				g[k].n1 = k + 1 == t ? N : nb * (k + 1) / t * NR;
-			} else {
-				g[k].m0 = mb * k / t * MR;
-				g[k].m1 = k + 1 == t ? M : mb * (k + 1) / t * MR;
-			}
-		}
-		for (k = 1; k < t; k++)
-			started[k] = pthread_create(&th[k], NULL, worker,
-				&g[k]) == 0;
-		worker(&g[0]);
-		for (k = 1; k < t; k++) {
-			if (started[k])
-				pthread_join(th[k], NULL);
-			else
-				worker(&g[k]);
-		}
+		sp.nb = (N + NR - 1) / NR;
+		sp.mb = (M + MR - 1) / MR;
+		sp.cols = sp.nb >= 4 * t || sp.nb >= sp.mb;
+		ev_par_threads(t < 1 ? 1 : (int)t, sp.cols ? sp.nb : sp.mb,
+			split_part, &sp);
 		return;
 	}
 #endif

@@ -59,15 +59,19 @@ ev_par_parts(const HloEval *ev, int64_t n, int64_t grain)
 }
 
 void
-ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn, void *ctx)
+ev_par_threads(int threads, int64_t n, EvWork *fn, void *ctx)
 {
 	Part part[EV_MAX_THREADS];
 	pthread_t th[EV_MAX_THREADS];
 	uint8_t started[EV_MAX_THREADS] = {0};
-	int64_t t = ev_par_parts(ev, n, grain), k;
+	int64_t t = threads, k;
 
 	if (n <= 0)
 		return;
+	if (t > n)
+		t = n;
+	if (t > EV_MAX_THREADS)
+		t = EV_MAX_THREADS;
 	if (t <= 1) {
 		fn(ctx, 0, 0, n);
 		return;
@@ -89,4 +93,10 @@ ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn, void *ctx)
 		else
 			run_part(&part[k]);
 	}
+}
+
+void
+ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn, void *ctx)
+{
+	ev_par_threads(ev_par_parts(ev, n, grain), n, fn, ctx);
 }
