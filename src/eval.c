@@ -822,6 +822,7 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	const HloInstr *in = hlo_ins(m, c, i);
 	HloVal *small[8], **ops = small;
 	uint32_t k, d, n = m->comps[c].nins;
+	double t0 = 0, in0 = 0, dt;
 	int r;
 
 	if (in->op == HOP_PARAMETER)
@@ -856,21 +857,19 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 			ev->consume |= (uint64_t)1 << k;
 	}
 	if (ev->prof) {
-		double t0 = ev_now(), in0 = ev->profin, dt;
-
+		t0 = ev_now();
+		in0 = ev->profin;
 		ev->profin = 0;
-		if (in->op == HOP_BROADCAST && ev->plans[c].splat[i])
-			r = splat(ev, in, ops[0], &vals[i]);
-		else
-			r = instr(ev, c, i, ops, &vals[i]);
+	}
+	if (in->op == HOP_BROADCAST && ev->plans[c].splat[i])
+		r = splat(ev, in, ops[0], &vals[i]);
+	else
+		r = instr(ev, c, i, ops, &vals[i]);
+	if (ev->prof) {		/* self time: nested instructions' taken out */
 		dt = ev_now() - t0;
 		ev->prof[in->op] += dt - ev->profin;
 		ev->profn[in->op]++;
 		ev->profin = in0 + dt;
-	} else if (in->op == HOP_BROADCAST && ev->plans[c].splat[i]) {
-		r = splat(ev, in, ops[0], &vals[i]);
-	} else {
-		r = instr(ev, c, i, ops, &vals[i]);
 	}
 	ev->consume = 0;
 	if (ops != small)
