@@ -21,11 +21,22 @@ SAN =
 PROTOS = hlo/xla_data.proto hlo/hlo.proto
 GEN = $(PROTOS:hlo/%.proto=$(BUILD)/gen/%.pb-c.c)
 GENH = $(GEN:.c=.h)
-SRCS = $(wildcard hlo/*.c passes/*.c src/*.c)
+
+# the layers, lowest first (ARCHITECTURE.md). each folder is compiled with
+# the include paths of the layers it may use and no others; scripts/layers
+# (run by make check) fails on any symbol an object takes from a layer above.
+LAYERS = hlo src/eval passes src/env src/rl src
+INC_hlo = -Ihlo -I$(BUILD)/gen
+INC_src/eval = -Ihlo -Isrc/eval
+INC_passes = -Ihlo -Isrc/eval -Ipasses
+INC_src/env = -Ihlo -Isrc/eval -Ipasses -Isrc/env
+INC_src/rl = -Isrc/env -Isrc/rl
+INC_src = -Ihlo -Isrc/eval -Ipasses -Isrc/env -Isrc/rl -Isrc
+INC_ALL = $(INC_src) -I$(BUILD)/gen
+SRCS = $(foreach l,$(LAYERS),$(wildcard $(l)/*.c))
 LIBSRCS = $(filter-out src/main.c,$(SRCS))
 OBJS = $(SRCS:%.c=$(BUILD)/%.o) $(GEN:.c=.o)
 LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o) $(GEN:.c=.o)
-HDRS = $(wildcard hlo/*.h hlo/*.def passes/*.h passes/*.def src/*.h src/*.def)
 TESTSRCS = $(wildcard tests/check_*.c)
 TESTBINS = $(TESTSRCS:tests/%.c=$(BUILD)/tests/%)
 BIN = $(if $(filter build,$(BUILD)),hlopt,$(BUILD)/hlopt)
@@ -42,19 +53,30 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: hlo/%.proto
 $(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c $(GENH)
 	$(CC) $(CFLAGS) $(SAN) -w $(PKG_CFLAGS) -I$(BUILD)/gen -c -o $@ $<
 
-$(BUILD)/%.o: %.c $(HDRS) $(GENH)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -Ipasses -I$(BUILD)/gen -c -o $@ $<
+# one rule per layer, so that a folder sees only its own include paths;
+# -MMD records the headers each object really reads
+define layer_rule
+$$(BUILD)/$(1)/%.o: $(1)/%.c | $$(GENH)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(SAN) -MMD -MP $$(PKG_CFLAGS) $$(INC_$(1)) -c -o $$@ $$<
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBOBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -Ipasses -I$(BUILD)/gen -o $@ $< $(LIBOBJS) $(LIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -MMD -MP $(PKG_CFLAGS) $(INC_ALL) -o $@ $< $(LIBOBJS) $(LIBS) $(CHECK_LIBS)
+
+-include $(OBJS:.o=.d) $(TESTBINS:=.d)
+
+layers: $(OBJS)
+	@sh scripts/layers $(BUILD) $(LAYERS)
 
 deps:
 	@sh scripts/deps
 
 check: deps
 	@$(MAKE) --no-print-directory all tests replay
+	@sh scripts/layers $(BUILD) $(LAYERS)
 	@sh scripts/runtests $(BUILD) $(BIN)
 
 tests: $(TESTBINS)
@@ -81,11 +103,11 @@ uninstall:
 clean:
 	rm -rf build build-* hlopt
 
-.PHONY: all check check-asan demo deps install uninstall clean tests
+.PHONY: all check check-asan demo deps install uninstall clean tests layers
 .SECONDARY:
 
 $(BUILD)/bench_io: scripts/bench_io.c $(LIBOBJS)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INC_ALL) -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)
 
 # fuzzing (tests/fuzz): `make fuzz FUZZ_SECONDS=N` runs every libFuzzer
 # target for N seconds each (FUZZ_RUNS=N: until N executions instead;
@@ -99,11 +121,11 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(LIBOBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/driver.c $(LIBOBJS) $(LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(PKG_CFLAGS) $(INC_ALL) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/driver.c $(LIBOBJS) $(LIBS)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIBOBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_CFLAGS) -I. -Ihlo -Isrc -o $@ tests/fuzz/fuzz_$*.c $(LIBOBJS) $(LIBS)
+	$(CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_CFLAGS) $(INC_ALL) -o $@ tests/fuzz/fuzz_$*.c $(LIBOBJS) $(LIBS)
 
 replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 

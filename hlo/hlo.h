@@ -193,7 +193,7 @@ typedef struct {
 	char msg[1024];
 } HloError;
 
-/* src/util.c */
+/* hlo/util.c */
 void *xmalloc(size_t n);
 void xnomem(void) __attribute__((noreturn));	/* out of memory: exit */
 void *xcalloc(size_t n, size_t size);

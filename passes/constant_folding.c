@@ -1,5 +1,5 @@
 /* constant_folding.c: "constant_folding", xla's HloConstantFolding at its
- * default level, evaluating with hlopt's reference evaluator (src/eval).
+ * default level, evaluating with hlopt's reference evaluator (src/eval/).
  *
  * In every non-fusion, non-composite computation, in xla's post order, an
  * instruction with users (or the root) is folded into a constant when

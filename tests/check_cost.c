@@ -1,4 +1,4 @@
-/* check_cost.c: instruction counts and HloCostAnalysis figures (src/cost.c)
+/* check_cost.c: instruction counts and HloCostAnalysis figures (hlo/cost.c)
  * against hand-computed values, and the text and JSON reports */
 #include <check.h>
 #include <stdlib.h>

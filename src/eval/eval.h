@@ -1,4 +1,4 @@
-/* eval.h: the reference evaluator (src/eval*.c): runs an HLO module on
+/* eval.h: the reference evaluator (src/eval/eval*.c): runs an HLO module on
  * concrete inputs, generates deterministic inputs, compares two modules.
  *
  * Values are reference-counted and immutable once built. An array value
@@ -74,7 +74,7 @@ typedef struct {
 #define EV_MAX_FLOPS 2e12
 #define EV_MAX_ELEMS ((uint64_t)50000000000)
 
-/* src/eval.c */
+/* src/eval/eval.c */
 void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
 	HloError *e);
 void hlo_eval_fini(HloEval *ev);
@@ -90,7 +90,7 @@ HloVal *hlo_val_tuple(HloEval *ev, uint32_t shape);
 HloVal *hlo_val_ref(HloVal *v);
 void hlo_val_unref(HloEval *ev, HloVal *v);
 
-/* src/eval_input.c: inputs, reports, comparison */
+/* src/eval/eval_input.c: inputs, reports, comparison */
 typedef struct {
 	uint32_t n;		/* entry parameters' leaves, in order */
 	int64_t *bound;		/* integer leaves: in [0, bound) if >0 */
@@ -145,7 +145,7 @@ struct arg_str;
 int cmd_eval_opts(struct arg_str *seed, struct arg_str *mem, uint64_t *s,
 	uint64_t *limit, int *status);
 
-/* ---- internal to src/eval*.c ---- */
+/* ---- internal to src/eval/eval*.c ---- */
 
 /* one element while computing: floats (every width) as double, signed
  * integers sign-extended, unsigned and pred zero-extended, complex as

@@ -1,5 +1,5 @@
 /* cost.h: instruction counts and xla's HloCostAnalysis figures for a module
- * (src/cost.c).
+ * (hlo/cost.c).
  *
  * what is counted: every instruction without HI_DEAD in every computation
  * reachable from the entry through the called computations of live
