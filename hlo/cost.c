@@ -903,7 +903,7 @@ callcost(const Ctx *x, const HloInstr *in, int max, int all, Props *p)
  * bytes = output + operands. elementwise ops (and bitcast-convert) count
  * one flop per output element, or one transcendental for exp, log,
  * logistic, power, sqrt, cbrt, rsqrt, tanh, sin, cos, tan, expm1, log1p,
- * atan2 and erf (F_TRANS); copy does not count. custom-call, unknown to
+ * atan2 and erf (OPF_TRANS); copy does not count. custom-call, unknown to
  * xla (which reports -1), gets no flops and the default bytes. */
 static void
 instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
@@ -1039,8 +1039,8 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		callcost(x, in, 1, 1, p);
 		return;
 	}
-	if ((hlo_opinfo[in->op].flags & F_ELEM) && in->op != HOP_MAP) {
-		if (hlo_opinfo[in->op].flags & F_TRANS)
+	if ((hlo_opinfo[in->op].flags & OPF_ELEM) && in->op != HOP_MAP) {
+		if (hlo_opinfo[in->op].flags & OPF_TRANS)
 			p->t = elems(m, out);
 		else
 			p->f = elems(m, out);

@@ -28,13 +28,13 @@ enum {
 
 /* opcode property flags */
 enum {
-	F_ELEM = 1 << 0,
-	F_COMM = 1 << 1,
-	F_SIDE = 1 << 2,
-	F_COLL = 1 << 3,
-	F_TRANS = 1 << 4,
-	F_CALLS = 1 << 5,
-	F_ASYNC = 1 << 6,
+	OPF_ELEM = 1 << 0,
+	OPF_COMM = 1 << 1,
+	OPF_SIDE = 1 << 2,
+	OPF_COLL = 1 << 3,
+	OPF_TRANS = 1 << 4,
+	OPF_CALLS = 1 << 5,
+	OPF_ASYNC = 1 << 6,
 };
 
 typedef struct {

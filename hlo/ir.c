@@ -1339,9 +1339,9 @@ hlo_has_side_effect(const HloModule *m, const HloInstr *in)
 {
 	unsigned f = hlo_opinfo[in->op].flags;
 
-	if (f & F_SIDE)
+	if (f & OPF_SIDE)
 		return 1;
-	if (f & F_COLL)
+	if (f & OPF_COLL)
 		return hlo_attr(m, in, A_CHANNEL_ID) != NULL ||
 			hlo_attr_int(m, in, A_CONSTRAIN_LAYOUT, 0);
 	if (in->op == HOP_CUSTOMCALL)

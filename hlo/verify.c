@@ -3207,7 +3207,7 @@ checkop(V *v, uint32_t c, uint32_t i)
 	if (ar >= 0 && in->nops != (uint32_t)ar)
 		return bad(v, "%u operands, %s takes %d", in->nops,
 			hlo_opinfo[in->op].name, ar);
-	if (in->ncalled && !(hlo_opinfo[in->op].flags & (F_CALLS | F_ASYNC)))
+	if (in->ncalled && !(hlo_opinfo[in->op].flags & (OPF_CALLS | OPF_ASYNC)))
 		return bad(v, "%s calls computations", hlo_opinfo[in->op].name);
 	if (infer(v, in, &x))
 		return -1;

@@ -41,7 +41,7 @@ algsimp_cpu_opts(void)
 /* accessors */
 
 int64_t
-elems(Alg *a, uint32_t i)
+alg_elems(Alg *a, uint32_t i)
 {
 	if (is_tuple(a, i))
 		return -1;
@@ -56,25 +56,25 @@ is_array_type(int t)
 }
 
 int
-same_shape(Alg *a, uint32_t x, uint32_t y)
+alg_same_shape(Alg *a, uint32_t x, uint32_t y)
 {
-	return same_shape_id(a, INS(a, x)->shape, INS(a, y)->shape);
+	return alg_same_shape_id(a, INS(a, x)->shape, INS(a, y)->shape);
 }
 
 int
-same_shape_id(Alg *a, uint32_t s, uint32_t t)
+alg_same_shape_id(Alg *a, uint32_t s, uint32_t t)
 {
 	return hlo_shape_eq_nolayout(a->m, s, t);
 }
 
 int
-is_scalar(Alg *a, uint32_t i)
+alg_is_scalar(Alg *a, uint32_t i)
 {
 	return is_array_type(ety(a, i)) && SH(a, i)->rank == 0;
 }
 
 int
-is_eff_scalar(Alg *a, uint32_t i)
+alg_is_eff_scalar(Alg *a, uint32_t i)
 {
 	int d;
 
@@ -87,7 +87,7 @@ is_eff_scalar(Alg *a, uint32_t i)
 }
 
 int
-is_zero_elems(Alg *a, uint32_t i)
+alg_is_zero_elems(Alg *a, uint32_t i)
 {
 	int d;
 
@@ -100,31 +100,31 @@ is_zero_elems(Alg *a, uint32_t i)
 }
 
 const int64_t *
-ints_attr(Alg *a, uint32_t i, int key, uint32_t *n)
+alg_ints_attr(Alg *a, uint32_t i, int key, uint32_t *n)
 {
 	return hlo_attr_ints(a->m, INS(a, i), key, n);
 }
 
 int64_t
-int_attr(Alg *a, uint32_t i, int key, int64_t dflt)
+alg_int_attr(Alg *a, uint32_t i, int key, int64_t dflt)
 {
 	return hlo_attr_int(a->m, INS(a, i), key, dflt);
 }
 
 int
-ctl(Alg *a, uint32_t i)
+alg_ctl(Alg *a, uint32_t i)
 {
 	return a->ed.ctl[i] != 0;
 }
 
 int
-has_effect(Alg *a, uint32_t i)
+alg_has_effect(Alg *a, uint32_t i)
 {
 	return pass_has_effect(a->m, INS(a, i), a->fx, a->ed.nfx);
 }
 
 int
-t_int(int t)
+alg_t_int(int t)
 {
 	int c = hlo_typeinfo[t].cls;
 
@@ -132,31 +132,31 @@ t_int(int t)
 }
 
 int
-t_sint(int t)
+alg_t_sint(int t)
 {
 	return hlo_typeinfo[t].cls == C_SINT;
 }
 
 int
-t_uint(int t)
+alg_t_uint(int t)
 {
 	return hlo_typeinfo[t].cls == C_UINT;
 }
 
 int
-t_float(int t)
+alg_t_float(int t)
 {
 	return hlo_typeinfo[t].cls == C_FLOAT;
 }
 
 int
-t_cplx(int t)
+alg_t_cplx(int t)
 {
 	return hlo_typeinfo[t].cls == C_CPLX;
 }
 
 int
-t_bits(int t)
+alg_t_bits(int t)
 {
 	return hlo_typeinfo[t].bits;
 }
@@ -368,7 +368,7 @@ collect(Alg *a, uint32_t x, uint32_t limit, uint32_t *out)
 }
 
 uint32_t
-users(Alg *a, uint32_t x, uint32_t **out)
+alg_users(Alg *a, uint32_t x, uint32_t **out)
 {
 	uint32_t need = a->ed.nuse[x] + 1;
 
@@ -381,7 +381,7 @@ users(Alg *a, uint32_t x, uint32_t **out)
 }
 
 uint32_t
-nusers(Alg *a, uint32_t x, uint32_t limit)
+alg_nusers(Alg *a, uint32_t x, uint32_t limit)
 {
 	if (a->ed.nuse[x] <= 1)
 		return a->ed.nuse[x] < limit ? a->ed.nuse[x] : limit;
@@ -389,21 +389,21 @@ nusers(Alg *a, uint32_t x, uint32_t limit)
 }
 
 int
-one_use(Alg *a, uint32_t x)
+alg_one_use(Alg *a, uint32_t x)
 {
 	return a->ed.nuse[x] == 1;
 }
 
 int
-one_user(Alg *a, uint32_t x)
+alg_one_user(Alg *a, uint32_t x)
 {
-	return a->ed.nuse[x] >= 1 && nusers(a, x, 2) == 1;
+	return a->ed.nuse[x] >= 1 && alg_nusers(a, x, 2) == 1;
 }
 
 /* literals */
 
 const unsigned char *
-lit(Alg *a, uint32_t i, uint32_t *nbytes)
+alg_lit(Alg *a, uint32_t i, uint32_t *nbytes)
 {
 	const unsigned char *p;
 	int64_t n;
@@ -412,7 +412,7 @@ lit(Alg *a, uint32_t i, uint32_t *nbytes)
 	if (opc(a, i) != HOP_CONSTANT || !is_array_type(t))
 		return NULL;
 	p = hlo_literal(a->m, INS(a, i), nbytes);
-	n = elems(a, i);
+	n = alg_elems(a, i);
 	if (!p || n < 0 || (uint64_t)*nbytes < (uint64_t)n *
 	    (uint64_t)hlo_type_bytes(t))
 		return NULL;
@@ -420,7 +420,7 @@ lit(Alg *a, uint32_t i, uint32_t *nbytes)
 }
 
 int
-is_const(Alg *a, uint32_t i)
+alg_is_const(Alg *a, uint32_t i)
 {
 	return opc(a, i) == HOP_CONSTANT;
 }
@@ -439,14 +439,14 @@ rawbits(const unsigned char *p, int n)
 static int64_t
 elem_i(int t, const unsigned char *p)
 {
-	int bits = t_bits(t);
+	int bits = alg_t_bits(t);
 	uint64_t v = rawbits(p, hlo_type_bytes(t));
 
 	if (t == TY_PRED)
 		return p[0] != 0;
 	if (bits < 64)
 		v &= ((uint64_t)1 << bits) - 1;
-	if (t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
+	if (alg_t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
 		v |= ~(((uint64_t)1 << bits) - 1);
 	return (int64_t)v;
 }
@@ -454,12 +454,12 @@ elem_i(int t, const unsigned char *p)
 static double
 elem_f(int t, const unsigned char *p)
 {
-	if (t_float(t))
+	if (alg_t_float(t))
 		return hlo_float_decode(t, rawbits(p, hlo_type_bytes(t)));
-	if (t_cplx(t))
+	if (alg_t_cplx(t))
 		return hlo_float_decode(t == TY_C64 ? TY_F32 : TY_F64,
 			rawbits(p, hlo_type_bytes(t) / 2));
-	if (t_uint(t))
+	if (alg_t_uint(t))
 		return (double)(uint64_t)elem_i(t, p);
 	return (double)elem_i(t, p);
 }
@@ -476,11 +476,11 @@ elem_imag(int t, const unsigned char *p)
 static int
 fits(int t, int64_t v)
 {
-	int bits = t_bits(t);
+	int bits = alg_t_bits(t);
 
 	if (t == TY_PRED)
 		return v == 0 || v == 1;
-	if (t_uint(t))
+	if (alg_t_uint(t))
 		return v >= 0 && (bits >= 64 || v < ((int64_t)1 << bits));
 	if (bits >= 64)
 		return 1;
@@ -505,31 +505,31 @@ static int
 all_equal(Alg *a, uint32_t c, int mode, double v)
 {
 	uint32_t nb;
-	const unsigned char *p = lit(a, c, &nb);
+	const unsigned char *p = alg_lit(a, c, &nb);
 	int t = ety(a, c), esz = hlo_type_bytes(t);
-	int64_t n = elems(a, c), k, iv = (int64_t)v;
+	int64_t n = alg_elems(a, c), k, iv = (int64_t)v;
 	double want = v;
 
 	if (!p)
 		return 0;
-	if (mode == 1 && !t_float(t))
+	if (mode == 1 && !alg_t_float(t))
 		return 0;
-	if (mode == 0 && !t_float(t) && !t_cplx(t) && !fits(t, iv))
+	if (mode == 0 && !alg_t_float(t) && !alg_t_cplx(t) && !fits(t, iv))
 		return 0;
 	if (mode >= 2) {
-		if (t_cplx(t))
+		if (alg_t_cplx(t))
 			return 0;
-		if (t_float(t)) {
+		if (alg_t_float(t)) {
 			if (!hlo_float_has_inf(t))
 				return 0;
 			want = mode == 2 ? -INFINITY : INFINITY;
 		} else if (t == TY_PRED) {
 			iv = mode == 3;
-		} else if (t_uint(t)) {
-			iv = mode == 2 ? 0 : (t_bits(t) >= 64 ? -1 :
-				(int64_t)(((uint64_t)1 << t_bits(t)) - 1));
+		} else if (alg_t_uint(t)) {
+			iv = mode == 2 ? 0 : (alg_t_bits(t) >= 64 ? -1 :
+				(int64_t)(((uint64_t)1 << alg_t_bits(t)) - 1));
 		} else {
-			int b = t_bits(t);
+			int b = alg_t_bits(t);
 
 			iv = mode == 2 ? (b >= 64 ? INT64_MIN :
 				-((int64_t)1 << (b - 1))) : (b >= 64 ?
@@ -537,10 +537,10 @@ all_equal(Alg *a, uint32_t c, int mode, double v)
 		}
 	}
 	for (k = 0; k < n; k++, p += esz) {
-		if (t_float(t)) {
+		if (alg_t_float(t)) {
 			if (elem_f(t, p) != want)
 				return 0;
-		} else if (t_cplx(t)) {
+		} else if (alg_t_cplx(t)) {
 			if (elem_f(t, p) != want || elem_imag(t, p) != 0)
 				return 0;
 		} else if (elem_i(t, p) != iv) {
@@ -551,7 +551,7 @@ all_equal(Alg *a, uint32_t c, int mode, double v)
 }
 
 int
-is_all(Alg *a, uint32_t i, int v)
+alg_is_all(Alg *a, uint32_t i, int v)
 {
 	uint32_t c = unbcast(a, i);
 
@@ -559,7 +559,7 @@ is_all(Alg *a, uint32_t i, int v)
 }
 
 int
-is_all_float(Alg *a, uint32_t i, double v)
+alg_is_all_float(Alg *a, uint32_t i, double v)
 {
 	uint32_t c = unbcast(a, i);
 
@@ -567,7 +567,7 @@ is_all_float(Alg *a, uint32_t i, double v)
 }
 
 int
-is_all_min(Alg *a, uint32_t i, int type)
+alg_is_all_min(Alg *a, uint32_t i, int type)
 {
 	uint32_t c = unbcast(a, i);
 
@@ -575,7 +575,7 @@ is_all_min(Alg *a, uint32_t i, int type)
 }
 
 int
-is_all_max(Alg *a, uint32_t i, int type)
+alg_is_all_max(Alg *a, uint32_t i, int type)
 {
 	uint32_t c = unbcast(a, i);
 
@@ -583,16 +583,16 @@ is_all_max(Alg *a, uint32_t i, int type)
 }
 
 int
-const_value(Alg *a, uint32_t i, double *v)
+alg_const_value(Alg *a, uint32_t i, double *v)
 {
 	uint32_t nb;
 	const unsigned char *p;
 	int t = ety(a, i);
 
-	if (!is_const(a, i) || !is_eff_scalar(a, i) ||
-	    !(t_float(t) || t_int(t)) || !(p = lit(a, i, &nb)))
+	if (!alg_is_const(a, i) || !alg_is_eff_scalar(a, i) ||
+	    !(alg_t_float(t) || alg_t_int(t)) || !(p = alg_lit(a, i, &nb)))
 		return 0;
-	if (t_float(t))
+	if (alg_t_float(t))
 		*v = elem_f(t, p);
 	else
 		*v = (double)elem_i(t, p);
@@ -600,66 +600,66 @@ const_value(Alg *a, uint32_t i, double *v)
 }
 
 int
-const_int(Alg *a, uint32_t i, int64_t *v)
+alg_const_int(Alg *a, uint32_t i, int64_t *v)
 {
 	uint32_t nb;
 	const unsigned char *p;
 	int t = ety(a, i);
 
-	if (!is_const(a, i) || !t_int(t) || elems(a, i) < 1 ||
-	    !(p = lit(a, i, &nb)))
+	if (!alg_is_const(a, i) || !alg_t_int(t) || alg_elems(a, i) < 1 ||
+	    !(p = alg_lit(a, i, &nb)))
 		return 0;
 	*v = elem_i(t, p);
-	if (t_uint(t) && *v < 0)
+	if (alg_t_uint(t) && *v < 0)
 		return 0;	/* GetFirstInteger fails over int64 */
 	return 1;
 }
 
 int
-const_first(Alg *a, uint32_t i, int64_t *v)
+alg_const_first(Alg *a, uint32_t i, int64_t *v)
 {
 	uint32_t nb;
 	const unsigned char *p;
 	int t = ety(a, i);
 
-	if (!is_const(a, i) || !t_int(t) || elems(a, i) < 1 ||
-	    !(p = lit(a, i, &nb)))
+	if (!alg_is_const(a, i) || !alg_t_int(t) || alg_elems(a, i) < 1 ||
+	    !(p = alg_lit(a, i, &nb)))
 		return 0;
 	*v = elem_i(t, p);
 	return 1;
 }
 
 int
-const_scalar_is(Alg *a, uint32_t i, int eff, int v)
+alg_const_scalar_is(Alg *a, uint32_t i, int eff, int v)
 {
-	if (!is_const(a, i) || !(eff ? is_eff_scalar(a, i) :
-	    is_scalar(a, i)))
+	if (!alg_is_const(a, i) || !(eff ? alg_is_eff_scalar(a, i) :
+	    alg_is_scalar(a, i)))
 		return 0;
 	return all_equal(a, i, 0, v);
 }
 
 int
-scalar_zero(Alg *a, uint32_t i)
+alg_scalar_zero(Alg *a, uint32_t i)
 {
 	uint32_t nb;
 	const unsigned char *p;
 	int t = ety(a, i);
 
-	if (!is_const(a, i) || !is_eff_scalar(a, i) || !(p = lit(a, i, &nb)))
+	if (!alg_is_const(a, i) || !alg_is_eff_scalar(a, i) || !(p = alg_lit(a, i, &nb)))
 		return 0;
-	if (t_float(t))
+	if (alg_t_float(t))
 		return elem_f(t, p) == 0;
-	if (t_cplx(t))
+	if (alg_t_cplx(t))
 		return elem_f(t, p) == 0 && elem_imag(t, p) == 0;
 	return elem_i(t, p) == 0;
 }
 
 int
-scalar_inf(Alg *a, uint32_t i, int neg)
+alg_scalar_inf(Alg *a, uint32_t i, int neg)
 {
 	int t = ety(a, i);
 
-	if (!is_const(a, i) || !is_eff_scalar(a, i) || t_cplx(t))
+	if (!alg_is_const(a, i) || !alg_is_eff_scalar(a, i) || alg_t_cplx(t))
 		return 0;
 	return all_equal(a, i, neg ? 2 : 3, 0);
 }
@@ -667,7 +667,7 @@ scalar_inf(Alg *a, uint32_t i, int neg)
 /* shapes */
 
 uint32_t
-shp(Alg *a, int type, int r, const int64_t *d, uint32_t like)
+alg_shp(Alg *a, int type, int r, const int64_t *d, uint32_t like)
 {
 	int64_t buf[2 * 16], *v = buf;
 	int k, lay = like != HLO_NONE &&
@@ -682,13 +682,13 @@ shp(Alg *a, int type, int r, const int64_t *d, uint32_t like)
 }
 
 uint32_t
-shp_type(Alg *a, uint32_t s, int type)
+alg_shp_type(Alg *a, uint32_t s, int type)
 {
 	return hlo_shape_with_type(a->m, s, type);
 }
 
 uint32_t
-shp_scalar(Alg *a, int type)
+alg_shp_scalar(Alg *a, int type)
 {
 	return hlo_shape_scalar(a->m, type);
 }
@@ -706,7 +706,7 @@ copyids(Alg *a, const uint32_t *v, uint32_t n, uint32_t *buf, uint32_t cap)
 }
 
 uint32_t
-mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
+alg_mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
 {
 	uint32_t buf[16], name, id, k;
 	const uint32_t *v = copyids(a, ops, n, buf, 16);
@@ -722,7 +722,7 @@ mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
 }
 
 void
-set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n)
+alg_set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n)
 {
 	int64_t buf[16], *d = n <= 16 ? buf : alg_tmp(a, (size_t)n * 8);
 	HloAttr at;
@@ -734,7 +734,7 @@ set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n)
 }
 
 void
-set_word(Alg *a, uint32_t i, int key, const char *w)
+alg_set_word(Alg *a, uint32_t i, int key, const char *w)
 {
 	HloAttr at = hlo_mk_bytes(a->m, key, hlo_attrinfo[key].kind, w,
 		strlen(w));
@@ -743,46 +743,46 @@ set_word(Alg *a, uint32_t i, int key, const char *w)
 }
 
 uint32_t
-mk_un(Alg *a, int op, uint32_t shape, uint32_t x)
+alg_mk_un(Alg *a, int op, uint32_t shape, uint32_t x)
 {
-	return mk(a, op, shape, 1, &x);
+	return alg_mk(a, op, shape, 1, &x);
 }
 
 uint32_t
-mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y)
+alg_mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y)
 {
 	uint32_t v[2] = {x, y};
 
-	return mk(a, op, shape, 2, v);
+	return alg_mk(a, op, shape, 2, v);
 }
 
 uint32_t
-mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y)
+alg_mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y)
 {
 	uint32_t s = INS(a, x)->shape;
 
 	if (op == HOP_COMPARE)
-		s = shp_type(a, s, TY_PRED);
-	return mk_bin(a, op, s, x, y);
+		s = alg_shp_type(a, s, TY_PRED);
+	return alg_mk_bin(a, op, s, x, y);
 }
 
 uint32_t
-mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y, uint32_t z)
+alg_mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y, uint32_t z)
 {
 	uint32_t v[3] = {x, y, z};
 
-	return mk(a, op, shape, 3, v);
+	return alg_mk(a, op, shape, 3, v);
 }
 
 uint32_t
-mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n)
+alg_mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n)
 {
 	void *d = alg_tmp(a, n);
 	uint32_t id;
 	HloAttr at;
 
 	memcpy(d, bytes, n);
-	id = mk(a, HOP_CONSTANT, shape, 0, NULL);
+	id = alg_mk(a, HOP_CONSTANT, shape, 0, NULL);
 	at = hlo_mk_bytes(a->m, A_LITERAL, K_LITERAL, d, n);
 	hlo_attr_set(a->m, a->c, id, &at);
 	return id;
@@ -804,9 +804,9 @@ encode(int t, double v, int64_t iv, int isint, unsigned char *p)
 	int esz = hlo_type_bytes(t);
 
 	memset(p, 0, esz);
-	if (t_float(t)) {
+	if (alg_t_float(t)) {
 		putbits(p, hlo_float_encode(t, isint ? (double)iv : v), esz);
-	} else if (t_cplx(t)) {
+	} else if (alg_t_cplx(t)) {
 		int h = esz / 2, ct = t == TY_C64 ? TY_F32 : TY_F64;
 
 		putbits(p, hlo_float_encode(ct, isint ? (double)iv : v), h);
@@ -815,14 +815,14 @@ encode(int t, double v, int64_t iv, int isint, unsigned char *p)
 		p[0] = isint ? iv != 0 : v != 0;
 	} else {
 		int64_t x = isint ? iv : (int64_t)v;
-		int bits = t_bits(t);
+		int bits = alg_t_bits(t);
 
 		if (!isint && v != v)
 			x = 0;
 		if (bits < 64)
 			x = (int64_t)((uint64_t)x & (((uint64_t)1 << bits) -
 				1));
-		if (t_sint(t) && bits < 64 && bits > 8 - 0 &&
+		if (alg_t_sint(t) && bits < 64 && bits > 8 - 0 &&
 		    (x >> (bits - 1) & 1))
 			x |= (int64_t)~(((uint64_t)1 << bits) - 1);
 		putbits(p, (uint64_t)x, esz);
@@ -830,21 +830,21 @@ encode(int t, double v, int64_t iv, int isint, unsigned char *p)
 }
 
 uint32_t
-mk_scalar(Alg *a, int type, double v)
+alg_mk_scalar(Alg *a, int type, double v)
 {
 	unsigned char b[16];
 
 	encode(type, v, 0, 0, b);
-	return mk_const(a, shp_scalar(a, type), b, hlo_type_bytes(type));
+	return alg_mk_const(a, alg_shp_scalar(a, type), b, hlo_type_bytes(type));
 }
 
 uint32_t
-mk_scalar_i(Alg *a, int type, int64_t v)
+alg_mk_scalar_i(Alg *a, int type, int64_t v)
 {
 	unsigned char b[16];
 
 	encode(type, 0, v, 1, b);
-	return mk_const(a, shp_scalar(a, type), b, hlo_type_bytes(type));
+	return alg_mk_const(a, alg_shp_scalar(a, type), b, hlo_type_bytes(type));
 }
 
 static uint32_t
@@ -856,61 +856,61 @@ like(Alg *a, uint32_t base, double v, int64_t iv, int isint)
 
 	encode(t, v, iv, isint, b);
 	if (SH(a, base)->rank == 0)
-		return mk_const(a, INS(a, base)->shape, b, hlo_type_bytes(t));
-	k = mk_const(a, shp_scalar(a, t), b, hlo_type_bytes(t));
-	return mk_bcast(a, INS(a, base)->shape, k, NULL, 0);
+		return alg_mk_const(a, INS(a, base)->shape, b, hlo_type_bytes(t));
+	k = alg_mk_const(a, alg_shp_scalar(a, t), b, hlo_type_bytes(t));
+	return alg_mk_bcast(a, INS(a, base)->shape, k, NULL, 0);
 }
 
 uint32_t
-scalar_like(Alg *a, uint32_t base, double v)
+alg_scalar_like(Alg *a, uint32_t base, double v)
 {
 	return like(a, base, v, 0, 0);
 }
 
 uint32_t
-scalar_like_i(Alg *a, uint32_t base, int64_t v)
+alg_scalar_like_i(Alg *a, uint32_t base, int64_t v)
 {
 	return like(a, base, 0, v, 1);
 }
 
 uint32_t
-mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d, uint32_t nd)
+alg_mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d, uint32_t nd)
 {
-	uint32_t id = mk_un(a, HOP_BROADCAST, shape, x);
+	uint32_t id = alg_mk_un(a, HOP_BROADCAST, shape, x);
 
-	set_ints(a, id, A_DIMENSIONS, d, nd);
+	alg_set_ints(a, id, A_DIMENSIONS, d, nd);
 	return id;
 }
 
 uint32_t
-mk_reshape(Alg *a, uint32_t shape, uint32_t x)
+alg_mk_reshape(Alg *a, uint32_t shape, uint32_t x)
 {
-	return mk_un(a, HOP_RESHAPE, shape, x);
+	return alg_mk_un(a, HOP_RESHAPE, shape, x);
 }
 
 uint32_t
-mk_transpose(Alg *a, uint32_t shape, uint32_t x, const int64_t *perm)
+alg_mk_transpose(Alg *a, uint32_t shape, uint32_t x, const int64_t *perm)
 {
-	uint32_t id = mk_un(a, HOP_TRANSPOSE, shape, x);
+	uint32_t id = alg_mk_un(a, HOP_TRANSPOSE, shape, x);
 
-	set_ints(a, id, A_DIMENSIONS, perm, a->m->shapes[shape].rank);
+	alg_set_ints(a, id, A_DIMENSIONS, perm, a->m->shapes[shape].rank);
 	return id;
 }
 
 uint32_t
-mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm)
+alg_mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm)
 {
 	int r = rank(a, x), k;
 	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8);
 
 	for (k = 0; k < r; k++)
 		d[k] = dim(a, x, perm[k]);
-	return mk_transpose(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
+	return alg_mk_transpose(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
 		perm);
 }
 
 uint32_t
-mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
+alg_mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride)
 {
 	int r = rank(a, x), k;
@@ -922,13 +922,13 @@ mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
 		t[3 * k + 1] = limit[k];
 		t[3 * k + 2] = stride ? stride[k] : 1;
 	}
-	id = mk_un(a, HOP_SLICE, shape, x);
-	set_ints(a, id, A_SLICE, t, 3 * r);
+	id = alg_mk_un(a, HOP_SLICE, shape, x);
+	alg_set_ints(a, id, A_SLICE, t, 3 * r);
 	return id;
 }
 
 uint32_t
-mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
+alg_mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride)
 {
 	int r = rank(a, x), k;
@@ -938,21 +938,21 @@ mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
 		s = stride ? stride[k] : 1;
 		d[k] = (limit[k] - start[k] + s - 1) / s;
 	}
-	return mk_slice(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
+	return alg_mk_slice(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
 		start, limit, stride);
 }
 
 uint32_t
-mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v, const int64_t *cfg)
+alg_mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v, const int64_t *cfg)
 {
-	uint32_t id = mk_bin(a, HOP_PAD, shape, x, v);
+	uint32_t id = alg_mk_bin(a, HOP_PAD, shape, x, v);
 
-	set_ints(a, id, A_PADDING, cfg, 3 * rank(a, x));
+	alg_set_ints(a, id, A_PADDING, cfg, 3 * rank(a, x));
 	return id;
 }
 
 uint32_t
-mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg)
+alg_mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg)
 {
 	int r = rank(a, x), k;
 	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8), n;
@@ -962,22 +962,22 @@ mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg)
 		d[k] = cfg[3 * k] + cfg[3 * k + 1] + n +
 			(n > 0 ? (n - 1) * cfg[3 * k + 2] : 0);
 	}
-	return mk_pad(a, shp(a, ety(a, x), r, d, INS(a, x)->shape), x, v,
+	return alg_mk_pad(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x, v,
 		cfg);
 }
 
 uint32_t
-mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
+alg_mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
 	int64_t d)
 {
-	uint32_t id = mk(a, HOP_CONCAT, shape, n, ops);
+	uint32_t id = alg_mk(a, HOP_CONCAT, shape, n, ops);
 
-	set_ints(a, id, A_DIMENSIONS, &d, 1);
+	alg_set_ints(a, id, A_DIMENSIONS, &d, 1);
 	return id;
 }
 
 uint32_t
-mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops, int64_t d)
+alg_mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops, int64_t d)
 {
 	int r = rank(a, ops[0]);
 	int64_t *v = alg_tmp(a, (size_t)(r + 1) * 8);
@@ -986,23 +986,23 @@ mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops, int64_t d)
 	memcpy(v, dims(a, ops[0]), (size_t)r * 8);
 	for (k = 1; k < n; k++)
 		v[d] += dim(a, ops[k], d);
-	return mk_concat(a, shp(a, ety(a, ops[0]), r, v, INS(a,
+	return alg_mk_concat(a, alg_shp(a, ety(a, ops[0]), r, v, INS(a,
 		ops[0])->shape), n, ops, d);
 }
 
 uint32_t
-mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y, const char *dir)
+alg_mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y, const char *dir)
 {
-	uint32_t id = mk_bin(a, HOP_COMPARE, shape, x, y);
+	uint32_t id = alg_mk_bin(a, HOP_COMPARE, shape, x, y);
 
-	set_word(a, id, A_DIRECTION, dir);
+	alg_set_word(a, id, A_DIRECTION, dir);
 	return id;
 }
 
 uint32_t
-mk_iota(Alg *a, uint32_t shape, int64_t d)
+alg_mk_iota(Alg *a, uint32_t shape, int64_t d)
 {
-	uint32_t id = mk(a, HOP_IOTA, shape, 0, NULL);
+	uint32_t id = alg_mk(a, HOP_IOTA, shape, 0, NULL);
 	HloAttr at = hlo_mk_int(A_IOTA_DIM, d);
 
 	hlo_attr_set(a->m, a->c, id, &at);
@@ -1010,59 +1010,59 @@ mk_iota(Alg *a, uint32_t shape, int64_t d)
 }
 
 uint32_t
-mk_convert(Alg *a, uint32_t shape, uint32_t x)
+alg_mk_convert(Alg *a, uint32_t shape, uint32_t x)
 {
-	return mk_un(a, HOP_CONVERT, shape, x);
+	return alg_mk_un(a, HOP_CONVERT, shape, x);
 }
 
 uint32_t
-mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd)
+alg_mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd)
 {
-	uint32_t id = mk_un(a, HOP_REVERSE, INS(a, x)->shape, x);
+	uint32_t id = alg_mk_un(a, HOP_REVERSE, INS(a, x)->shape, x);
 
-	set_ints(a, id, A_DIMENSIONS, d, nd);
+	alg_set_ints(a, id, A_DIMENSIONS, d, nd);
 	return id;
 }
 
 uint32_t
-mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
+alg_mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
 	const int64_t *d, uint32_t nd, uint32_t comp)
 {
-	uint32_t id = mk_bin(a, HOP_REDUCE, shape, x, init);
+	uint32_t id = alg_mk_bin(a, HOP_REDUCE, shape, x, init);
 
-	set_ints(a, id, A_DIMENSIONS, d, nd);
+	alg_set_ints(a, id, A_DIMENSIONS, d, nd);
 	hlo_set_called(a->m, a->c, id, 1, &comp);
 	return id;
 }
 
 uint32_t
-mk_gte(Alg *a, uint32_t x, int64_t index)
+alg_mk_gte(Alg *a, uint32_t x, int64_t index)
 {
 	const HloShape *s = SH(a, x);
 	uint32_t id, es = a->m->ids[s->tuple + index];
 	HloAttr at = hlo_mk_int(A_INDEX, index);
 
-	id = mk_un(a, HOP_GTE, es, x);
+	id = alg_mk_un(a, HOP_GTE, es, x);
 	hlo_attr_set(a->m, a->c, id, &at);
 	return id;
 }
 
 uint32_t
-mk_tuple(Alg *a, uint32_t n, const uint32_t *ops)
+alg_mk_tuple(Alg *a, uint32_t n, const uint32_t *ops)
 {
 	uint32_t *el = alg_tmp(a, (size_t)(n + 1) * 4), k;
 
 	for (k = 0; k < n; k++)
 		el[k] = INS(a, ops[k])->shape;
-	return mk(a, HOP_TUPLE, hlo_shape_tuple(a->m, n, el), n, ops);
+	return alg_mk(a, HOP_TUPLE, hlo_shape_tuple(a->m, n, el), n, ops);
 }
 
 /* same opcode, attributes and called computations as i; new operands */
 uint32_t
-mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n, const uint32_t *ops)
+alg_mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n, const uint32_t *ops)
 {
 	HloInstr src = *INS(a, i);
-	uint32_t id = mk(a, src.op, shape, n, ops);
+	uint32_t id = alg_mk(a, src.op, shape, n, ops);
 	HloAttr *at;
 	uint32_t *cl;
 
@@ -1082,20 +1082,20 @@ mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n, const uint32_t *ops)
 }
 
 uint32_t
-mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
+alg_mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
 	const uint32_t *idx, const int64_t *sizes)
 {
 	uint32_t *v = alg_tmp(a, (size_t)(nidx + 1) * 4), id;
 
 	v[0] = x;
 	memcpy(v + 1, idx, nidx * 4u);
-	id = mk(a, HOP_DYNSLICE, shape, nidx + 1, v);
-	set_ints(a, id, A_DYN_SLICE_SIZES, sizes, nidx);
+	id = alg_mk(a, HOP_DYNSLICE, shape, nidx + 1, v);
+	alg_set_ints(a, id, A_DYN_SLICE_SIZES, sizes, nidx);
 	return id;
 }
 
 uint32_t
-mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd, uint32_t nidx,
+alg_mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd, uint32_t nidx,
 	const uint32_t *idx)
 {
 	uint32_t *v = alg_tmp(a, (size_t)(nidx + 2) * 4);
@@ -1103,13 +1103,13 @@ mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd, uint32_t nidx,
 	v[0] = x;
 	v[1] = upd;
 	memcpy(v + 2, idx, nidx * 4u);
-	return mk(a, HOP_DYNUPDSLICE, shape, nidx + 2, v);
+	return alg_mk(a, HOP_DYNUPDSLICE, shape, nidx + 2, v);
 }
 
 /* rewriting */
 
 void
-mark_changed(Alg *a)
+alg_mark_changed(Alg *a)
 {
 	a->changed = 1;
 }
@@ -1131,7 +1131,7 @@ merged(Alg *a, uint32_t old, uint32_t new)
 }
 
 int
-rep(Alg *a, uint32_t old, uint32_t new)
+alg_rep(Alg *a, uint32_t old, uint32_t new)
 {
 	old = pass_res(&a->ed, old);
 	new = pass_res(&a->ed, new);
@@ -1143,11 +1143,11 @@ rep(Alg *a, uint32_t old, uint32_t new)
 }
 
 int
-rep_compat(Alg *a, uint32_t old, uint32_t new)
+alg_rep_compat(Alg *a, uint32_t old, uint32_t new)
 {
 	old = pass_res(&a->ed, old);
 	new = pass_res(&a->ed, new);
-	if ((a->ed.ctl[old] & CTL_PRED) || !same_shape(a, old, new))
+	if ((a->ed.ctl[old] & CTL_PRED) || !alg_same_shape(a, old, new))
 		return 0;
 	if (!pass_replace(&a->ed, old, new, 1, 0))
 		return 0;
@@ -1159,7 +1159,7 @@ rep_compat(Alg *a, uint32_t old, uint32_t new)
 /* ReplaceAllUsesWith, done eagerly: old stays a distinct (dead)
  * instruction that later handlers may visit and remove, as in xla */
 void
-rep_uses(Alg *a, uint32_t old, uint32_t new)
+alg_rep_uses(Alg *a, uint32_t old, uint32_t new)
 {
 	uint32_t *us, nu, k, j, u, cnt = 0, *copy;
 	HloComp *cp;
@@ -1168,7 +1168,7 @@ rep_uses(Alg *a, uint32_t old, uint32_t new)
 	new = pass_res(&a->ed, new);
 	if (old == new)
 		return;
-	nu = users(a, old, &us);
+	nu = alg_users(a, old, &us);
 	copy = alg_tmp(a, (nu + 1) * 4u);
 	memcpy(copy, us, nu * 4u);
 	for (k = 0; k < nu; k++) {
@@ -1192,7 +1192,7 @@ rep_uses(Alg *a, uint32_t old, uint32_t new)
 }
 
 void
-set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x)
+alg_set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x)
 {
 	uint32_t n = nops(a, i), j;
 	uint32_t *v = alg_tmp(a, (size_t)(n + 1) * 4);
@@ -1215,17 +1215,17 @@ positive(Alg *a, uint32_t i, int *budget)
 	if (--*budget < 0 || !is_array_type(t))
 		return 0;
 	for (k = 0; k < nops(a, i); k++)
-		if (t_cplx(ety(a, opnd(a, i, k))))
+		if (alg_t_cplx(ety(a, opnd(a, i, k))))
 			return 0;
 	switch (opc(a, i)) {
 	case HOP_POWER:
-		return !t_sint(t) && positive(a, opnd(a, i, 0), budget);
+		return !alg_t_sint(t) && positive(a, opnd(a, i, 0), budget);
 	case HOP_ABS:
 	case HOP_RSQRT:
 	case HOP_SQRT:
 		return positive(a, opnd(a, i, 0), budget);
 	case HOP_MUL:
-		return !t_sint(t) && opnd(a, i, 0) == opnd(a, i, 1) &&
+		return !alg_t_sint(t) && opnd(a, i, 0) == opnd(a, i, 1) &&
 			positive(a, opnd(a, i, 0), budget);
 	default:
 		return 0;	/* a get-tuple-element of the cudnn batch
@@ -1243,27 +1243,27 @@ nonneg(Alg *a, uint32_t i, int *budget)
 	if (--*budget < 0 || !is_array_type(t))
 		return 0;
 	for (k = 0; k < nops(a, i); k++)
-		if (t_cplx(ety(a, opnd(a, i, k))))
+		if (alg_t_cplx(ety(a, opnd(a, i, k))))
 			return 0;
 	switch (opc(a, i)) {
 	case HOP_MUL:
-		return opnd(a, i, 0) == opnd(a, i, 1) && !t_sint(t);
+		return opnd(a, i, 0) == opnd(a, i, 1) && !alg_t_sint(t);
 	case HOP_EXP:
 		return 1;
 	case HOP_IOTA:
-		if (!t_sint(t))
+		if (!alg_t_sint(t))
 			return 1;
-		bits = t_bits(t);
+		bits = alg_t_bits(t);
 		if (bits >= 64)
 			return 1;
-		return (uint64_t)dim(a, i, int_attr(a, i, A_IOTA_DIM, 0)) <=
+		return (uint64_t)dim(a, i, alg_int_attr(a, i, A_IOTA_DIM, 0)) <=
 			(uint64_t)1 << (bits - 1);
 	case HOP_ABS:
-		return !t_sint(t) || nonneg(a, opnd(a, i, 0), budget);
+		return !alg_t_sint(t) || nonneg(a, opnd(a, i, 0), budget);
 	case HOP_BROADCAST:
 		return nonneg(a, opnd(a, i, 0), budget);
 	case HOP_CONSTANT:
-		return const_value(a, i, &v) && !signbit(v) && !isnan(v);
+		return alg_const_value(a, i, &v) && !signbit(v) && !isnan(v);
 	case HOP_MIN:
 		return nonneg(a, opnd(a, i, 0), budget) &&
 			nonneg(a, opnd(a, i, 1), budget);
@@ -1271,7 +1271,7 @@ nonneg(Alg *a, uint32_t i, int *budget)
 		return nonneg(a, opnd(a, i, 0), budget) ||
 			nonneg(a, opnd(a, i, 1), budget);
 	case HOP_POWER:
-		return !t_sint(t) && nonneg(a, opnd(a, i, 0), budget);
+		return !alg_t_sint(t) && nonneg(a, opnd(a, i, 0), budget);
 	case HOP_SELECT:
 		return nonneg(a, opnd(a, i, 1), budget) &&
 			nonneg(a, opnd(a, i, 2), budget);
@@ -1281,7 +1281,7 @@ nonneg(Alg *a, uint32_t i, int *budget)
 }
 
 int
-is_nonneg(Alg *a, uint32_t i)
+alg_is_nonneg(Alg *a, uint32_t i)
 {
 	int budget = 256;
 
@@ -1289,7 +1289,7 @@ is_nonneg(Alg *a, uint32_t i)
 }
 
 int
-comp_root_op(Alg *a, uint32_t comp)
+alg_comp_root_op(Alg *a, uint32_t comp)
 {
 	const HloComp *cp;
 
@@ -1303,7 +1303,7 @@ comp_root_op(Alg *a, uint32_t comp)
 
 /* the root of comp is op(parameter, parameter) */
 int
-reduce_kind(Alg *a, uint32_t comp)
+alg_reduce_kind(Alg *a, uint32_t comp)
 {
 	const HloComp *cp;
 	const HloInstr *r;
@@ -1326,7 +1326,7 @@ reduce_kind(Alg *a, uint32_t comp)
 }
 
 int
-perm_is_sorted(const int64_t *p, uint32_t n)
+alg_perm_is_sorted(const int64_t *p, uint32_t n)
 {
 	uint32_t k;
 
@@ -1350,7 +1350,7 @@ product(const int64_t *v, int n)
 /* CommonFactors: boundaries (i, j) of the shortest runs of a and b with
  * equal products, from (0, 0) to (ra, rb); pairs holds 2 * (ra + rb + 2) */
 uint32_t
-common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
+alg_common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
 	int64_t *pairs)
 {
 	int64_t i = 0, j = 0, pi = -1, pj = -1, sa = 1, sb = 1;
@@ -1396,7 +1396,7 @@ common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
 
 /* DimensionsUnmodifiedByReshape: (input, output) dimension pairs */
 uint32_t
-unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
+alg_unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
 	int64_t *pairs)
 {
 	int64_t *f = malloc(sizeof *f * 2 * ((size_t)ra + rb + 4));
@@ -1404,7 +1404,7 @@ unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
 
 	if (!f)
 		return 0;
-	n = common_factors(a, ra, b, rb, f);
+	n = alg_common_factors(a, ra, b, rb, f);
 	for (k = 0; k + 1 < n; k++)
 		if (f[2 * k + 2] - f[2 * k] == 1 &&
 		    f[2 * k + 3] - f[2 * k + 1] == 1) {
@@ -1428,7 +1428,7 @@ degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
 
 	if (!u)
 		return 0;
-	n = unmodified_dims(a, ra, b, rb, u);
+	n = alg_unmodified_dims(a, ra, b, rb, u);
 	*ndel = *nins = 0;
 	for (k = 0; k <= n && ok; k++) {
 		p0 = k > 0 ? u[2 * k - 2] : -1;
@@ -1453,7 +1453,7 @@ degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
 }
 
 int
-reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
+alg_reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins)
 {
 	if (is_tuple(a, from) || is_tuple(a, to))
@@ -1470,7 +1470,7 @@ dispatch(Alg *a, uint32_t i);
 static void
 visit(Alg *a, uint32_t i)
 {
-	if (ctl(a, i))
+	if (alg_ctl(a, i))
 		return;		/* xla refuses to replace these */
 	if (a->o->limit >= 0 && a->nrw >= a->o->limit)
 		return;
@@ -1483,61 +1483,61 @@ static int
 dispatch(Alg *a, uint32_t i)
 {
 	switch (opc(a, i)) {
-	case HOP_ABS: return h_abs(a, i);
-	case HOP_ADD: return h_add(a, i);
-	case HOP_AND: return h_and(a, i);
-	case HOP_OR: return h_or(a, i);
-	case HOP_XOR: return h_xor(a, i);
-	case HOP_NOT: return h_not(a, i);
-	case HOP_NEGATE: return h_negate(a, i);
-	case HOP_SUBTRACT: return h_subtract(a, i);
-	case HOP_MUL: return h_multiply(a, i);
-	case HOP_DIVIDE: return h_divide(a, i);
-	case HOP_REMAINDER: return h_remainder(a, i);
-	case HOP_COMPARE: return h_compare(a, i);
-	case HOP_SELECT: return h_select(a, i);
-	case HOP_MAX: return h_maximum(a, i);
-	case HOP_MIN: return h_minimum(a, i);
-	case HOP_CLAMP: return h_clamp(a, i);
-	case HOP_POWER: return h_power(a, i);
-	case HOP_EXP: return h_exp(a, i);
-	case HOP_LOG: return h_log(a, i);
-	case HOP_SQRT: return h_sqrt(a, i);
-	case HOP_RSQRT: return h_rsqrt(a, i);
-	case HOP_CONVERT: return h_convert(a, i);
-	case HOP_REAL: return h_real(a, i);
-	case HOP_IMAG: return h_imag(a, i);
-	case HOP_COMPLEX: return h_complex(a, i);
-	case HOP_BITCASTCVT: return h_bitcast_convert(a, i);
-	case HOP_REDUCEPRECISION: return h_reduce_precision(a, i);
-	case HOP_MAP: return h_map(a, i);
-	case HOP_CONSTANT: return h_constant(a, i);
-	case HOP_IOTA: return h_iota(a, i);
-	case HOP_BROADCAST: return h_broadcast(a, i);
-	case HOP_RESHAPE: return h_reshape(a, i);
-	case HOP_TRANSPOSE: return h_transpose(a, i);
-	case HOP_BITCAST: return h_bitcast(a, i);
-	case HOP_COPY: return h_copy(a, i);
-	case HOP_SLICE: return h_slice(a, i);
-	case HOP_PAD: return h_pad(a, i);
-	case HOP_CONCAT: return h_concat(a, i);
-	case HOP_REVERSE: return h_reverse(a, i);
-	case HOP_DYNSLICE: return h_dynslice(a, i);
-	case HOP_DYNUPDSLICE: return h_dus(a, i);
-	case HOP_GTE: return h_gte(a, i);
-	case HOP_REDUCE: return h_reduce(a, i);
-	case HOP_REDUCEWINDOW: return h_reduce_window(a, i);
-	case HOP_DOT: return h_dot(a, i);
-	case HOP_CONV: return h_convolution(a, i);
-	case HOP_GATHER: return h_gather(a, i);
-	case HOP_SCATTER: return h_scatter(a, i);
-	case HOP_SORT: return h_sort(a, i);
+	case HOP_ABS: return alg_h_abs(a, i);
+	case HOP_ADD: return alg_h_add(a, i);
+	case HOP_AND: return alg_h_and(a, i);
+	case HOP_OR: return alg_h_or(a, i);
+	case HOP_XOR: return alg_h_xor(a, i);
+	case HOP_NOT: return alg_h_not(a, i);
+	case HOP_NEGATE: return alg_h_negate(a, i);
+	case HOP_SUBTRACT: return alg_h_subtract(a, i);
+	case HOP_MUL: return alg_h_multiply(a, i);
+	case HOP_DIVIDE: return alg_h_divide(a, i);
+	case HOP_REMAINDER: return alg_h_remainder(a, i);
+	case HOP_COMPARE: return alg_h_compare(a, i);
+	case HOP_SELECT: return alg_h_select(a, i);
+	case HOP_MAX: return alg_h_maximum(a, i);
+	case HOP_MIN: return alg_h_minimum(a, i);
+	case HOP_CLAMP: return alg_h_clamp(a, i);
+	case HOP_POWER: return alg_h_power(a, i);
+	case HOP_EXP: return alg_h_exp(a, i);
+	case HOP_LOG: return alg_h_log(a, i);
+	case HOP_SQRT: return alg_h_sqrt(a, i);
+	case HOP_RSQRT: return alg_h_rsqrt(a, i);
+	case HOP_CONVERT: return alg_h_convert(a, i);
+	case HOP_REAL: return alg_h_real(a, i);
+	case HOP_IMAG: return alg_h_imag(a, i);
+	case HOP_COMPLEX: return alg_h_complex(a, i);
+	case HOP_BITCASTCVT: return alg_h_bitcast_convert(a, i);
+	case HOP_REDUCEPRECISION: return alg_h_reduce_precision(a, i);
+	case HOP_MAP: return alg_h_map(a, i);
+	case HOP_CONSTANT: return alg_h_constant(a, i);
+	case HOP_IOTA: return alg_h_iota(a, i);
+	case HOP_BROADCAST: return alg_h_broadcast(a, i);
+	case HOP_RESHAPE: return alg_h_reshape(a, i);
+	case HOP_TRANSPOSE: return alg_h_transpose(a, i);
+	case HOP_BITCAST: return alg_h_bitcast(a, i);
+	case HOP_COPY: return alg_h_copy(a, i);
+	case HOP_SLICE: return alg_h_slice(a, i);
+	case HOP_PAD: return alg_h_pad(a, i);
+	case HOP_CONCAT: return alg_h_concat(a, i);
+	case HOP_REVERSE: return alg_h_reverse(a, i);
+	case HOP_DYNSLICE: return alg_h_dynslice(a, i);
+	case HOP_DYNUPDSLICE: return alg_h_dus(a, i);
+	case HOP_GTE: return alg_h_gte(a, i);
+	case HOP_REDUCE: return alg_h_reduce(a, i);
+	case HOP_REDUCEWINDOW: return alg_h_reduce_window(a, i);
+	case HOP_DOT: return alg_h_dot(a, i);
+	case HOP_CONV: return alg_h_convolution(a, i);
+	case HOP_GATHER: return alg_h_gather(a, i);
+	case HOP_SCATTER: return alg_h_scatter(a, i);
+	case HOP_SORT: return alg_h_sort(a, i);
 	case HOP_ALLREDUCE:
-	case HOP_REDUCESCATTER: return h_all_reduce(a, i);
-	case HOP_ALLGATHER: return h_all_gather(a, i);
-	case HOP_ALLTOALL: return h_all_to_all(a, i);
-	case HOP_CUSTOMCALL: return h_custom_call(a, i);
-	case HOP_OPTBARRIER: return h_opt_barrier(a, i);
+	case HOP_REDUCESCATTER: return alg_h_all_reduce(a, i);
+	case HOP_ALLGATHER: return alg_h_all_gather(a, i);
+	case HOP_ALLTOALL: return alg_h_all_to_all(a, i);
+	case HOP_CUSTOMCALL: return alg_h_custom_call(a, i);
+	case HOP_OPTBARRIER: return alg_h_opt_barrier(a, i);
 	default: return 0;
 	}
 }

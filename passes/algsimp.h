@@ -134,196 +134,196 @@ dims(Alg *a, uint32_t i)
 	return a->m->ints + SH(a, i)->dims;
 }
 
-int64_t elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
-int same_shape(Alg *a, uint32_t x, uint32_t y);	/* ignoring layout */
-int same_shape_id(Alg *a, uint32_t s, uint32_t t);
-int is_scalar(Alg *a, uint32_t i);	/* rank 0 array */
-int is_eff_scalar(Alg *a, uint32_t i);	/* array of one element */
-int is_zero_elems(Alg *a, uint32_t i);	/* array with no elements */
-const int64_t *ints_attr(Alg *a, uint32_t i, int key, uint32_t *n);
-int64_t int_attr(Alg *a, uint32_t i, int key, int64_t dflt);
-int ctl(Alg *a, uint32_t i);		/* has control dependencies */
-int has_effect(Alg *a, uint32_t i);
+int64_t alg_elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
+int alg_same_shape(Alg *a, uint32_t x, uint32_t y);	/* ignoring layout */
+int alg_same_shape_id(Alg *a, uint32_t s, uint32_t t);
+int alg_is_scalar(Alg *a, uint32_t i);	/* rank 0 array */
+int alg_is_eff_scalar(Alg *a, uint32_t i);	/* array of one element */
+int alg_is_zero_elems(Alg *a, uint32_t i);	/* array with no elements */
+const int64_t *alg_ints_attr(Alg *a, uint32_t i, int key, uint32_t *n);
+int64_t alg_int_attr(Alg *a, uint32_t i, int key, int64_t dflt);
+int alg_ctl(Alg *a, uint32_t i);		/* has control dependencies */
+int alg_has_effect(Alg *a, uint32_t i);
 
 /* type classes */
-int t_int(int t);			/* integral, pred excluded */
-int t_sint(int t);
-int t_uint(int t);
-int t_float(int t);
-int t_cplx(int t);
-int t_bits(int t);
+int alg_t_int(int t);			/* integral, pred excluded */
+int alg_t_sint(int t);
+int alg_t_uint(int t);
+int alg_t_float(int t);
+int alg_t_cplx(int t);
+int alg_t_bits(int t);
 
 /* users */
-uint32_t users(Alg *a, uint32_t x, uint32_t **out);
+uint32_t alg_users(Alg *a, uint32_t x, uint32_t **out);
 				/* distinct live users, in a buffer valid
 				 * until the next call */
-uint32_t nusers(Alg *a, uint32_t x, uint32_t limit);
+uint32_t alg_nusers(Alg *a, uint32_t x, uint32_t limit);
 				/* distinct users, counting stops at limit */
-int one_use(Alg *a, uint32_t x);	/* m::WithOneUse */
-int one_user(Alg *a, uint32_t x);	/* m::WithOneUser, user_count()==1 */
+int alg_one_use(Alg *a, uint32_t x);	/* m::WithOneUse */
+int alg_one_user(Alg *a, uint32_t x);	/* m::WithOneUser, user_count()==1 */
 
 /* literals */
-const unsigned char *lit(Alg *a, uint32_t i, uint32_t *nbytes);
+const unsigned char *alg_lit(Alg *a, uint32_t i, uint32_t *nbytes);
 				/* constant's bytes, NULL if elided */
-int is_const(Alg *a, uint32_t i);
-int is_all(Alg *a, uint32_t i, int v);	/* xla's IsAll(op, int8) through
+int alg_is_const(Alg *a, uint32_t i);
+int alg_is_all(Alg *a, uint32_t i, int v);	/* xla's IsAll(op, int8) through
 				 * broadcasts */
-int is_all_float(Alg *a, uint32_t i, double v);
-int is_all_min(Alg *a, uint32_t i, int type);
-int is_all_max(Alg *a, uint32_t i, int type);
-int const_value(Alg *a, uint32_t i, double *v);
+int alg_is_all_float(Alg *a, uint32_t i, double v);
+int alg_is_all_min(Alg *a, uint32_t i, int type);
+int alg_is_all_max(Alg *a, uint32_t i, int type);
+int alg_const_value(Alg *a, uint32_t i, double *v);
 				/* GetConstantValue: effective scalar float
 				 * or integer constant */
-int const_int(Alg *a, uint32_t i, int64_t *v);
+int alg_const_int(Alg *a, uint32_t i, int64_t *v);
 				/* first element of an integer constant */
-int const_first(Alg *a, uint32_t i, int64_t *v);
+int alg_const_first(Alg *a, uint32_t i, int64_t *v);
 				/* first element of an integer constant,
 				 * the bits of u64 kept */
-int const_scalar_is(Alg *a, uint32_t i, int eff, int v);
+int alg_const_scalar_is(Alg *a, uint32_t i, int eff, int v);
 				/* m::ConstantScalar(v) / effective scalar */
-int scalar_zero(Alg *a, uint32_t i);	/* IsScalarConstantZero */
-int scalar_inf(Alg *a, uint32_t i, int neg);
+int alg_scalar_zero(Alg *a, uint32_t i);	/* IsScalarConstantZero */
+int alg_scalar_inf(Alg *a, uint32_t i, int neg);
 
 /* shapes */
-uint32_t shp(Alg *a, int type, int rank, const int64_t *dims,
+uint32_t alg_shp(Alg *a, int type, int rank, const int64_t *dims,
 	uint32_t like);			/* array shape; a default layout if
 					 * like (a shape id) has one */
-uint32_t shp_type(Alg *a, uint32_t s, int type);
-uint32_t shp_scalar(Alg *a, int type);
+uint32_t alg_shp_type(Alg *a, uint32_t s, int type);
+uint32_t alg_shp_scalar(Alg *a, int type);
 
 /* building; operands must be resolved ids; the result is resolved */
-uint32_t mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops);
-uint32_t mk_un(Alg *a, int op, uint32_t shape, uint32_t x);
-uint32_t mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y);
-uint32_t mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y);
+uint32_t alg_mk(Alg *a, int op, uint32_t shape, uint32_t n, const uint32_t *ops);
+uint32_t alg_mk_un(Alg *a, int op, uint32_t shape, uint32_t x);
+uint32_t alg_mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y);
+uint32_t alg_mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y);
 				/* MakeBinaryHlo: shape from x, or pred for
 				 * compare */
-uint32_t mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y,
+uint32_t alg_mk_tern(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y,
 	uint32_t z);
-uint32_t mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n);
-uint32_t mk_scalar(Alg *a, int type, double v);
-uint32_t mk_scalar_i(Alg *a, int type, int64_t v);
-uint32_t scalar_like(Alg *a, uint32_t like, double v);
+uint32_t alg_mk_const(Alg *a, uint32_t shape, const void *bytes, uint32_t n);
+uint32_t alg_mk_scalar(Alg *a, int type, double v);
+uint32_t alg_mk_scalar_i(Alg *a, int type, int64_t v);
+uint32_t alg_scalar_like(Alg *a, uint32_t like, double v);
 				/* MakeScalarLike: constant, broadcast to
 				 * like's shape unless scalar */
-uint32_t scalar_like_i(Alg *a, uint32_t like, int64_t v);
-uint32_t mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d,
+uint32_t alg_scalar_like_i(Alg *a, uint32_t like, int64_t v);
+uint32_t alg_mk_bcast(Alg *a, uint32_t shape, uint32_t x, const int64_t *d,
 	uint32_t nd);
-uint32_t mk_reshape(Alg *a, uint32_t shape, uint32_t x);
-uint32_t mk_transpose(Alg *a, uint32_t shape, uint32_t x,
+uint32_t alg_mk_reshape(Alg *a, uint32_t shape, uint32_t x);
+uint32_t alg_mk_transpose(Alg *a, uint32_t shape, uint32_t x,
 	const int64_t *perm);
-uint32_t mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm);
-uint32_t mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
+uint32_t alg_mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm);
+uint32_t alg_mk_slice(Alg *a, uint32_t shape, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride);
-uint32_t mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
+uint32_t alg_mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride);
-uint32_t mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v,
+uint32_t alg_mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v,
 	const int64_t *cfg);		/* cfg: rank (low, high, interior) */
-uint32_t mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg);
-uint32_t mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
+uint32_t alg_mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg);
+uint32_t alg_mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
 	int64_t dim);
-uint32_t mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops,
+uint32_t alg_mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops,
 	int64_t dim);
-uint32_t mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y,
+uint32_t alg_mk_compare(Alg *a, uint32_t shape, uint32_t x, uint32_t y,
 	const char *dir);
-uint32_t mk_iota(Alg *a, uint32_t shape, int64_t d);
-uint32_t mk_convert(Alg *a, uint32_t shape, uint32_t x);
-uint32_t mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd);
-uint32_t mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
+uint32_t alg_mk_iota(Alg *a, uint32_t shape, int64_t d);
+uint32_t alg_mk_convert(Alg *a, uint32_t shape, uint32_t x);
+uint32_t alg_mk_reverse(Alg *a, uint32_t x, const int64_t *d, uint32_t nd);
+uint32_t alg_mk_reduce(Alg *a, uint32_t shape, uint32_t x, uint32_t init,
 	const int64_t *d, uint32_t nd, uint32_t comp);
-uint32_t mk_gte(Alg *a, uint32_t x, int64_t index);
-uint32_t mk_tuple(Alg *a, uint32_t n, const uint32_t *ops);
-uint32_t mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n,
+uint32_t alg_mk_gte(Alg *a, uint32_t x, int64_t index);
+uint32_t alg_mk_tuple(Alg *a, uint32_t n, const uint32_t *ops);
+uint32_t alg_mk_clone(Alg *a, uint32_t i, uint32_t shape, uint32_t n,
 	const uint32_t *ops);		/* CloneWithNewOperands */
-uint32_t mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
+uint32_t alg_mk_dynslice(Alg *a, uint32_t shape, uint32_t x, uint32_t nidx,
 	const uint32_t *idx, const int64_t *sizes);
-uint32_t mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd,
+uint32_t alg_mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd,
 	uint32_t nidx, const uint32_t *idx);
-void set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n);
-void set_word(Alg *a, uint32_t i, int key, const char *w);
+void alg_set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n);
+void alg_set_word(Alg *a, uint32_t i, int key, const char *w);
 
 /* rewriting: 1 when done */
-int rep(Alg *a, uint32_t old, uint32_t new);	/* ReplaceInstruction */
-int rep_compat(Alg *a, uint32_t old, uint32_t new);
+int alg_rep(Alg *a, uint32_t old, uint32_t new);	/* ReplaceInstruction */
+int alg_rep_compat(Alg *a, uint32_t old, uint32_t new);
 				/* ReplaceInstructionIfCompatible */
-void rep_uses(Alg *a, uint32_t old, uint32_t new);
+void alg_rep_uses(Alg *a, uint32_t old, uint32_t new);
 				/* ReplaceAllUsesWith, nothing removed */
-void set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x);
+void alg_set_opnd(Alg *a, uint32_t i, uint32_t k, uint32_t x);
 				/* ReplaceOperandWith */
-void mark_changed(Alg *a);
+void alg_mark_changed(Alg *a);
 
 /* handlers: algsimp_elem.c, algsimp_shape.c, algsimp_misc.c */
-int h_abs(Alg *a, uint32_t i);
-int h_add(Alg *a, uint32_t i);
-int h_and(Alg *a, uint32_t i);
-int h_or(Alg *a, uint32_t i);
-int h_xor(Alg *a, uint32_t i);
-int h_not(Alg *a, uint32_t i);
-int h_negate(Alg *a, uint32_t i);
-int h_subtract(Alg *a, uint32_t i);
-int h_multiply(Alg *a, uint32_t i);
-int h_divide(Alg *a, uint32_t i);
-int h_remainder(Alg *a, uint32_t i);
-int h_compare(Alg *a, uint32_t i);
-int h_select(Alg *a, uint32_t i);
-int h_maximum(Alg *a, uint32_t i);
-int h_minimum(Alg *a, uint32_t i);
-int h_clamp(Alg *a, uint32_t i);
-int h_power(Alg *a, uint32_t i);
-int h_exp(Alg *a, uint32_t i);
-int h_log(Alg *a, uint32_t i);
-int h_sqrt(Alg *a, uint32_t i);
-int h_rsqrt(Alg *a, uint32_t i);
-int h_convert(Alg *a, uint32_t i);
-int h_real(Alg *a, uint32_t i);
-int h_imag(Alg *a, uint32_t i);
-int h_complex(Alg *a, uint32_t i);
-int h_bitcast_convert(Alg *a, uint32_t i);
-int h_reduce_precision(Alg *a, uint32_t i);
-int h_map(Alg *a, uint32_t i);
+int alg_h_abs(Alg *a, uint32_t i);
+int alg_h_add(Alg *a, uint32_t i);
+int alg_h_and(Alg *a, uint32_t i);
+int alg_h_or(Alg *a, uint32_t i);
+int alg_h_xor(Alg *a, uint32_t i);
+int alg_h_not(Alg *a, uint32_t i);
+int alg_h_negate(Alg *a, uint32_t i);
+int alg_h_subtract(Alg *a, uint32_t i);
+int alg_h_multiply(Alg *a, uint32_t i);
+int alg_h_divide(Alg *a, uint32_t i);
+int alg_h_remainder(Alg *a, uint32_t i);
+int alg_h_compare(Alg *a, uint32_t i);
+int alg_h_select(Alg *a, uint32_t i);
+int alg_h_maximum(Alg *a, uint32_t i);
+int alg_h_minimum(Alg *a, uint32_t i);
+int alg_h_clamp(Alg *a, uint32_t i);
+int alg_h_power(Alg *a, uint32_t i);
+int alg_h_exp(Alg *a, uint32_t i);
+int alg_h_log(Alg *a, uint32_t i);
+int alg_h_sqrt(Alg *a, uint32_t i);
+int alg_h_rsqrt(Alg *a, uint32_t i);
+int alg_h_convert(Alg *a, uint32_t i);
+int alg_h_real(Alg *a, uint32_t i);
+int alg_h_imag(Alg *a, uint32_t i);
+int alg_h_complex(Alg *a, uint32_t i);
+int alg_h_bitcast_convert(Alg *a, uint32_t i);
+int alg_h_reduce_precision(Alg *a, uint32_t i);
+int alg_h_map(Alg *a, uint32_t i);
 
-int h_constant(Alg *a, uint32_t i);
-int h_iota(Alg *a, uint32_t i);
-int h_broadcast(Alg *a, uint32_t i);
-int h_reshape(Alg *a, uint32_t i);
-int h_transpose(Alg *a, uint32_t i);
-int h_bitcast(Alg *a, uint32_t i);
-int h_copy(Alg *a, uint32_t i);
-int h_slice(Alg *a, uint32_t i);
-int h_pad(Alg *a, uint32_t i);
-int h_concat(Alg *a, uint32_t i);
-int h_reverse(Alg *a, uint32_t i);
-int h_dynslice(Alg *a, uint32_t i);
-int h_dus(Alg *a, uint32_t i);
-int h_gte(Alg *a, uint32_t i);
+int alg_h_constant(Alg *a, uint32_t i);
+int alg_h_iota(Alg *a, uint32_t i);
+int alg_h_broadcast(Alg *a, uint32_t i);
+int alg_h_reshape(Alg *a, uint32_t i);
+int alg_h_transpose(Alg *a, uint32_t i);
+int alg_h_bitcast(Alg *a, uint32_t i);
+int alg_h_copy(Alg *a, uint32_t i);
+int alg_h_slice(Alg *a, uint32_t i);
+int alg_h_pad(Alg *a, uint32_t i);
+int alg_h_concat(Alg *a, uint32_t i);
+int alg_h_reverse(Alg *a, uint32_t i);
+int alg_h_dynslice(Alg *a, uint32_t i);
+int alg_h_dus(Alg *a, uint32_t i);
+int alg_h_gte(Alg *a, uint32_t i);
 
-int h_reduce(Alg *a, uint32_t i);
-int h_reduce_window(Alg *a, uint32_t i);
-int h_dot(Alg *a, uint32_t i);
-int h_convolution(Alg *a, uint32_t i);
-int h_gather(Alg *a, uint32_t i);
-int h_scatter(Alg *a, uint32_t i);
-int h_sort(Alg *a, uint32_t i);
-int h_all_reduce(Alg *a, uint32_t i);
-int h_all_gather(Alg *a, uint32_t i);
-int h_all_to_all(Alg *a, uint32_t i);
-int h_custom_call(Alg *a, uint32_t i);
-int h_opt_barrier(Alg *a, uint32_t i);
+int alg_h_reduce(Alg *a, uint32_t i);
+int alg_h_reduce_window(Alg *a, uint32_t i);
+int alg_h_dot(Alg *a, uint32_t i);
+int alg_h_convolution(Alg *a, uint32_t i);
+int alg_h_gather(Alg *a, uint32_t i);
+int alg_h_scatter(Alg *a, uint32_t i);
+int alg_h_sort(Alg *a, uint32_t i);
+int alg_h_all_reduce(Alg *a, uint32_t i);
+int alg_h_all_gather(Alg *a, uint32_t i);
+int alg_h_all_to_all(Alg *a, uint32_t i);
+int alg_h_custom_call(Alg *a, uint32_t i);
+int alg_h_opt_barrier(Alg *a, uint32_t i);
 
 /* shared analyses */
-int is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative */
-int reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
+int alg_is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative */
+int alg_reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
 				 * either order: HOP_ADD, ...; -1 if not */
-int comp_root_op(Alg *a, uint32_t comp);
-int perm_is_sorted(const int64_t *p, uint32_t n);
-int reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
+int alg_comp_root_op(Alg *a, uint32_t comp);
+int alg_perm_is_sorted(const int64_t *p, uint32_t n);
+int alg_reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins);
 				/* ReshapeMerelyInsertsOrDeletes1Sized-
 				 * Dimensions of shapes of from -> to */
-uint32_t unmodified_dims(const int64_t *a, int ra, const int64_t *b,
+uint32_t alg_unmodified_dims(const int64_t *a, int ra, const int64_t *b,
 	int rb, int64_t *pairs);	/* DimensionsUnmodifiedByReshape:
 				 * (in, out) pairs; returns the count */
-uint32_t common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
+uint32_t alg_common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
 	int64_t *pairs);		/* CommonFactors: (i, j) pairs */
 void *alg_tmp(Alg *a, size_t n);	/* pass scratch */
 

@@ -38,7 +38,7 @@ bcast_scalar_const(Alg *a, uint32_t x, uint32_t *c)
 	if (!is_op(a, x, HOP_BROADCAST))
 		return 0;
 	*c = op0(a, x);
-	return is_const(a, *c) && is_scalar(a, *c);
+	return alg_is_const(a, *c) && alg_is_scalar(a, *c);
 }
 
 static int
@@ -52,10 +52,10 @@ dir_is(Alg *a, uint32_t i, const char *d)
 static uint32_t
 fold_consts(Alg *a, int op, uint32_t c1, uint32_t c2, uint32_t i)
 {
-	uint32_t s = mk_bin_infer(a, op, c1, c2);
+	uint32_t s = alg_mk_bin_infer(a, op, c1, c2);
 
-	if (is_scalar(a, s) && !is_scalar(a, i))
-		s = mk_bcast(a, shape_of(a, i), s, NULL, 0);
+	if (alg_is_scalar(a, s) && !alg_is_scalar(a, i))
+		s = alg_mk_bcast(a, shape_of(a, i), s, NULL, 0);
 	return s;
 }
 
@@ -69,7 +69,7 @@ fp_pow2(Alg *a, uint32_t x)
 
 	if (is_op(a, x, HOP_BROADCAST))
 		c = op0(a, x);
-	if (!is_const(a, c) || !is_eff_scalar(a, c) || !const_value(a, c, &v))
+	if (!alg_is_const(a, c) || !alg_is_eff_scalar(a, c) || !alg_const_value(a, c, &v))
 		return 0;
 	mant = frexp(v, &e);
 	return mant == 0.5 || mant == -0.5;
@@ -92,9 +92,9 @@ add_reassoc(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 			continue;
 		av = opnd(a, lhs, sub ? 1 : 0);
 		cv = opnd(a, lhs, sub ? 0 : 1);
-		if (!is_const(a, av) && is_const(a, cv) && is_const(a, rhs)) {
+		if (!alg_is_const(a, av) && alg_is_const(a, cv) && alg_is_const(a, rhs)) {
 			x = av, c1 = cv, c2 = rhs;
-		} else if (!is_const(a, av) && bcast_scalar_const(a, cv, &c1) &&
+		} else if (!alg_is_const(a, av) && bcast_scalar_const(a, cv, &c1) &&
 		    bcast_scalar_const(a, rhs, &c2)) {
 			x = av;
 		} else {
@@ -102,9 +102,9 @@ add_reassoc(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 		}
 		s = fold_consts(a, HOP_ADD, c1, c2, i);
 		if (sub)
-			return rep(a, i, mk_bin(a, HOP_SUBTRACT, shape_of(a, i),
+			return alg_rep(a, i, alg_mk_bin(a, HOP_SUBTRACT, shape_of(a, i),
 				s, x));
-		return rep(a, i, mk_bin(a, HOP_ADD, shape_of(a, i), x, s));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_ADD, shape_of(a, i), x, s));
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ add_sub_same(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 {
 	uint32_t x, sub;
 
-	if (!t_int(ety(a, i)) && !a->o->fast_math)
+	if (!alg_t_int(ety(a, i)) && !a->o->fast_math)
 		return 0;
 	if (is_op(a, rhs, HOP_SUBTRACT))
 		x = lhs, sub = rhs;
@@ -123,7 +123,7 @@ add_sub_same(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 		x = rhs, sub = lhs;
 	else
 		return 0;
-	return op1(a, sub) == x && rep_compat(a, i, op0(a, sub));
+	return op1(a, sub) == x && alg_rep_compat(a, i, op0(a, sub));
 }
 
 /* A + dus(broadcast(0), U, idx) => dus(A, ds(A, idx) + U, idx) */
@@ -141,7 +141,7 @@ add_sparse_dus(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 			continue;
 		z = op0(a, d);
 		if (is_op(a, z, HOP_BROADCAST) &&
-		    const_scalar_is(a, op0(a, z), 1, 0))
+		    alg_const_scalar_is(a, op0(a, z), 1, 0))
 			break;
 	}
 	if (k == 2)
@@ -154,9 +154,9 @@ add_sparse_dus(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	for (k = 0; k < n; k++)
 		idx[k] = opnd(a, d, k + 2);
 	memcpy(sz, dims(a, upd), (size_t)r * 8);
-	sl = mk_dynslice(a, shape_of(a, upd), x, n, idx, sz);
-	sum = mk_bin(a, HOP_ADD, shape_of(a, upd), sl, upd);
-	return rep(a, i, mk_dus(a, shape_of(a, x), x, sum, n, idx));
+	sl = alg_mk_dynslice(a, shape_of(a, upd), x, n, idx, sz);
+	sum = alg_mk_bin(a, HOP_ADD, shape_of(a, upd), sl, upd);
+	return alg_rep(a, i, alg_mk_dus(a, shape_of(a, x), x, sum, n, idx));
 }
 
 /* A*C + B*C => (A+B)*C */
@@ -181,12 +181,12 @@ add_distribute(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	}
 	if (alt == 2)
 		return 0;
-	if (!one_user(a, lhs) || !one_user(a, rhs))
+	if (!alg_one_user(a, lhs) || !alg_one_user(a, rhs))
 		return 0;
-	if (!t_int(ety(a, i)) && !fp_pow2(a, c))
+	if (!alg_t_int(ety(a, i)) && !fp_pow2(a, c))
 		return 0;
-	sum = mk_bin(a, HOP_ADD, shape_of(a, i), x, b);
-	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), sum, c));
+	sum = alg_mk_bin(a, HOP_ADD, shape_of(a, i), x, b);
+	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), sum, c));
 }
 
 static int
@@ -194,19 +194,19 @@ add_is_scatter(Alg *a, uint32_t x)
 {
 	uint32_t comp;
 
-	if (!is_op(a, x, HOP_SCATTER) || nops(a, x) != 3 || !one_use(a, x) ||
+	if (!is_op(a, x, HOP_SCATTER) || nops(a, x) != 3 || !alg_one_use(a, x) ||
 	    INS(a, x)->ncalled != 1)
 		return 0;
 	comp = a->m->ids[INS(a, x)->called];
-	return reduce_kind(a, comp) == HOP_ADD;
+	return alg_reduce_kind(a, comp) == HOP_ADD;
 }
 
 static int
 same_ints(Alg *a, uint32_t x, uint32_t y, int key)
 {
 	uint32_t n1, n2;
-	const int64_t *p = ints_attr(a, x, key, &n1);
-	const int64_t *q = ints_attr(a, y, key, &n2);
+	const int64_t *p = alg_ints_attr(a, x, key, &n1);
+	const int64_t *q = alg_ints_attr(a, y, key, &n2);
 
 	return n1 == n2 && (!n1 || !memcmp(p, q, n1 * 8u));
 }
@@ -227,8 +227,8 @@ static int
 same_windows(Alg *a, uint32_t su, uint32_t ru, uint32_t ls, uint32_t rs)
 {
 	uint32_t nl, nr, k, j = 0;
-	const int64_t *wl = ints_attr(a, ls, A_UPDATE_WINDOW_DIMS, &nl);
-	const int64_t *wr = ints_attr(a, rs, A_UPDATE_WINDOW_DIMS, &nr);
+	const int64_t *wl = alg_ints_attr(a, ls, A_UPDATE_WINDOW_DIMS, &nl);
+	const int64_t *wr = alg_ints_attr(a, rs, A_UPDATE_WINDOW_DIMS, &nr);
 	int64_t *dl = alg_tmp(a, (size_t)(rank(a, su) + 1) * 8);
 	int r = rank(a, ru), d;
 
@@ -250,7 +250,7 @@ add_two_scatters(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	uint32_t li = opnd(a, lhs, 1), ri = opnd(a, rhs, 1);
 	uint32_t lu = opnd(a, lhs, 2), ru = opnd(a, rhs, 2), nw, ni, nu;
 	uint32_t ops[2], ops3[3], nupd;
-	int64_t ivd = int_attr(a, lhs, A_INDEX_VECTOR_DIM, -1), d, ud;
+	int64_t ivd = alg_int_attr(a, lhs, A_INDEX_VECTOR_DIM, -1), d, ud;
 	int64_t fid = rank(a, li), fud = rank(a, lu), icd = -1, ucd = -1;
 	const int64_t *uwd, *sib;
 	uint32_t nuwd, nsib;
@@ -258,8 +258,8 @@ add_two_scatters(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 
 	if (rank(a, li) != rank(a, ri))
 		return 0;
-	uwd = ints_attr(a, lhs, A_UPDATE_WINDOW_DIMS, &nuwd);
-	sib = ints_attr(a, lhs, A_SCATTER_INDICES_BATCHING_DIMS, &nsib);
+	uwd = alg_ints_attr(a, lhs, A_UPDATE_WINDOW_DIMS, &nuwd);
+	sib = alg_ints_attr(a, lhs, A_SCATTER_INDICES_BATCHING_DIMS, &nsib);
 	for (d = rank(a, li) - 1, ud = rank(a, lu) - 1; d >= 0; d--) {
 		if (d == ivd)
 			continue;
@@ -287,36 +287,36 @@ add_two_scatters(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	}
 	if (icd == rank(a, li))
 		return 0;
-	if (elems(a, lu) + elems(a, ru) >= elems(a, lhs))
+	if (alg_elems(a, lu) + alg_elems(a, ru) >= alg_elems(a, lhs))
 		return 0;
-	same = int_attr(a, lhs, A_INDEX_VECTOR_DIM, -1) ==
-		int_attr(a, rhs, A_INDEX_VECTOR_DIM, -1) &&
+	same = alg_int_attr(a, lhs, A_INDEX_VECTOR_DIM, -1) ==
+		alg_int_attr(a, rhs, A_INDEX_VECTOR_DIM, -1) &&
 		same_ints(a, lhs, rhs, A_SCATTER_DIMS_TO_OPERAND_DIMS) &&
 		same_ints(a, lhs, rhs, A_INSERTED_WINDOW_DIMS) &&
 		same_ints(a, lhs, rhs, A_UPDATE_WINDOW_DIMS) &&
 		same_ints(a, lhs, rhs, A_SCATTER_INDICES_BATCHING_DIMS) &&
 		same_ints(a, lhs, rhs, A_INPUT_BATCHING_DIMS);
-	safe = !int_attr(a, lhs, A_UNIQUE_INDICES, 0) &&
-		!int_attr(a, rhs, A_UNIQUE_INDICES, 0) &&
-		!int_attr(a, lhs, A_INDICES_ARE_SORTED, 0) &&
-		!int_attr(a, rhs, A_INDICES_ARE_SORTED, 0);
+	safe = !alg_int_attr(a, lhs, A_UNIQUE_INDICES, 0) &&
+		!alg_int_attr(a, rhs, A_UNIQUE_INDICES, 0) &&
+		!alg_int_attr(a, lhs, A_INDICES_ARE_SORTED, 0) &&
+		!alg_int_attr(a, rhs, A_INDICES_ARE_SORTED, 0);
 	if (safe && same && ety(a, li) == ety(a, ri) &&
 	    same_windows(a, lu, ru, lhs, rhs) && ucd >= 0) {
-		nw = mk_bin_infer(a, HOP_ADD, op0(a, lhs), op0(a, rhs));
+		nw = alg_mk_bin_infer(a, HOP_ADD, op0(a, lhs), op0(a, rhs));
 		ops[0] = li, ops[1] = ri;
-		ni = mk_concat_infer(a, 2, ops, icd);
+		ni = alg_mk_concat_infer(a, 2, ops, icd);
 		ops[0] = lu, ops[1] = ru;
-		nu = mk_concat_infer(a, 2, ops, ucd);
+		nu = alg_mk_concat_infer(a, 2, ops, ucd);
 		ops3[0] = nw, ops3[1] = ni, ops3[2] = nu;
-		nupd = mk_clone(a, lhs, shape_of(a, i), 3, ops3);
+		nupd = alg_mk_clone(a, lhs, shape_of(a, i), 3, ops3);
 		hlo_attr_del(a->m, a->c, nupd, A_INDICES_ARE_SORTED);
 		hlo_attr_del(a->m, a->c, nupd, A_UNIQUE_INDICES);
-		return rep(a, i, nupd);
+		return alg_rep(a, i, nupd);
 	}
-	nw = mk_bin_infer(a, HOP_ADD, op0(a, lhs), op0(a, rhs));
-	set_opnd(a, rhs, 0, nw);
-	set_opnd(a, lhs, 0, rhs);
-	return rep(a, i, lhs);
+	nw = alg_mk_bin_infer(a, HOP_ADD, op0(a, lhs), op0(a, rhs));
+	alg_set_opnd(a, rhs, 0, nw);
+	alg_set_opnd(a, lhs, 0, rhs);
+	return alg_rep(a, i, lhs);
 }
 
 static int
@@ -328,29 +328,29 @@ add_scatter(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	if (ls && rs)
 		return add_two_scatters(a, i, lhs, rhs);
 	if (rs) {
-		nw = mk_bin_infer(a, HOP_ADD, lhs, op0(a, rhs));
-		set_opnd(a, rhs, 0, nw);
-		return rep(a, i, rhs);
+		nw = alg_mk_bin_infer(a, HOP_ADD, lhs, op0(a, rhs));
+		alg_set_opnd(a, rhs, 0, nw);
+		return alg_rep(a, i, rhs);
 	}
 	if (ls) {
-		nw = mk_bin_infer(a, HOP_ADD, op0(a, lhs), rhs);
-		set_opnd(a, lhs, 0, nw);
-		return rep(a, i, lhs);
+		nw = alg_mk_bin_infer(a, HOP_ADD, op0(a, lhs), rhs);
+		alg_set_opnd(a, lhs, 0, nw);
+		return alg_rep(a, i, lhs);
 	}
 	return 0;
 }
 
 int
-h_add(Alg *a, uint32_t i)
+alg_h_add(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 
-	if (is_all(a, rhs, 0) && rep_compat(a, i, lhs))
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
-	if (is_all(a, lhs, 0) && rep_compat(a, i, rhs))
+	if (alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, rhs))
 		return 1;
-	if (is_const(a, lhs) && !is_const(a, rhs))
-		return rep(a, i, mk_bin(a, HOP_ADD, shape_of(a, i), rhs, lhs));
+	if (alg_is_const(a, lhs) && !alg_is_const(a, rhs))
+		return alg_rep(a, i, alg_mk_bin(a, HOP_ADD, shape_of(a, i), rhs, lhs));
 	if (add_reassoc(a, i, lhs, rhs))
 		return 1;
 	if (add_sub_same(a, i, lhs, rhs))
@@ -373,13 +373,13 @@ lt_info(Alg *a, uint32_t cmp, uint32_t *var, int64_t *k)
 	if (!is_op(a, cmp, HOP_COMPARE))
 		return 0;
 	l = op0(a, cmp), r = op1(a, cmp);
-	if (dir_is(a, cmp, "LT") && is_const(a, r) && is_eff_scalar(a, r) &&
-	    ety(a, r) == TY_S32 && const_int(a, r, k)) {
+	if (dir_is(a, cmp, "LT") && alg_is_const(a, r) && alg_is_eff_scalar(a, r) &&
+	    ety(a, r) == TY_S32 && alg_const_int(a, r, k)) {
 		*var = l;
 		return 1;
 	}
-	if (dir_is(a, cmp, "GT") && is_const(a, l) && is_eff_scalar(a, l) &&
-	    ety(a, l) == TY_S32 && const_int(a, l, k)) {
+	if (dir_is(a, cmp, "GT") && alg_is_const(a, l) && alg_is_eff_scalar(a, l) &&
+	    ety(a, l) == TY_S32 && alg_const_int(a, l, k)) {
 		*var = r;
 		return 1;
 	}
@@ -395,42 +395,42 @@ tautological_compare(Alg *a, uint32_t i)
 	if (!lt_info(a, lhs, &v1, &k1) || !lt_info(a, rhs, &v2, &k2) ||
 	    v1 != v2)
 		return 0;
-	return rep(a, i, mk_compare(a, shape_of(a, lhs), v1,
-		scalar_like_i(a, v1, k1 < k2 ? k1 : k2), "LT"));
+	return alg_rep(a, i, alg_mk_compare(a, shape_of(a, lhs), v1,
+		alg_scalar_like_i(a, v1, k1 < k2 ? k1 : k2), "LT"));
 }
 
 int
-h_and(Alg *a, uint32_t i)
+alg_h_and(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 
 	if (ety(a, lhs) == TY_PRED && ety(a, rhs) == TY_PRED) {
-		if (is_all(a, rhs, 1) && rep_compat(a, i, lhs))
+		if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, lhs))
 			return 1;
-		if (is_all(a, lhs, 1) && rep_compat(a, i, rhs))
+		if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, rhs))
 			return 1;
 	}
-	if (is_all(a, rhs, 0) && rep_compat(a, i, rhs))
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, rhs))
 		return 1;
-	if (is_all(a, lhs, 0) && rep_compat(a, i, lhs))
+	if (alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
 	return tautological_compare(a, i);
 }
 
 int
-h_or(Alg *a, uint32_t i)
+alg_h_or(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 
 	if (ety(a, lhs) == TY_PRED && ety(a, rhs) == TY_PRED) {
-		if (is_all(a, rhs, 1) && rep_compat(a, i, rhs))
+		if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, rhs))
 			return 1;
-		if (is_all(a, lhs, 1) && rep_compat(a, i, lhs))
+		if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, lhs))
 			return 1;
 	}
-	if (is_all(a, rhs, 0) && rep_compat(a, i, lhs))
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
-	return is_all(a, lhs, 0) && rep_compat(a, i, rhs);
+	return alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, rhs);
 }
 
 /* xla's Identical(), layout and sharding sensitive, for operands of an
@@ -460,83 +460,83 @@ identical(Alg *a, uint32_t x, uint32_t y)
 }
 
 int
-h_xor(Alg *a, uint32_t i)
+alg_h_xor(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 
-	if (lhs == rhs || (!has_effect(a, lhs) && identical(a, lhs, rhs)))
-		return rep(a, i, scalar_like_i(a, i, 0));
-	if (is_all(a, rhs, 0) && rep_compat(a, i, lhs))
+	if (lhs == rhs || (!alg_has_effect(a, lhs) && identical(a, lhs, rhs)))
+		return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
-	return is_all(a, lhs, 0) && rep_compat(a, i, rhs);
+	return alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, rhs);
 }
 
 int
-h_not(Alg *a, uint32_t i)
+alg_h_not(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
-	return is_op(a, x, HOP_NOT) && rep_compat(a, i, op0(a, x));
+	return is_op(a, x, HOP_NOT) && alg_rep_compat(a, i, op0(a, x));
 }
 
 int
-h_negate(Alg *a, uint32_t i)
+alg_h_negate(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
-	return is_op(a, x, HOP_NEGATE) && rep_compat(a, i, op0(a, x));
+	return is_op(a, x, HOP_NEGATE) && alg_rep_compat(a, i, op0(a, x));
 }
 
 int
-h_abs(Alg *a, uint32_t i)
+alg_h_abs(Alg *a, uint32_t i)
 {
-	return is_nonneg(a, op0(a, i)) && rep(a, i, op0(a, i));
+	return alg_is_nonneg(a, op0(a, i)) && alg_rep(a, i, op0(a, i));
 }
 
 /* subtract */
 
 int
-h_subtract(Alg *a, uint32_t i)
+alg_h_subtract(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i), c, neg, x, y;
-	int intg = t_int(ety(a, i)) || a->o->fast_math;
+	int intg = alg_t_int(ety(a, i)) || a->o->fast_math;
 
 	if (intg && lhs == rhs)
-		return rep(a, i, scalar_like_i(a, i, 0));
-	if (is_all(a, rhs, 0) && rep_compat(a, i, lhs))
+		return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
 	/* A - C => A + (-C) */
-	if (!is_const(a, lhs) && (is_const(a, rhs) ||
-	    (is_op(a, rhs, HOP_BROADCAST) && is_const(a, op0(a, rhs))))) {
-		c = is_const(a, rhs) ? rhs : op0(a, rhs);
-		neg = mk_un(a, HOP_NEGATE, shape_of(a, c), c);
+	if (!alg_is_const(a, lhs) && (alg_is_const(a, rhs) ||
+	    (is_op(a, rhs, HOP_BROADCAST) && alg_is_const(a, op0(a, rhs))))) {
+		c = alg_is_const(a, rhs) ? rhs : op0(a, rhs);
+		neg = alg_mk_un(a, HOP_NEGATE, shape_of(a, c), c);
 		if (is_op(a, rhs, HOP_BROADCAST)) {
 			uint32_t n;
-			const int64_t *d = ints_attr(a, rhs, A_DIMENSIONS, &n);
+			const int64_t *d = alg_ints_attr(a, rhs, A_DIMENSIONS, &n);
 			int64_t *v = alg_tmp(a, (n + 1) * 8u);
 
 			memcpy(v, d, n * 8u);
-			neg = mk_bcast(a, shape_of(a, rhs), neg, v, n);
+			neg = alg_mk_bcast(a, shape_of(a, rhs), neg, v, n);
 		}
-		return rep(a, i, mk_bin(a, HOP_ADD, shape_of(a, i), lhs, neg));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_ADD, shape_of(a, i), lhs, neg));
 	}
 	if (!intg)
 		return 0;
 	/* A - (A - B) => B */
 	if (is_op(a, rhs, HOP_SUBTRACT) && op0(a, rhs) == lhs &&
-	    rep_compat(a, i, op1(a, rhs)))
+	    alg_rep_compat(a, i, op1(a, rhs)))
 		return 1;
 	/* A - (A + B) => -B */
 	if (is_op(a, rhs, HOP_ADD) && (op0(a, rhs) == lhs ||
 	    op1(a, rhs) == lhs)) {
 		y = op0(a, rhs) == lhs ? op1(a, rhs) : op0(a, rhs);
-		return rep(a, i, mk_un(a, HOP_NEGATE, shape_of(a, i), y));
+		return alg_rep(a, i, alg_mk_un(a, HOP_NEGATE, shape_of(a, i), y));
 	}
 	/* (A + B) - A => B */
 	if (is_op(a, lhs, HOP_ADD)) {
 		x = op0(a, lhs), y = op1(a, lhs);
 		if (x == rhs || y == rhs)
-			return rep_compat(a, i, y == rhs ? x : y);
+			return alg_rep_compat(a, i, y == rhs ? x : y);
 	}
 	return 0;
 }
@@ -548,11 +548,11 @@ mul_one_const(Alg *a, uint32_t m, uint32_t *x, uint32_t *c)
 {
 	if (!is_op(a, m, HOP_MUL))
 		return 0;
-	if (!is_const(a, op0(a, m)) && is_const(a, op1(a, m))) {
+	if (!alg_is_const(a, op0(a, m)) && alg_is_const(a, op1(a, m))) {
 		*x = op0(a, m), *c = op1(a, m);
 		return 1;
 	}
-	if (!is_const(a, op1(a, m)) && is_const(a, op0(a, m))) {
+	if (!alg_is_const(a, op1(a, m)) && alg_is_const(a, op0(a, m))) {
 		*x = op1(a, m), *c = op0(a, m);
 		return 1;
 	}
@@ -580,11 +580,11 @@ mul_sink_const(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 			} else {
 				uint32_t p = op0(a, in), q = op1(a, in);
 
-				if (!is_const(a, p) && is_op(a, q,
-				    HOP_BROADCAST) && is_const(a, op0(a, q)))
+				if (!alg_is_const(a, p) && is_op(a, q,
+				    HOP_BROADCAST) && alg_is_const(a, op0(a, q)))
 					x = p, c = op0(a, q);
-				else if (!is_const(a, q) && is_op(a, p,
-				    HOP_BROADCAST) && is_const(a, op0(a, p)))
+				else if (!alg_is_const(a, q) && is_op(a, p,
+				    HOP_BROADCAST) && alg_is_const(a, op0(a, p)))
 					x = q, c = op0(a, p);
 				else
 					continue;
@@ -592,18 +592,18 @@ mul_sink_const(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 			op = side[1 - k];
 			found = 1;
 		}
-	if (!found || !is_scalar(a, c) || !is_op(a, op, HOP_BROADCAST) ||
-	    is_const(a, op0(a, op)))
+	if (!found || !alg_is_scalar(a, c) || !is_op(a, op, HOP_BROADCAST) ||
+	    alg_is_const(a, op0(a, op)))
 		return 0;
 	b = op0(a, op);
-	if (!is_scalar(a, b))
-		c = mk_bcast(a, shape_of(a, b), c, NULL, 0);
-	nm = mk_bin(a, HOP_MUL, shape_of(a, b), b, c);
-	d = ints_attr(a, op, A_DIMENSIONS, &n);
+	if (!alg_is_scalar(a, b))
+		c = alg_mk_bcast(a, shape_of(a, b), c, NULL, 0);
+	nm = alg_mk_bin(a, HOP_MUL, shape_of(a, b), b, c);
+	d = alg_ints_attr(a, op, A_DIMENSIONS, &n);
 	v = alg_tmp(a, (n + 1) * 8u);
 	memcpy(v, d, n * 8u);
-	nm = mk_bcast(a, shape_of(a, i), nm, v, n);
-	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), x, nm));
+	nm = alg_mk_bcast(a, shape_of(a, i), nm, v, n);
+	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), x, nm));
 }
 
 static int
@@ -614,15 +614,15 @@ mul_reassoc(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	/* (x * c1) * (y * c2) => (x * y) * (c1 * c2) */
 	if (mul_one_const(a, lhs, &x, &c1) && mul_one_const(a, rhs, &y, &c2)) {
 		p = fold_consts(a, HOP_MUL, c1, c2, i);
-		return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i),
-			mk_bin(a, HOP_MUL, shape_of(a, i), x, y), p));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i),
+			alg_mk_bin(a, HOP_MUL, shape_of(a, i), x, y), p));
 	}
 	/* (x * c1) * c2 => x * (c1 * c2) */
-	if ((is_const(a, rhs) && mul_one_const(a, lhs, &x, &c1) &&
-	    (c2 = rhs, 1)) || (is_const(a, lhs) &&
+	if ((alg_is_const(a, rhs) && mul_one_const(a, lhs, &x, &c1) &&
+	    (c2 = rhs, 1)) || (alg_is_const(a, lhs) &&
 	    mul_one_const(a, rhs, &x, &c1) && (c2 = lhs, 1))) {
 		p = fold_consts(a, HOP_MUL, c1, c2, i);
-		return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), x, p));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), x, p));
 	}
 	if (mul_sink_const(a, i, lhs, rhs))
 		return 1;
@@ -630,40 +630,40 @@ mul_reassoc(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	if (is_op(a, lhs, HOP_MUL) && bcast_scalar_const(a, op1(a, lhs), &c1) &&
 	    bcast_scalar_const(a, rhs, &c2)) {
 		p = fold_consts(a, HOP_MUL, c1, c2, i);
-		return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), op0(a, lhs),
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), op0(a, lhs),
 			p));
 	}
 	return 0;
 }
 
 int
-h_multiply(Alg *a, uint32_t i)
+alg_h_multiply(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i), x, cv, k, s;
-	int zero_ok = a->o->fast_math || t_int(ety(a, i));
+	int zero_ok = a->o->fast_math || alg_t_int(ety(a, i));
 
-	if (is_all(a, rhs, 1) && rep_compat(a, i, lhs))
+	if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, lhs))
 		return 1;
-	if (is_all(a, lhs, 1) && rep_compat(a, i, rhs))
+	if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, rhs))
 		return 1;
-	if (zero_ok && is_all(a, lhs, 0) && rep_compat(a, i, lhs))
+	if (zero_ok && alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, lhs))
 		return 1;
-	if (zero_ok && is_all(a, rhs, 0) && rep_compat(a, i, rhs))
+	if (zero_ok && alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, rhs))
 		return 1;
 	if (is_op(a, lhs, HOP_NEGATE) && is_op(a, rhs, HOP_NEGATE)) {
 		x = op0(a, lhs);
 		s = op0(a, rhs);
-		set_opnd(a, i, 0, x);
-		set_opnd(a, i, 1, s);
-		mark_changed(a);
+		alg_set_opnd(a, i, 0, x);
+		alg_set_opnd(a, i, 1, s);
+		alg_mark_changed(a);
 		return 1;
 	}
 	if (lhs == rhs && is_op(a, lhs, HOP_ABS) &&
-	    !t_cplx(ety(a, op0(a, lhs)))) {
+	    !alg_t_cplx(ety(a, op0(a, lhs)))) {
 		x = op0(a, lhs);
-		set_opnd(a, i, 0, x);
-		set_opnd(a, i, 1, x);
-		mark_changed(a);
+		alg_set_opnd(a, i, 0, x);
+		alg_set_opnd(a, i, 1, x);
+		alg_mark_changed(a);
 		return 1;
 	}
 	/* x * convert(pred) => select(pred, x, 0) */
@@ -671,9 +671,9 @@ h_multiply(Alg *a, uint32_t i)
 		cv = k ? lhs : rhs;
 		x = k ? rhs : lhs;
 		if (is_op(a, cv, HOP_CONVERT) && ety(a, op0(a, cv)) == TY_PRED) {
-			s = mk_scalar_i(a, ety(a, i), 0);
-			s = mk_bcast(a, shape_of(a, i), s, NULL, 0);
-			return rep(a, i, mk_tern(a, HOP_SELECT, shape_of(a, i),
+			s = alg_mk_scalar_i(a, ety(a, i), 0);
+			s = alg_mk_bcast(a, shape_of(a, i), s, NULL, 0);
+			return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, shape_of(a, i),
 				op0(a, cv), x, s));
 		}
 	}
@@ -681,19 +681,19 @@ h_multiply(Alg *a, uint32_t i)
 		return 1;
 	if (a->o->fast_math && is_op(a, lhs, HOP_EXP) && is_op(a, rhs,
 	    HOP_EXP)) {
-		s = mk_bin(a, HOP_ADD, shape_of(a, i), op0(a, lhs),
+		s = alg_mk_bin(a, HOP_ADD, shape_of(a, i), op0(a, lhs),
 			op0(a, rhs));
-		return rep(a, i, mk_un(a, HOP_EXP, shape_of(a, i), s));
+		return alg_rep(a, i, alg_mk_un(a, HOP_EXP, shape_of(a, i), s));
 	}
 	/* sqrt(x) * sqrt(x) => x, rsqrt(x) * rsqrt(x) => 1/x for x >= 0 */
 	if (is_op(a, lhs, HOP_SQRT) && is_op(a, rhs, HOP_SQRT) &&
-	    op0(a, lhs) == op0(a, rhs) && is_nonneg(a, op0(a, lhs)))
-		return rep(a, i, op0(a, lhs));
+	    op0(a, lhs) == op0(a, rhs) && alg_is_nonneg(a, op0(a, lhs)))
+		return alg_rep(a, i, op0(a, lhs));
 	if (is_op(a, lhs, HOP_RSQRT) && is_op(a, rhs, HOP_RSQRT) &&
-	    op0(a, lhs) == op0(a, rhs) && is_nonneg(a, op0(a, lhs))) {
+	    op0(a, lhs) == op0(a, rhs) && alg_is_nonneg(a, op0(a, lhs))) {
 		x = op0(a, lhs);
-		return rep(a, i, mk_bin(a, HOP_DIVIDE, shape_of(a, i),
-			scalar_like(a, x, 1), x));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_DIVIDE, shape_of(a, i),
+			alg_scalar_like(a, x, 1), x));
 	}
 	return 0;
 }
@@ -717,29 +717,29 @@ div_shift(Alg *a, uint32_t i, uint32_t x, uint32_t b)
 	int t = ety(a, i);
 	int64_t v;
 
-	if (!t_int(t))
+	if (!alg_t_int(t))
 		return 0;
 	if (is_op(a, b, HOP_BROADCAST))
 		c = op0(a, b);
-	if (!is_const(a, c) || !is_eff_scalar(a, c) || !const_first(a, c, &v))
+	if (!alg_is_const(a, c) || !alg_is_eff_scalar(a, c) || !alg_const_first(a, c, &v))
 		return 0;
-	if (t_sint(t)) {
+	if (alg_t_sint(t)) {
 		if (v <= 0 || (v & (v - 1)))
 			return 0;
-		neg = mk_compare(a, shp_type(a, shape_of(a, x), TY_PRED), x,
-			scalar_like_i(a, x, 0), "LT");
-		negd = mk_un(a, HOP_NEGATE, shape_of(a, x), x);
-		absd = mk_tern(a, HOP_SELECT, shape_of(a, x), neg, negd, x);
-		q = mk_bin(a, HOP_SHRL, shape_of(a, i), absd,
-			scalar_like_i(a, absd, log2u((uint64_t)v)));
-		negd = mk_un(a, HOP_NEGATE, shape_of(a, q), q);
-		return rep(a, i, mk_tern(a, HOP_SELECT, shape_of(a, i), neg,
+		neg = alg_mk_compare(a, alg_shp_type(a, shape_of(a, x), TY_PRED), x,
+			alg_scalar_like_i(a, x, 0), "LT");
+		negd = alg_mk_un(a, HOP_NEGATE, shape_of(a, x), x);
+		absd = alg_mk_tern(a, HOP_SELECT, shape_of(a, x), neg, negd, x);
+		q = alg_mk_bin(a, HOP_SHRL, shape_of(a, i), absd,
+			alg_scalar_like_i(a, absd, log2u((uint64_t)v)));
+		negd = alg_mk_un(a, HOP_NEGATE, shape_of(a, q), q);
+		return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, shape_of(a, i), neg,
 			negd, q));
 	}
 	if (v == 0 || ((uint64_t)v & ((uint64_t)v - 1)))
 		return 0;
-	return rep(a, i, mk_bin(a, HOP_SHRL, shape_of(a, i), x,
-		scalar_like_i(a, x, log2u((uint64_t)v))));
+	return alg_rep(a, i, alg_mk_bin(a, HOP_SHRL, shape_of(a, i), x,
+		alg_scalar_like_i(a, x, log2u((uint64_t)v))));
 }
 
 /* the constant 1 / c, elementwise, in c's type, when every reciprocal
@@ -751,14 +751,14 @@ static uint32_t
 invert_const(Alg *a, uint32_t c)
 {
 	uint32_t nb;
-	const unsigned char *p = lit(a, c, &nb);
+	const unsigned char *p = alg_lit(a, c, &nb);
 	int t = ety(a, c), esz = hlo_type_bytes(t), k, ex;
-	int64_t n = elems(a, c), j;
+	int64_t n = alg_elems(a, c), j;
 	unsigned char *out;
 	uint64_t bits;
 	double v, r;
 
-	if (!p || n < 0 || !t_float(t))
+	if (!p || n < 0 || !alg_t_float(t))
 		return HLO_NONE;	/* complex reciprocals are inexact */
 	out = alg_tmp(a, (size_t)n * esz + 1);
 	for (j = 0; j < n; j++, p += esz) {
@@ -775,18 +775,18 @@ invert_const(Alg *a, uint32_t c)
 		for (k = 0; k < esz; k++, bits >>= 8)
 			out[j * esz + k] = (unsigned char)bits;
 	}
-	return mk_const(a, shape_of(a, c), out, (uint32_t)(n * esz));
+	return alg_mk_const(a, shape_of(a, c), out, (uint32_t)(n * esz));
 }
 
 static uint32_t
 copy_bcast(Alg *a, uint32_t bc, uint32_t shape, uint32_t x)
 {
 	uint32_t n;
-	const int64_t *d = ints_attr(a, bc, A_DIMENSIONS, &n);
+	const int64_t *d = alg_ints_attr(a, bc, A_DIMENSIONS, &n);
 	int64_t *v = alg_tmp(a, (n + 1) * 8u);
 
 	memcpy(v, d, n * 8u);
-	return mk_bcast(a, shape, x, v, n);
+	return alg_mk_bcast(a, shape, x, v, n);
 }
 
 static int
@@ -796,89 +796,89 @@ div_float(Alg *a, uint32_t i, uint32_t x, uint32_t b)
 	int t = ety(a, i);
 
 	/* A / Const => A * (1 / Const) */
-	if (!is_const(a, x) && (is_const(a, b) || (is_op(a, b,
-	    HOP_BROADCAST) && is_const(a, op0(a, b))))) {
-		c = is_const(a, b) ? b : op0(a, b);
-		if (!t_float(ety(a, c)) && !t_cplx(ety(a, c)))
+	if (!alg_is_const(a, x) && (alg_is_const(a, b) || (is_op(a, b,
+	    HOP_BROADCAST) && alg_is_const(a, op0(a, b))))) {
+		c = alg_is_const(a, b) ? b : op0(a, b);
+		if (!alg_t_float(ety(a, c)) && !alg_t_cplx(ety(a, c)))
 			return 0;
 		if ((inv = invert_const(a, c)) == HLO_NONE)
 			return 0;
 		if (b != c)
 			inv = copy_bcast(a, b, shape_of(a, b), inv);
-		return rep(a, i, mk_bin_infer(a, HOP_MUL, x, inv));
+		return alg_rep(a, i, alg_mk_bin_infer(a, HOP_MUL, x, inv));
 	}
 	/* A / broadcast(B) => A * broadcast(1 / B) */
-	if (a->o->cpu && a->o->sink_bcast && (!t_cplx(t) ||
+	if (a->o->cpu && a->o->sink_bcast && (!alg_t_cplx(t) ||
 	    a->o->fast_math) && is_op(a, b, HOP_BROADCAST) &&
-	    one_use(a, op0(a, b))) {
+	    alg_one_use(a, op0(a, b))) {
 		p = op0(a, b);
-		r = mk_bin(a, HOP_DIVIDE, shape_of(a, p), scalar_like(a, p, 1),
+		r = alg_mk_bin(a, HOP_DIVIDE, shape_of(a, p), alg_scalar_like(a, p, 1),
 			p);
 		r = copy_bcast(a, b, s, r);
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, r));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, r));
 	}
 	/* (A / B) / (C / D) => (A * D) / (B * C) */
 	if (is_op(a, x, HOP_DIVIDE) && is_op(a, b, HOP_DIVIDE)) {
-		p = mk_bin_infer(a, HOP_MUL, op0(a, x), op1(a, b));
-		q = mk_bin_infer(a, HOP_MUL, op1(a, x), op0(a, b));
-		return rep(a, i, mk_bin_infer(a, HOP_DIVIDE, p, q));
+		p = alg_mk_bin_infer(a, HOP_MUL, op0(a, x), op1(a, b));
+		q = alg_mk_bin_infer(a, HOP_MUL, op1(a, x), op0(a, b));
+		return alg_rep(a, i, alg_mk_bin_infer(a, HOP_DIVIDE, p, q));
 	}
 	/* (A / B) / C => A / (B * C) */
 	if (is_op(a, x, HOP_DIVIDE)) {
-		q = mk_bin_infer(a, HOP_MUL, op1(a, x), b);
-		return rep(a, i, mk_bin_infer(a, HOP_DIVIDE, op0(a, x), q));
+		q = alg_mk_bin_infer(a, HOP_MUL, op1(a, x), b);
+		return alg_rep(a, i, alg_mk_bin_infer(a, HOP_DIVIDE, op0(a, x), q));
 	}
 	/* A / (B / C) => (A * C) / B */
 	if (is_op(a, b, HOP_DIVIDE)) {
-		p = mk_bin_infer(a, HOP_MUL, x, op1(a, b));
-		return rep(a, i, mk_bin_infer(a, HOP_DIVIDE, p, op0(a, b)));
+		p = alg_mk_bin_infer(a, HOP_MUL, x, op1(a, b));
+		return alg_rep(a, i, alg_mk_bin_infer(a, HOP_DIVIDE, p, op0(a, b)));
 	}
 	/* convert(pred) / broadcast(scalar y) => broadcast(1/y) * x */
 	if (is_op(a, x, HOP_CONVERT) && ety(a, op0(a, x)) == TY_PRED &&
-	    is_op(a, b, HOP_BROADCAST) && is_scalar(a, op0(a, b))) {
+	    is_op(a, b, HOP_BROADCAST) && alg_is_scalar(a, op0(a, b))) {
 		p = op0(a, b);
-		r = mk_bin_infer(a, HOP_DIVIDE, scalar_like(a, p, 1), p);
-		r = mk_bcast(a, s, r, NULL, 0);
-		return rep(a, i, mk_bin_infer(a, HOP_MUL, r, x));
+		r = alg_mk_bin_infer(a, HOP_DIVIDE, alg_scalar_like(a, p, 1), p);
+		r = alg_mk_bcast(a, s, r, NULL, 0);
+		return alg_rep(a, i, alg_mk_bin_infer(a, HOP_MUL, r, x));
 	}
 	return 0;
 }
 
 int
-h_divide(Alg *a, uint32_t i)
+alg_h_divide(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), b = op1(a, i), n, r, s = shape_of(a, i);
 
-	if (is_all(a, b, 1) && rep_compat(a, i, x))
+	if (alg_is_all(a, b, 1) && alg_rep_compat(a, i, x))
 		return 1;
 	if (div_shift(a, i, x, b))
 		return 1;
 	if (a->o->fast_math && is_op(a, x, HOP_EXP) && is_op(a, b, HOP_EXP)) {
-		n = mk_bin(a, HOP_SUBTRACT, s, op0(a, x), op0(a, b));
-		return rep(a, i, mk_un(a, HOP_EXP, s, n));
+		n = alg_mk_bin(a, HOP_SUBTRACT, s, op0(a, x), op0(a, b));
+		return alg_rep(a, i, alg_mk_un(a, HOP_EXP, s, n));
 	}
 	if (a->o->fast_math && is_op(a, b, HOP_EXP)) {
-		n = mk_un(a, HOP_NEGATE, s, op0(a, b));
-		n = mk_un(a, HOP_EXP, s, n);
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, n));
+		n = alg_mk_un(a, HOP_NEGATE, s, op0(a, b));
+		n = alg_mk_un(a, HOP_EXP, s, n);
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, n));
 	}
 	/* A / pow(B, C) => A * pow(B, -C); integer powers with negative
 	 * exponents are not reciprocals, so floats only */
-	if (is_op(a, b, HOP_POWER) && !t_int(ety(a, i))) {
+	if (is_op(a, b, HOP_POWER) && !alg_t_int(ety(a, i))) {
 		uint32_t pb = op0(a, b), pc = op1(a, b);
 
-		n = mk_un(a, HOP_NEGATE, shape_of(a, pc), pc);
-		n = mk_bin(a, HOP_POWER, shape_of(a, pb), pb, n);
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, n));
+		n = alg_mk_un(a, HOP_NEGATE, shape_of(a, pc), pc);
+		n = alg_mk_bin(a, HOP_POWER, shape_of(a, pb), pb, n);
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, n));
 	}
 	/* A / sqrt(B) => A * rsqrt(B), A / rsqrt(B) => A * sqrt(B) */
 	if ((is_op(a, b, HOP_SQRT) || is_op(a, b, HOP_RSQRT)) &&
-	    one_use(a, b)) {
-		r = mk_un(a, is_op(a, b, HOP_SQRT) ? HOP_RSQRT : HOP_SQRT, s,
+	    alg_one_use(a, b)) {
+		r = alg_mk_un(a, is_op(a, b, HOP_SQRT) ? HOP_RSQRT : HOP_SQRT, s,
 			op0(a, b));
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, r));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, r));
 	}
-	if (t_int(ety(a, i)))
+	if (alg_t_int(ety(a, i)))
 		return 0;
 	return div_float(a, i, x, b);
 }
@@ -892,53 +892,53 @@ rem_and(Alg *a, uint32_t i, uint32_t x, uint32_t b)
 	int t = ety(a, i);
 	int64_t v;
 
-	if (!t_int(t))
+	if (!alg_t_int(t))
 		return 0;
 	if (is_op(a, b, HOP_BROADCAST))
 		c = op0(a, b);
-	if (!is_const(a, c) || !is_eff_scalar(a, c) || !const_first(a, c, &v))
+	if (!alg_is_const(a, c) || !alg_is_eff_scalar(a, c) || !alg_const_first(a, c, &v))
 		return 0;
-	if (t_sint(t)) {
+	if (alg_t_sint(t)) {
 		if (v <= 0 || (v & (v - 1)))
 			return 0;
-		z = mk_bcast(a, shape_of(a, x), mk_scalar_i(a, ety(a, x), 0),
+		z = alg_mk_bcast(a, shape_of(a, x), alg_mk_scalar_i(a, ety(a, x), 0),
 			NULL, 0);
-		neg = mk_compare(a, shp_type(a, shape_of(a, x), TY_PRED), x, z,
+		neg = alg_mk_compare(a, alg_shp_type(a, shape_of(a, x), TY_PRED), x, z,
 			"LT");
-		negd = mk_un(a, HOP_NEGATE, shape_of(a, x), x);
-		absd = mk_tern(a, HOP_SELECT, shape_of(a, x), neg, negd, x);
-		q = mk_bin(a, HOP_AND, shape_of(a, i), absd,
-			scalar_like_i(a, absd, v - 1));
-		negd = mk_un(a, HOP_NEGATE, shape_of(a, q), q);
-		return rep(a, i, mk_tern(a, HOP_SELECT, shape_of(a, i), neg,
+		negd = alg_mk_un(a, HOP_NEGATE, shape_of(a, x), x);
+		absd = alg_mk_tern(a, HOP_SELECT, shape_of(a, x), neg, negd, x);
+		q = alg_mk_bin(a, HOP_AND, shape_of(a, i), absd,
+			alg_scalar_like_i(a, absd, v - 1));
+		negd = alg_mk_un(a, HOP_NEGATE, shape_of(a, q), q);
+		return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, shape_of(a, i), neg,
 			negd, q));
 	}
 	if (v == 0 || ((uint64_t)v & ((uint64_t)v - 1)))
 		return 0;
-	mask = mk_scalar_i(a, t, v - 1);
-	if (!is_scalar(a, b))
-		mask = mk_bcast(a, shape_of(a, b), mask, NULL, 0);
-	return rep(a, i, mk_bin(a, HOP_AND, shape_of(a, i), x, mask));
+	mask = alg_mk_scalar_i(a, t, v - 1);
+	if (!alg_is_scalar(a, b))
+		mask = alg_mk_bcast(a, shape_of(a, b), mask, NULL, 0);
+	return alg_rep(a, i, alg_mk_bin(a, HOP_AND, shape_of(a, i), x, mask));
 }
 
 int
-h_remainder(Alg *a, uint32_t i)
+alg_h_remainder(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), b = op1(a, i), io, ad, dv, bc;
 	int64_t ub, dval, lim;
 	int k;
 
 	if (is_op(a, x, HOP_REMAINDER) && op1(a, x) == b)
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	if (rem_and(a, i, x, b))
 		return 1;
 	/* {0, ..., M} % N => {0, ..., M} when M < N */
 	if (is_op(a, x, HOP_IOTA) && is_op(a, b, HOP_BROADCAST) &&
-	    is_const(a, dv = op0(a, b)) && is_eff_scalar(a, dv) &&
-	    t_int(ety(a, dv)) && const_int(a, dv, &dval)) {
-		ub = dim(a, x, int_attr(a, x, A_IOTA_DIM, 0));
+	    alg_is_const(a, dv = op0(a, b)) && alg_is_eff_scalar(a, dv) &&
+	    alg_t_int(ety(a, dv)) && alg_const_int(a, dv, &dval)) {
+		ub = dim(a, x, alg_int_attr(a, x, A_IOTA_DIM, 0));
 		if (dval >= ub)
-			return rep(a, i, x);
+			return alg_rep(a, i, x);
 	}
 	/* (iota + N) % N => iota % N when iota + N does not overflow */
 	if (is_op(a, x, HOP_ADD) && is_op(a, b, HOP_BROADCAST)) {
@@ -954,22 +954,22 @@ h_remainder(Alg *a, uint32_t i)
 		if (k == 2)
 			return 0;
 		ad = op0(a, ad);
-		if (ad != dv || !is_const(a, dv) || !is_eff_scalar(a, dv) ||
-		    !t_int(ety(a, dv)) || !const_int(a, dv, &dval))
+		if (ad != dv || !alg_is_const(a, dv) || !alg_is_eff_scalar(a, dv) ||
+		    !alg_t_int(ety(a, dv)) || !alg_const_int(a, dv, &dval))
 			return 0;
-		ub = dim(a, io, int_attr(a, io, A_IOTA_DIM, 0));
+		ub = dim(a, io, alg_int_attr(a, io, A_IOTA_DIM, 0));
 		if (__builtin_add_overflow(dval, ub, &lim))
 			return 0;
 		{
-			int t = ety(a, io), bits = t_bits(t);
-			int64_t mx = t_uint(t) ? (bits >= 63 ? INT64_MAX :
+			int t = ety(a, io), bits = alg_t_bits(t);
+			int64_t mx = alg_t_uint(t) ? (bits >= 63 ? INT64_MAX :
 				((int64_t)1 << bits) - 1) : (bits >= 64 ?
 				INT64_MAX : ((int64_t)1 << (bits - 1)) - 1);
 
 			if (lim > mx || lim < 0)
 				return 0;
 		}
-		return rep(a, i, mk_bin(a, HOP_REMAINDER, shape_of(a, i), io,
+		return alg_rep(a, i, alg_mk_bin(a, HOP_REMAINDER, shape_of(a, i), io,
 			bc));
 	}
 	return 0;
@@ -980,11 +980,11 @@ h_remainder(Alg *a, uint32_t i)
 static int
 cmp_const(Alg *a, uint32_t i, int v)
 {
-	return rep(a, i, scalar_like_i(a, i, v));
+	return alg_rep(a, i, alg_scalar_like_i(a, i, v));
 }
 
 int
-h_compare(Alg *a, uint32_t i)
+alg_h_compare(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i), c0, x, y;
 	int lt = dir_is(a, i, "LT"), le = dir_is(a, i, "LE");
@@ -992,57 +992,57 @@ h_compare(Alg *a, uint32_t i)
 	int eq = dir_is(a, i, "EQ"), ne = dir_is(a, i, "NE");
 	int t = ety(a, lhs);
 
-	if (t_uint(t)) {
-		if (lt && is_all(a, rhs, 0))
+	if (alg_t_uint(t)) {
+		if (lt && alg_is_all(a, rhs, 0))
 			return cmp_const(a, i, 0);
-		if (ge && is_all(a, rhs, 0))
+		if (ge && alg_is_all(a, rhs, 0))
 			return cmp_const(a, i, 1);
-		if (gt && is_all(a, lhs, 0))
+		if (gt && alg_is_all(a, lhs, 0))
 			return cmp_const(a, i, 0);
-		if (le && is_all(a, lhs, 0))
+		if (le && alg_is_all(a, lhs, 0))
 			return cmp_const(a, i, 1);
 	}
-	if (lt && is_nonneg(a, lhs) && is_all(a, rhs, 0))
+	if (lt && alg_is_nonneg(a, lhs) && alg_is_all(a, rhs, 0))
 		return cmp_const(a, i, 0);
-	if (gt && is_all(a, lhs, 0) && is_nonneg(a, rhs))
+	if (gt && alg_is_all(a, lhs, 0) && alg_is_nonneg(a, rhs))
 		return cmp_const(a, i, 0);
-	if (ge && is_nonneg(a, lhs) && is_all(a, rhs, 0))
+	if (ge && alg_is_nonneg(a, lhs) && alg_is_all(a, rhs, 0))
 		return cmp_const(a, i, 1);
-	if (le && is_all(a, lhs, 0) && is_nonneg(a, rhs))
+	if (le && alg_is_all(a, lhs, 0) && alg_is_nonneg(a, rhs))
 		return cmp_const(a, i, 1);
-	if (lhs == rhs && t_int(t))
+	if (lhs == rhs && alg_t_int(t))
 		return cmp_const(a, i, eq || ge || le);
 	if (t == TY_PRED && ety(a, rhs) == TY_PRED) {
-		if (ne && is_all(a, rhs, 0))
-			return rep(a, i, lhs);
-		if (ne && is_all(a, lhs, 0))
-			return rep(a, i, rhs);
-		if (eq && is_all(a, rhs, 1))
-			return rep(a, i, lhs);
-		if (eq && is_all(a, lhs, 1))
-			return rep(a, i, rhs);
+		if (ne && alg_is_all(a, rhs, 0))
+			return alg_rep(a, i, lhs);
+		if (ne && alg_is_all(a, lhs, 0))
+			return alg_rep(a, i, rhs);
+		if (eq && alg_is_all(a, rhs, 1))
+			return alg_rep(a, i, lhs);
+		if (eq && alg_is_all(a, lhs, 1))
+			return alg_rep(a, i, rhs);
 	}
 	/* ne(select(ge(a, b), 1, 0), 0) => ge(a, b) */
-	if (ne && is_all(a, rhs, 0) && is_op(a, lhs, HOP_SELECT)) {
+	if (ne && alg_is_all(a, rhs, 0) && is_op(a, lhs, HOP_SELECT)) {
 		c0 = op0(a, lhs);
 		if (is_op(a, c0, HOP_COMPARE) && dir_is(a, c0, "GE") &&
-		    is_all(a, opnd(a, lhs, 1), 1) &&
-		    is_all(a, opnd(a, lhs, 2), 0) && same_shape(a, i, c0))
-			return rep(a, i, c0);
+		    alg_is_all(a, opnd(a, lhs, 1), 1) &&
+		    alg_is_all(a, opnd(a, lhs, 2), 0) && alg_same_shape(a, i, c0))
+			return alg_rep(a, i, c0);
 	}
 	if (gt) {
 		if (is_op(a, lhs, HOP_MAX)) {
 			x = op0(a, lhs), y = op1(a, lhs);
 			if (rhs == x || rhs == y) {
-				set_opnd(a, i, 0, rhs == x ? y : x);
-				mark_changed(a);
+				alg_set_opnd(a, i, 0, rhs == x ? y : x);
+				alg_mark_changed(a);
 				return 1;
 			}
 		} else if (is_op(a, rhs, HOP_MIN)) {
 			x = op0(a, rhs), y = op1(a, rhs);
 			if (lhs == x || lhs == y) {
-				set_opnd(a, i, 1, lhs == x ? y : x);
-				mark_changed(a);
+				alg_set_opnd(a, i, 1, lhs == x ? y : x);
+				alg_mark_changed(a);
 				return 1;
 			}
 		}
@@ -1060,9 +1060,9 @@ select_dus(Alg *a, uint32_t i)
 	int left;
 	int64_t *sz;
 
-	if (is_op(a, f, HOP_DYNUPDSLICE) && one_use(a, f) && op0(a, f) == t)
+	if (is_op(a, f, HOP_DYNUPDSLICE) && alg_one_use(a, f) && op0(a, f) == t)
 		left = 1, d = f, xs = t;
-	else if (is_op(a, t, HOP_DYNUPDSLICE) && one_use(a, t) &&
+	else if (is_op(a, t, HOP_DYNUPDSLICE) && alg_one_use(a, t) &&
 	    op0(a, t) == f)
 		left = 0, d = t, xs = f;
 	else
@@ -1075,47 +1075,47 @@ select_dus(Alg *a, uint32_t i)
 	sz = alg_tmp(a, ((size_t)rank(a, x) + 1) * 8);
 	memcpy(sz, dims(a, x), (size_t)rank(a, x) * 8);
 	np = p;
-	if (!is_scalar(a, p))
-		np = mk_dynslice(a, shp_type(a, shape_of(a, x), ety(a, p)), p,
+	if (!alg_is_scalar(a, p))
+		np = alg_mk_dynslice(a, alg_shp_type(a, shape_of(a, x), ety(a, p)), p,
 			n, idx, sz);
-	nx = mk_dynslice(a, shape_of(a, x), xs, n, idx, sz);
-	nx2 = mk_tern(a, HOP_SELECT, shape_of(a, x), np, left ? nx : x,
+	nx = alg_mk_dynslice(a, shape_of(a, x), xs, n, idx, sz);
+	nx2 = alg_mk_tern(a, HOP_SELECT, shape_of(a, x), np, left ? nx : x,
 		left ? x : nx);
-	return rep(a, i, mk_dus(a, shape_of(a, i), xs, nx2, n, idx));
+	return alg_rep(a, i, alg_mk_dus(a, shape_of(a, i), xs, nx2, n, idx));
 }
 
 int
-h_select(Alg *a, uint32_t i)
+alg_h_select(Alg *a, uint32_t i)
 {
 	uint32_t p = op0(a, i), t = op1(a, i), f = opnd(a, i, 2), l, r;
 
-	if (t == f && rep_compat(a, i, t))
+	if (t == f && alg_rep_compat(a, i, t))
 		return 1;
-	if (is_all(a, p, 1) && rep_compat(a, i, t))
+	if (alg_is_all(a, p, 1) && alg_rep_compat(a, i, t))
 		return 1;
-	if (is_all(a, p, 0) && rep_compat(a, i, f))
+	if (alg_is_all(a, p, 0) && alg_rep_compat(a, i, f))
 		return 1;
 	if (is_op(a, p, HOP_NOT))
-		return rep(a, i, mk_tern(a, HOP_SELECT, shape_of(a, i),
+		return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, shape_of(a, i),
 			op0(a, p), f, t));
 	if (ety(a, i) == TY_PRED) {
-		if (is_all(a, t, 1) && is_all(a, f, 0))
-			return rep(a, i, p);
-		if (is_all(a, t, 0) && is_all(a, f, 1))
-			return rep(a, i, mk_un(a, HOP_NOT, shape_of(a, p), p));
+		if (alg_is_all(a, t, 1) && alg_is_all(a, f, 0))
+			return alg_rep(a, i, p);
+		if (alg_is_all(a, t, 0) && alg_is_all(a, f, 1))
+			return alg_rep(a, i, alg_mk_un(a, HOP_NOT, shape_of(a, p), p));
 		if (is_op(a, p, HOP_COMPARE) && op0(a, p) == t &&
 		    op1(a, p) == f) {
 			l = t, r = f;
 			if (dir_is(a, p, "GT") || dir_is(a, p, "GE"))
-				return rep(a, i, mk_bin(a, HOP_OR,
+				return alg_rep(a, i, alg_mk_bin(a, HOP_OR,
 					shape_of(a, i), l, r));
 			if (dir_is(a, p, "LT") || dir_is(a, p, "LE"))
-				return rep(a, i, mk_bin(a, HOP_AND,
+				return alg_rep(a, i, alg_mk_bin(a, HOP_AND,
 					shape_of(a, i), l, r));
 			if (dir_is(a, p, "EQ"))
-				return rep(a, i, r);
+				return alg_rep(a, i, r);
 			if (dir_is(a, p, "NE"))
-				return rep(a, i, l);
+				return alg_rep(a, i, l);
 		}
 	}
 	return select_dus(a, i);
@@ -1133,12 +1133,12 @@ const_less(Alg *a, uint32_t c1, uint32_t c2)
 
 	if (t != ety(a, c2))
 		return 0;
-	if (t_float(t))
-		return const_value(a, c1, &x) && const_value(a, c2, &y) &&
+	if (alg_t_float(t))
+		return alg_const_value(a, c1, &x) && alg_const_value(a, c2, &y) &&
 			x < y;
-	if (t_uint(t)) {
+	if (alg_t_uint(t)) {
 		uint32_t n1, n2;
-		const unsigned char *u = lit(a, c1, &n1), *v = lit(a, c2, &n2);
+		const unsigned char *u = alg_lit(a, c1, &n1), *v = alg_lit(a, c2, &n2);
 		uint64_t uu = 0, vv = 0;
 		int k, esz = hlo_type_bytes(t);
 
@@ -1150,11 +1150,11 @@ const_less(Alg *a, uint32_t c1, uint32_t c2)
 		}
 		return uu < vv;
 	}
-	if (t_sint(t))
-		return const_int(a, c1, &p) && const_int(a, c2, &q) && p < q;
+	if (alg_t_sint(t))
+		return alg_const_int(a, c1, &p) && alg_const_int(a, c2, &q) && p < q;
 	if (t == TY_PRED) {
 		uint32_t n1, n2;
-		const unsigned char *u = lit(a, c1, &n1), *v = lit(a, c2, &n2);
+		const unsigned char *u = alg_lit(a, c1, &n1), *v = alg_lit(a, c2, &n2);
 
 		return u && v && !u[0] && v[0];
 	}
@@ -1169,7 +1169,7 @@ bcast_eff_const(Alg *a, uint32_t x)
 	if (!is_op(a, x, HOP_BROADCAST))
 		return 0;
 	c = op0(a, x);
-	return is_const(a, c) && is_eff_scalar(a, c);
+	return alg_is_const(a, c) && alg_is_eff_scalar(a, c);
 }
 
 /* outer(bcast lo|hi, inner(x, bcast hi|lo)) => clamp(lo, x, hi) */
@@ -1197,7 +1197,7 @@ minmax_clamp(Alg *a, uint32_t i, int inner)
 	hi = inner == HOP_MIN ? b2 : b1;
 	if (!const_less(a, op0(a, lo), op0(a, hi)))
 		return 0;
-	return rep(a, i, mk_tern(a, HOP_CLAMP, shape_of(a, x), lo, x, hi));
+	return alg_rep(a, i, alg_mk_tern(a, HOP_CLAMP, shape_of(a, x), lo, x, hi));
 }
 
 static int
@@ -1205,27 +1205,27 @@ minmax_common(Alg *a, uint32_t i, int op)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 	int t = ety(a, i), lt = ety(a, lhs), rt = ety(a, rhs);
-	int (*ext)(Alg *, uint32_t, int) = op == HOP_MAX ? is_all_min :
-		is_all_max;
+	int (*ext)(Alg *, uint32_t, int) = op == HOP_MAX ? alg_is_all_min :
+		alg_is_all_max;
 
 	if (lhs == rhs)
-		return rep(a, i, lhs);
-	if (t_int(t) || (t_float(t) && a->o->minmax_nan)) {
+		return alg_rep(a, i, lhs);
+	if (alg_t_int(t) || (alg_t_float(t) && a->o->minmax_nan)) {
 		if (rt == t && ext(a, lhs, lt))
-			return rep(a, i, rhs);
+			return alg_rep(a, i, rhs);
 		if (lt == t && ext(a, rhs, rt))
-			return rep(a, i, lhs);
+			return alg_rep(a, i, lhs);
 	}
 	/* op(op(x, y), y) => op(x, y) */
 	if (is_op(a, lhs, op) && (op0(a, lhs) == rhs || op1(a, lhs) == rhs))
-		return rep(a, i, lhs);
+		return alg_rep(a, i, lhs);
 	/* op(x, op(x, y)) => op(x, y) */
 	if (is_op(a, rhs, op) && op0(a, rhs) == lhs)
-		return rep(a, i, rhs);
+		return alg_rep(a, i, rhs);
 	/* op(y, op(x, y)) => op(y, x) */
 	if (is_op(a, rhs, op) && op1(a, rhs) == lhs) {
-		set_opnd(a, i, 1, op0(a, rhs));
-		mark_changed(a);
+		alg_set_opnd(a, i, 1, op0(a, rhs));
+		alg_mark_changed(a);
 		return 1;
 	}
 	return minmax_clamp(a, i, op == HOP_MAX ? HOP_MIN : HOP_MAX);
@@ -1239,7 +1239,7 @@ sublinear(int op)
 }
 
 int
-h_maximum(Alg *a, uint32_t i)
+alg_h_maximum(Alg *a, uint32_t i)
 {
 	uint32_t lhs, rhs, cl, m, k;
 
@@ -1253,104 +1253,104 @@ h_maximum(Alg *a, uint32_t i)
 		if (is_op(a, cl, HOP_CLAMP))
 			break;
 	}
-	if (k < 2 && m == op0(a, cl) && rep_compat(a, i, cl))
+	if (k < 2 && m == op0(a, cl) && alg_rep_compat(a, i, cl))
 		return 1;
 	if (opc(a, lhs) == opc(a, rhs) && sublinear(opc(a, lhs))) {
-		m = mk_bin_infer(a, HOP_MAX, op0(a, lhs), op0(a, rhs));
-		return rep(a, i, mk_un(a, opc(a, lhs), shape_of(a, i), m));
+		m = alg_mk_bin_infer(a, HOP_MAX, op0(a, lhs), op0(a, rhs));
+		return alg_rep(a, i, alg_mk_un(a, opc(a, lhs), shape_of(a, i), m));
 	}
 	return 0;
 }
 
 int
-h_minimum(Alg *a, uint32_t i)
+alg_h_minimum(Alg *a, uint32_t i)
 {
 	return minmax_common(a, i, HOP_MIN);
 }
 
 int
-h_clamp(Alg *a, uint32_t i)
+alg_h_clamp(Alg *a, uint32_t i)
 {
 	uint32_t lo = op0(a, i), x = op1(a, i), hi = opnd(a, i, 2);
 
 	return is_op(a, x, HOP_CLAMP) && op0(a, x) == lo &&
-		opnd(a, x, 2) == hi && rep_compat(a, i, x);
+		opnd(a, x, 2) == hi && alg_rep_compat(a, i, x);
 }
 
 /* power */
 
 int
-h_power(Alg *a, uint32_t i)
+alg_h_power(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), y = op1(a, i), s = shape_of(a, i), t;
 
-	if (is_all(a, y, 0))
-		return rep(a, i, scalar_like(a, i, 1));
-	if (is_all(a, y, 1) && rep_compat(a, i, x))
+	if (alg_is_all(a, y, 0))
+		return alg_rep(a, i, alg_scalar_like(a, i, 1));
+	if (alg_is_all(a, y, 1) && alg_rep_compat(a, i, x))
 		return 1;
 	if (a->o->fast_math && is_op(a, x, HOP_EXP)) {
-		t = mk_bin(a, HOP_MUL, s, op0(a, x), y);
-		return rep(a, i, mk_un(a, HOP_EXP, s, t));
+		t = alg_mk_bin(a, HOP_MUL, s, op0(a, x), y);
+		return alg_rep(a, i, alg_mk_un(a, HOP_EXP, s, t));
 	}
-	if (is_all(a, y, 2))
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, x));
-	if (is_all(a, y, 3)) {
-		t = mk_bin(a, HOP_MUL, s, x, x);
-		return rep(a, i, mk_bin(a, HOP_MUL, s, x, t));
+	if (alg_is_all(a, y, 2))
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, x));
+	if (alg_is_all(a, y, 3)) {
+		t = alg_mk_bin(a, HOP_MUL, s, x, x);
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, x, t));
 	}
 	/* integer pow(0, -1) is 0 but 1 / 0 is -1: floats only */
-	if (is_all(a, y, -1) && !t_int(ety(a, i)))
-		return rep(a, i, mk_bin(a, HOP_DIVIDE, s, scalar_like(a, x, 1),
+	if (alg_is_all(a, y, -1) && !alg_t_int(ety(a, i)))
+		return alg_rep(a, i, alg_mk_bin(a, HOP_DIVIDE, s, alg_scalar_like(a, x, 1),
 			x));
-	if (is_all_float(a, y, 0.5) && is_nonneg(a, x))
-		return rep(a, i, mk_un(a, HOP_SQRT, s, x));
+	if (alg_is_all_float(a, y, 0.5) && alg_is_nonneg(a, x))
+		return alg_rep(a, i, alg_mk_un(a, HOP_SQRT, s, x));
 	return 0;
 }
 
 /* exp, log, sqrt, rsqrt */
 
 int
-h_exp(Alg *a, uint32_t i)
+alg_h_exp(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
-	if (const_scalar_is(a, x, 0, 0) || (is_op(a, x, HOP_BROADCAST) &&
-	    const_scalar_is(a, op0(a, x), 0, 0)))
-		return rep(a, i, scalar_like(a, i, 1));
+	if (alg_const_scalar_is(a, x, 0, 0) || (is_op(a, x, HOP_BROADCAST) &&
+	    alg_const_scalar_is(a, op0(a, x), 0, 0)))
+		return alg_rep(a, i, alg_scalar_like(a, i, 1));
 	return 0;
 }
 
 int
-h_log(Alg *a, uint32_t i)
+alg_h_log(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), s = shape_of(a, i), b, p, nl, nz, bz;
 
 	if (a->o->fast_math && is_op(a, x, HOP_EXP) &&
-	    rep_compat(a, i, op0(a, x)))
+	    alg_rep_compat(a, i, op0(a, x)))
 		return 1;
 	/* log(pow(A, B)) => select(B == 0, 0, B * log(|A|)) */
 	if (is_op(a, x, HOP_POWER)) {
 		p = op0(a, x);
 		b = op1(a, x);
-		if (!t_cplx(ety(a, p)))
-			p = mk_un(a, HOP_ABS, s, p);
-		nl = mk_un(a, HOP_LOG, s, p);
-		nz = mk_bin(a, HOP_MUL, s, nl, b);
-		bz = mk_compare(a, shp_type(a, shape_of(a, b), TY_PRED), b,
-			scalar_like(a, b, 0), "EQ");
-		return rep(a, i, mk_tern(a, HOP_SELECT, s, bz,
-			scalar_like(a, i, 0), nz));
+		if (!alg_t_cplx(ety(a, p)))
+			p = alg_mk_un(a, HOP_ABS, s, p);
+		nl = alg_mk_un(a, HOP_LOG, s, p);
+		nz = alg_mk_bin(a, HOP_MUL, s, nl, b);
+		bz = alg_mk_compare(a, alg_shp_type(a, shape_of(a, b), TY_PRED), b,
+			alg_scalar_like(a, b, 0), "EQ");
+		return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, s, bz,
+			alg_scalar_like(a, i, 0), nz));
 	}
 	if (is_op(a, x, HOP_SQRT) || is_op(a, x, HOP_RSQRT)) {
-		nl = mk_un(a, HOP_LOG, s, op0(a, x));
-		return rep(a, i, mk_bin(a, HOP_MUL, s, nl, scalar_like(a, i,
+		nl = alg_mk_un(a, HOP_LOG, s, op0(a, x));
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, nl, alg_scalar_like(a, i,
 			is_op(a, x, HOP_SQRT) ? 0.5 : -0.5)));
 	}
 	return 0;
 }
 
 int
-h_sqrt(Alg *a, uint32_t i)
+alg_h_sqrt(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), ab;
 	int t;
@@ -1359,26 +1359,26 @@ h_sqrt(Alg *a, uint32_t i)
 	    op0(a, x) != op1(a, x))
 		return 0;
 	t = ety(a, x);
-	if (t_cplx(t)) {
-		ab = mk_un(a, HOP_ABS, shp_type(a, shape_of(a, x), t == TY_C64 ?
+	if (alg_t_cplx(t)) {
+		ab = alg_mk_un(a, HOP_ABS, alg_shp_type(a, shape_of(a, x), t == TY_C64 ?
 			TY_F32 : TY_F64), op0(a, x));
-		return rep(a, i, mk_convert(a, shape_of(a, x), ab));
+		return alg_rep(a, i, alg_mk_convert(a, shape_of(a, x), ab));
 	}
-	return rep(a, i, mk_un(a, HOP_ABS, shape_of(a, op0(a, x)),
+	return alg_rep(a, i, alg_mk_un(a, HOP_ABS, shape_of(a, op0(a, x)),
 		op0(a, x)));
 }
 
 int
-h_rsqrt(Alg *a, uint32_t i)
+alg_h_rsqrt(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
-	if (is_op(a, x, HOP_POWER) && is_all(a, op1(a, x), -2) &&
-	    is_nonneg(a, op0(a, x)))
-		return rep(a, i, op0(a, x));
-	if (is_op(a, x, HOP_DIVIDE) && is_all(a, op0(a, x), 1) &&
-	    is_nonneg(a, op1(a, x)))
-		return rep(a, i, mk_un(a, HOP_SQRT, shape_of(a, i), op1(a, x)));
+	if (is_op(a, x, HOP_POWER) && alg_is_all(a, op1(a, x), -2) &&
+	    alg_is_nonneg(a, op0(a, x)))
+		return alg_rep(a, i, op0(a, x));
+	if (is_op(a, x, HOP_DIVIDE) && alg_is_all(a, op0(a, x), 1) &&
+	    alg_is_nonneg(a, op1(a, x)))
+		return alg_rep(a, i, alg_mk_un(a, HOP_SQRT, shape_of(a, i), op1(a, x)));
 	return 0;
 }
 
@@ -1434,12 +1434,12 @@ cast_preserves(int from, int to)
 		return 1;
 	if (to == TY_PRED)
 		return 0;
-	if (t_cplx(to))
-		return cast_preserves(t_cplx(from) ? (from == TY_C64 ? TY_F32 :
+	if (alg_t_cplx(to))
+		return cast_preserves(alg_t_cplx(from) ? (from == TY_C64 ? TY_F32 :
 			TY_F64) : from, to == TY_C64 ? TY_F32 : TY_F64);
-	if (t_cplx(from))
+	if (alg_t_cplx(from))
 		return 0;
-	if (t_float(from) && t_float(to)) {
+	if (alg_t_float(from) && alg_t_float(to)) {
 		f = flim(from), g = flim(to);
 		if (!f || !g)
 			return 0;
@@ -1447,17 +1447,17 @@ cast_preserves(int from, int to)
 			(!f->negzero || g->negzero) && f->emin >= g->emin &&
 			f->emax <= g->emax && f->digits <= g->digits;
 	}
-	if (!t_int(from))
+	if (!alg_t_int(from))
 		return 0;
-	fb = t_bits(from) - t_sint(from);
-	tb = t_bits(to) - t_sint(to);
-	if (t_sint(from) && t_uint(to))
+	fb = alg_t_bits(from) - alg_t_sint(from);
+	tb = alg_t_bits(to) - alg_t_sint(to);
+	if (alg_t_sint(from) && alg_t_uint(to))
 		return 0;
-	if (t_int(to))
+	if (alg_t_int(to))
 		return fb <= tb;
-	if (t_float(to)) {
+	if (alg_t_float(to)) {
 		g = flim(to);
-		return g && fb <= g->digits && t_bits(from) - 1 < g->emax;
+		return g && fb <= g->digits && alg_t_bits(from) - 1 < g->emax;
 	}
 	return 0;
 }
@@ -1465,7 +1465,7 @@ cast_preserves(int from, int to)
 static int
 subbyte(int t)
 {
-	return t != TY_PRED && t_bits(t) < 8;
+	return t != TY_PRED && alg_t_bits(t) < 8;
 }
 
 /* convert(op(convert(a), convert(b))) => op(a, b) for integer types */
@@ -1478,87 +1478,87 @@ narrow_binop(Alg *a, uint32_t i)
 	if (op != HOP_ADD && op != HOP_SUBTRACT && op != HOP_MUL &&
 	    op != HOP_DIVIDE && op != HOP_REMAINDER)
 		return 0;
-	if (!one_user(a, b))
+	if (!alg_one_user(a, b))
 		return 0;
 	bt = ety(a, b);
-	if ((op == HOP_DIVIDE || op == HOP_REMAINDER) && !t_uint(bt))
+	if ((op == HOP_DIVIDE || op == HOP_REMAINDER) && !alg_t_uint(bt))
 		return 0;
 	c1 = op0(a, b), c2 = op1(a, b);
 	if (!is_op(a, c1, HOP_CONVERT) || !is_op(a, c2, HOP_CONVERT) ||
-	    !one_user(a, c1) || !one_user(a, c2))
+	    !alg_one_user(a, c1) || !alg_one_user(a, c2))
 		return 0;
 	x = op0(a, c1), y = op0(a, c2);
 	if (ety(a, x) != ft || ety(a, y) != ft)
 		return 0;
-	if (!t_int(ft) || !t_int(bt) || subbyte(ft) || subbyte(bt) ||
-	    t_sint(ft) != t_sint(bt) || !cast_preserves(ft, bt))
+	if (!alg_t_int(ft) || !alg_t_int(bt) || subbyte(ft) || subbyte(bt) ||
+	    alg_t_sint(ft) != alg_t_sint(bt) || !cast_preserves(ft, bt))
 		return 0;
 	ops[0] = x, ops[1] = y;
-	return rep(a, i, mk_clone(a, b, shp_type(a, shape_of(a, b), ft), 2,
+	return alg_rep(a, i, alg_mk_clone(a, b, alg_shp_type(a, shape_of(a, b), ft), 2,
 		ops));
 }
 
 int
-h_convert(Alg *a, uint32_t i)
+alg_h_convert(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 	int src = ety(a, x), dst = ety(a, i);
 
 	if (src == dst)
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_CONVERT) && ety(a, op0(a, x)) == dst &&
 	    cast_preserves(dst, src))
-		return rep(a, i, op0(a, x));
+		return alg_rep(a, i, op0(a, x));
 	return narrow_binop(a, i);
 }
 
 /* complex parts */
 
 int
-h_real(Alg *a, uint32_t i)
+alg_h_real(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
 	if (is_op(a, x, HOP_COMPLEX))
-		return rep(a, i, op0(a, x));
-	if (!t_cplx(ety(a, x)))
-		return rep(a, i, x);
+		return alg_rep(a, i, op0(a, x));
+	if (!alg_t_cplx(ety(a, x)))
+		return alg_rep(a, i, x);
 	return 0;
 }
 
 int
-h_imag(Alg *a, uint32_t i)
+alg_h_imag(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), z;
 
 	if (is_op(a, x, HOP_COMPLEX))
-		return rep(a, i, op1(a, x));
-	if (!t_cplx(ety(a, x))) {
-		z = mk_scalar_i(a, ety(a, i), 0);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), z, NULL, 0));
+		return alg_rep(a, i, op1(a, x));
+	if (!alg_t_cplx(ety(a, x))) {
+		z = alg_mk_scalar_i(a, ety(a, i), 0);
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), z, NULL, 0));
 	}
 	return 0;
 }
 
 int
-h_complex(Alg *a, uint32_t i)
+alg_h_complex(Alg *a, uint32_t i)
 {
 	uint32_t r = op0(a, i), m = op1(a, i);
 
 	return is_op(a, r, HOP_REAL) && is_op(a, m, HOP_IMAG) &&
-		op0(a, r) == op0(a, m) && rep(a, i, op0(a, r));
+		op0(a, r) == op0(a, m) && alg_rep(a, i, op0(a, r));
 }
 
 /* bitcast-convert */
 
 int
-h_bitcast_convert(Alg *a, uint32_t i)
+alg_h_bitcast_convert(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n, k, *in, c;
 	int to = ety(a, i);
 
 	if (is_op(a, x, HOP_BITCASTCVT))
-		return rep(a, i, mk_un(a, HOP_BITCASTCVT, shape_of(a, i),
+		return alg_rep(a, i, alg_mk_un(a, HOP_BITCASTCVT, shape_of(a, i),
 			op0(a, x)));
 	if (is_op(a, x, HOP_CONCAT)) {
 		n = nops(a, x);
@@ -1572,7 +1572,7 @@ h_bitcast_convert(Alg *a, uint32_t i)
 		}
 		if (k == n && n > 0) {
 			uint32_t nd;
-			const int64_t *dd = ints_attr(a, x, A_DIMENSIONS, &nd);
+			const int64_t *dd = alg_ints_attr(a, x, A_DIMENSIONS, &nd);
 			int64_t tot = 0, d = nd == 1 ? dd[0] : -1;
 
 			for (k = 0; k < n; k++) {
@@ -1589,14 +1589,14 @@ h_bitcast_convert(Alg *a, uint32_t i)
 			}
 			if (tot != dim(a, i, d))
 				return 0;
-			return rep(a, i, mk_concat_infer(a, n, in, d));
+			return alg_rep(a, i, alg_mk_concat_infer(a, n, in, d));
 		}
 	}
-	return rep_compat(a, i, x);
+	return alg_rep_compat(a, i, x);
 }
 
 int
-h_reduce_precision(Alg *a, uint32_t i)
+alg_h_reduce_precision(Alg *a, uint32_t i)
 {
 	(void)a, (void)i;
 	return 0;	/* enable_remove_no_op_reduce_precision is off */
@@ -1605,7 +1605,7 @@ h_reduce_precision(Alg *a, uint32_t i)
 /* map */
 
 int
-h_map(Alg *a, uint32_t i)
+alg_h_map(Alg *a, uint32_t i)
 {
 	HloModule *m = a->m;
 	uint32_t comp, k, n, *ops, p, cl;
@@ -1625,7 +1625,7 @@ h_map(Alg *a, uint32_t i)
 	if (root->op == HOP_PARAMETER) {
 		if (root->num < 0 || root->num >= nops(a, i))
 			return 0;
-		return rep_compat(a, i, opnd(a, i, root->num));
+		return alg_rep_compat(a, i, opnd(a, i, root->num));
 	}
 	if (root->op == HOP_CONSTANT) {
 		const HloShape *rs = &m->shapes[root->shape];
@@ -1634,12 +1634,12 @@ h_map(Alg *a, uint32_t i)
 
 		if (rs->type == TY_TUPLE || rs->rank != 0 || !lp)
 			return 0;
-		cl = mk_const(a, root->shape, lp, nb);
-		if (is_scalar(a, i))
-			return rep(a, i, cl);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), cl, NULL, 0));
+		cl = alg_mk_const(a, root->shape, lp, nb);
+		if (alg_is_scalar(a, i))
+			return alg_rep(a, i, cl);
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), cl, NULL, 0));
 	}
-	if (root->op == HOP_FUSION || !(hlo_opinfo[root->op].flags & F_ELEM))
+	if (root->op == HOP_FUSION || !(hlo_opinfo[root->op].flags & OPF_ELEM))
 		return 0;
 	n = root->nops;
 	ops = alg_tmp(a, (n + 1) * 4u);
@@ -1655,7 +1655,7 @@ h_map(Alg *a, uint32_t i)
 	/* CloneWithNewOperands of the root, with the map's shape */
 	{
 		HloInstr src = *root;
-		uint32_t id = mk(a, src.op, shape_of(a, i), n, ops);
+		uint32_t id = alg_mk(a, src.op, shape_of(a, i), n, ops);
 		HloAttr *at;
 		uint32_t *cc;
 
@@ -1670,6 +1670,6 @@ h_map(Alg *a, uint32_t i)
 			memcpy(cc, m->ids + src.called, src.ncalled * 4u);
 			hlo_set_called(m, a->c, id, src.ncalled, cc);
 		}
-		return rep(a, i, id);
+		return alg_rep(a, i, id);
 	}
 }

@@ -26,7 +26,7 @@ shape_of(Alg *a, uint32_t i)
 static int64_t *
 ints(Alg *a, uint32_t i, int key, uint32_t *n)
 {
-	const int64_t *p = ints_attr(a, i, key, n);
+	const int64_t *p = alg_ints_attr(a, i, key, n);
 	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
 
 	if (p && *n)
@@ -71,7 +71,7 @@ delete_dims(Alg *a, uint32_t s, const int64_t *d, uint32_t nd)
 	for (k = 0; k < r; k++)
 		if (!in_list(d, nd, k))
 			v[m++] = a->m->ints[a->m->shapes[s].dims + k];
-	return shp(a, sh->type, m, v, s);
+	return alg_shp(a, sh->type, m, v, s);
 }
 
 /* reduce */
@@ -85,8 +85,8 @@ equiv_reducers(Alg *a, uint32_t x, uint32_t y)
 		return 1;
 	if (hlo_param_count(a->m, x) != 2 || hlo_param_count(a->m, y) != 2)
 		return 0;
-	kx = reduce_kind(a, x);
-	ky = reduce_kind(a, y);
+	kx = alg_reduce_kind(a, x);
+	ky = alg_reduce_kind(a, y);
 	if (kx != ky || (kx != HOP_ADD && kx != HOP_MUL && kx != HOP_AND &&
 	    kx != HOP_OR))
 		return 0;
@@ -249,8 +249,8 @@ match_argminmax(Alg *a, uint32_t i, int is_max)
 {
 	if (!is_op(a, i, HOP_REDUCE) || nops(a, i) != 4 || !is_tuple(a, i) ||
 	    !is_op(a, opnd(a, i, 1), HOP_IOTA) ||
-	    !scalar_inf(a, opnd(a, i, 2), is_max) ||
-	    !scalar_zero(a, opnd(a, i, 3)))
+	    !alg_scalar_inf(a, opnd(a, i, 2), is_max) ||
+	    !alg_scalar_zero(a, opnd(a, i, 3)))
 		return 0;
 	return argminmax_comp(a, called(a, i), is_max);
 }
@@ -265,7 +265,7 @@ reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 	/* a variadic reduce of one input with a tuple root: a plain reduce
 	 * of a copy of the reducer without the tuple */
 	if (a->m->shapes[shape_of(a, i)].ntuple == 1 && n == 1 &&
-	    comp_root_op(a, comp) == HOP_TUPLE) {
+	    alg_comp_root_op(a, comp) == HOP_TUPLE) {
 		const HloComp *cp = &a->m->comps[comp];
 		uint32_t nc, nr;
 
@@ -277,15 +277,15 @@ reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 		a->m->comps[nc].root = nr;
 		hlo_comp_compact(a->m, nc);
 		d = ints(a, i, A_DIMENSIONS, &nd);
-		k = mk_reduce(a, rs, arg, init, d, nd, nc);
-		return rep(a, i, mk_tuple(a, 1, &k));
+		k = alg_mk_reduce(a, rs, arg, init, d, nd, nc);
+		return alg_rep(a, i, alg_mk_tuple(a, 1, &k));
 	}
-	if (elems(a, op0(a, i)) == hlo_shape_elems(a->m, rs)) {
+	if (alg_elems(a, op0(a, i)) == hlo_shape_elems(a->m, rs)) {
 		el = alg_tmp(a, (n + 1) * 4u);
 		for (k = 0; k < n; k++)
-			el[k] = mk_reshape(a, tuple_elem(a, shape_of(a, i), k),
+			el[k] = alg_mk_reshape(a, tuple_elem(a, shape_of(a, i), k),
 				opnd(a, i, k));
-		return rep(a, i, mk_tuple(a, n, el));
+		return alg_rep(a, i, alg_mk_tuple(a, n, el));
 	}
 	return 0;
 }
@@ -298,20 +298,20 @@ reduce_argminmax_bcast(Alg *a, uint32_t i, uint32_t rs)
 	int it;
 
 	if (!(match_argminmax(a, i, 1) || match_argminmax(a, i, 0)) ||
-	    !is_op(a, arg, HOP_BROADCAST) || !is_const(a, op0(a, arg)) ||
-	    !is_scalar(a, op0(a, arg)))
+	    !is_op(a, arg, HOP_BROADCAST) || !alg_is_const(a, op0(a, arg)) ||
+	    !alg_is_scalar(a, op0(a, arg)))
 		return 0;
-	if (!in_list(d, nd, int_attr(a, io, A_IOTA_DIM, 0)))
+	if (!in_list(d, nd, alg_int_attr(a, io, A_IOTA_DIM, 0)))
 		return 0;
 	it = a->m->shapes[tuple_elem(a, shape_of(a, i), 1)].type;
 	v = op0(a, arg);
-	z = mk_scalar_i(a, it, 0);
-	vb = mk_bcast(a, rs, v, NULL, 0);
-	zb = mk_bcast(a, shp_type(a, rs, it), z, NULL, 0);
+	z = alg_mk_scalar_i(a, it, 0);
+	vb = alg_mk_bcast(a, rs, v, NULL, 0);
+	zb = alg_mk_bcast(a, alg_shp_type(a, rs, it), z, NULL, 0);
 	{
 		uint32_t el[2] = {vb, zb};
 
-		return rep(a, i, mk_tuple(a, 2, el));
+		return alg_rep(a, i, alg_mk_tuple(a, 2, el));
 	}
 }
 
@@ -323,9 +323,9 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	int64_t *p = ints(a, arg, A_DIMENSIONS, &np), *rd, *td;
 	int ok;
 
-	ok = a->o->uncond_reduce_tr || rank(a, i) < 2 || one_user(a, arg);
+	ok = a->o->uncond_reduce_tr || rank(a, i) < 2 || alg_one_user(a, arg);
 	if (!ok) {
-		nu = users(a, arg, &us);
+		nu = alg_users(a, arg, &us);
 		for (ok = 1, k = 0; k < nu; k++)
 			if (!is_op(a, us[k], HOP_REDUCE))
 				ok = 0;
@@ -338,14 +338,14 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 			return 0;
 		rd[k] = p[d[k]];
 	}
-	nr = mk_reduce(a, delete_dims(a, shape_of(a, op0(a, arg)), rd, nd),
+	nr = alg_mk_reduce(a, delete_dims(a, shape_of(a, op0(a, arg)), rd, nd),
 		op0(a, arg), opnd(a, i, 1), rd, nd, comp);
 	td = alg_tmp(a, (np + 1) * 8u);
 	for (k = 0; k < np; k++)
 		if (!in_list(rd, nd, p[k]))
 			td[m++] = p[k];
-	if (perm_is_sorted(td, m))
-		return rep(a, i, nr);
+	if (alg_perm_is_sorted(td, m))
+		return alg_rep(a, i, nr);
 	for (k = 0; k < m; k++) {
 		int64_t old = td[k];
 		uint32_t j;
@@ -354,7 +354,7 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 			if (old > rd[j])
 				td[k]--;
 	}
-	return rep(a, i, mk_transpose_infer(a, nr, td));
+	return alg_rep(a, i, alg_mk_transpose_infer(a, nr, td));
 }
 
 static int
@@ -389,7 +389,7 @@ reduce_reduce(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		else
 			md[m++] = rd[y++];
 	}
-	return rep(a, i, mk_reduce(a, rs, op0(a, arg), opnd(a, i, 1), md, m,
+	return alg_rep(a, i, alg_mk_reduce(a, rs, op0(a, arg), opnd(a, i, 1), md, m,
 		comp));
 }
 
@@ -406,7 +406,7 @@ reduce_reshape(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 
 	if (is_tuple(a, x))
 		return 0;
-	n = unmodified_dims(dims(a, x), rx, dims(a, arg), ra, u);
+	n = alg_unmodified_dims(dims(a, x), rx, dims(a, arg), ra, u);
 	memset(inout, 1, ra);
 	memset(unmod, 0, ra);
 	for (k = 0; k < nd; k++)
@@ -428,10 +428,10 @@ reduce_reshape(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		for (q = 0; q < rx; q++)
 			if (!keep[q])
 				nr[m++] = q;
-		return rep(a, i, mk_reduce(a, rs, x, opnd(a, i, 1), nr, m,
+		return alg_rep(a, i, alg_mk_reduce(a, rs, x, opnd(a, i, 1), nr, m,
 			comp));
 	}
-	if (!(one_user(a, arg) || a->o->uncond_reduce_tr))
+	if (!(alg_one_user(a, arg) || a->o->uncond_reduce_tr))
 		return 0;
 	for (k = 0; k < nd; k++)
 		if (!unmod[d[k]])
@@ -443,10 +443,10 @@ reduce_reshape(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 				break;
 			}
 	{
-		uint32_t r = mk_reduce(a, delete_dims(a, shape_of(a, x), nr, m),
+		uint32_t r = alg_mk_reduce(a, delete_dims(a, shape_of(a, x), nr, m),
 			x, opnd(a, i, 1), nr, m, comp);
 
-		return rep(a, i, mk_reshape(a, shape_of(a, i), r));
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), r));
 	}
 }
 
@@ -455,23 +455,23 @@ reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	uint32_t nd, uint32_t comp, uint32_t rs)
 {
 	uint32_t n = nops(a, arg), k, old = HLO_NONE, nw, z;
-	const int64_t *cd = ints_attr(a, arg, A_DIMENSIONS, &z);
+	const int64_t *cd = alg_ints_attr(a, arg, A_DIMENSIONS, &z);
 	int same = 1;
 
 	if (!cd || z != 1 || !in_list(d, nd, cd[0]))
 		return 0;
 	for (k = 1; k < n; k++)
-		if (!same_shape(a, opnd(a, arg, k), op0(a, arg)))
+		if (!alg_same_shape(a, opnd(a, arg, k), op0(a, arg)))
 			same = 0;
 	if (!a->o->reduce_concat && !same && rank(a, i) != 0)
 		return 0;
 	for (k = 0; k < n; k++) {
-		nw = mk_reduce(a, rs, opnd(a, arg, k), opnd(a, i, 1), d, nd,
+		nw = alg_mk_reduce(a, rs, opnd(a, arg, k), opnd(a, i, 1), d, nd,
 			comp);
 		if (old != HLO_NONE) {
 			uint32_t ops[2] = {old, nw};
 
-			nw = mk(a, HOP_MAP, rs, 2, ops);
+			nw = alg_mk(a, HOP_MAP, rs, 2, ops);
 			hlo_set_called(a->m, a->c, nw, 1, &comp);
 			{
 				int64_t *dd = alg_tmp(a, ((size_t)rank(a, nw) +
@@ -480,12 +480,12 @@ reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 
 				for (q = 0; q < rank(a, nw); q++)
 					dd[q] = q;
-				set_ints(a, nw, A_DIMENSIONS, dd, rank(a, nw));
+				alg_set_ints(a, nw, A_DIMENSIONS, dd, rank(a, nw));
 			}
 		}
 		old = nw;
 	}
-	return rep(a, i, old);
+	return alg_rep(a, i, old);
 }
 
 static int
@@ -494,19 +494,19 @@ reduce_argmax_user(Alg *a, uint32_t i, uint32_t arg, int is_max)
 	uint32_t *us, nu, k, u, n1, n2;
 	const int64_t *d1, *d2;
 
-	if (nops(a, i) != 2 || !scalar_inf(a, opnd(a, i, 1), !is_max) ||
+	if (nops(a, i) != 2 || !alg_scalar_inf(a, opnd(a, i, 1), !is_max) ||
 	    !root_is(a, called(a, i), is_max ? HOP_MAX : HOP_MIN))
 		return 0;
-	nu = users(a, arg, &us);
+	nu = alg_users(a, arg, &us);
 	for (k = 0; k < nu; k++) {
 		u = us[k];
 		if (u == i || op0(a, u) != arg || !match_argminmax(a, u, is_max))
 			continue;
-		d1 = ints_attr(a, i, A_DIMENSIONS, &n1);
-		d2 = ints_attr(a, u, A_DIMENSIONS, &n2);
+		d1 = alg_ints_attr(a, i, A_DIMENSIONS, &n1);
+		d2 = alg_ints_attr(a, u, A_DIMENSIONS, &n2);
 		if (n1 != n2 || (n1 && memcmp(d1, d2, n1 * 8u)))
 			continue;
-		return rep(a, i, mk_gte(a, u, 0));
+		return alg_rep(a, i, alg_mk_gte(a, u, 0));
 	}
 	return 0;
 }
@@ -517,12 +517,12 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 {
 	uint32_t x = op0(a, arg), nb, k, j, m = 0, nr;
 	int64_t *bd = ints(a, arg, A_DIMENSIONS, &nb), *rd, *nbd;
-	int root = comp_root_op(a, comp), ra = rank(a, arg), q;
+	int root = alg_comp_root_op(a, comp), ra = rank(a, arg), q;
 
 	if ((root_is(a, comp, HOP_MAX) || root_is(a, comp, HOP_MIN) ||
 	    root_is(a, comp, HOP_AND) || root_is(a, comp, HOP_OR)) &&
-	    is_scalar(a, x) && nd == (uint32_t)ra)
-		return rep(a, i, mk_bin(a, root, rs, x, opnd(a, i, 1)));
+	    alg_is_scalar(a, x) && nd == (uint32_t)ra)
+		return alg_rep(a, i, alg_mk_bin(a, root, rs, x, opnd(a, i, 1)));
 	rd = alg_tmp(a, (nd + 1) * 8u);
 	for (k = 0; k < nd; k++) {
 		for (j = 0; j < nb; j++)
@@ -533,7 +533,7 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		rd[k] = j;
 	}
 	if (k == nd) {
-		nr = mk_reduce(a, delete_dims(a, shape_of(a, x), rd, nd), x,
+		nr = alg_mk_reduce(a, delete_dims(a, shape_of(a, x), rd, nd), x,
 			opnd(a, i, 1), rd, nd, comp);
 		nbd = alg_tmp(a, (nb + 1) * 8u);
 		for (q = 0; q < rank(a, x); q++) {
@@ -546,10 +546,10 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 				sh += d[k] < b;
 			nbd[m++] = b - sh;
 		}
-		return rep(a, i, mk_bcast(a, rs, nr, nbd, m));
+		return alg_rep(a, i, alg_mk_bcast(a, rs, nr, nbd, m));
 	}
 	/* reduce(broadcast(x), add) over added dimensions: x * n + init */
-	if (!root_is(a, comp, HOP_ADD) || !perm_is_sorted(bd, nb))
+	if (!root_is(a, comp, HOP_ADD) || !alg_perm_is_sorted(bd, nb))
 		return 0;
 	{
 		int64_t prod = 1, ncommon = 0, *sd = alg_tmp(a,
@@ -573,16 +573,16 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 					nbd[m++] = q - ncommon;
 			}
 		}
-		mul = mk_bin_infer(a, HOP_MUL, x, scalar_like_i(a, x, prod));
-		ib = mk_bcast(a, shape_of(a, mul), opnd(a, i, 1), NULL, 0);
-		add = mk_bin_infer(a, HOP_ADD, ib, mul);
-		return rep(a, i, mk_bcast(a, shp(a, ety(a, arg), ns, sd, rs),
+		mul = alg_mk_bin_infer(a, HOP_MUL, x, alg_scalar_like_i(a, x, prod));
+		ib = alg_mk_bcast(a, shape_of(a, mul), opnd(a, i, 1), NULL, 0);
+		add = alg_mk_bin_infer(a, HOP_ADD, ib, mul);
+		return alg_rep(a, i, alg_mk_bcast(a, alg_shp(a, ety(a, arg), ns, sd, rs),
 			add, nbd, m));
 	}
 }
 
 int
-h_reduce(Alg *a, uint32_t i)
+alg_h_reduce(Alg *a, uint32_t i)
 {
 	uint32_t arg, init, rs, nd, comp = called(a, i), n = nops(a, i) / 2;
 	int multi = is_tuple(a, i);
@@ -594,32 +594,32 @@ h_reduce(Alg *a, uint32_t i)
 	init = opnd(a, i, n);
 	rs = multi ? tuple_elem(a, shape_of(a, i), 0) : shape_of(a, i);
 	d = ints(a, i, A_DIMENSIONS, &nd);
-	if (is_zero_elems(a, arg) || hlo_shape_elems(a->m, rs) == 0) {
+	if (alg_is_zero_elems(a, arg) || hlo_shape_elems(a->m, rs) == 0) {
 		uint32_t k, *el;
 
 		if (!multi)
-			return rep(a, i, mk_bcast(a, rs, init, NULL, 0));
+			return alg_rep(a, i, alg_mk_bcast(a, rs, init, NULL, 0));
 		el = alg_tmp(a, (n + 1) * 4u);
 		for (k = 0; k < n; k++)
-			el[k] = mk_bcast(a, tuple_elem(a, shape_of(a, i), k),
+			el[k] = alg_mk_bcast(a, tuple_elem(a, shape_of(a, i), k),
 				opnd(a, i, n + k), NULL, 0);
-		return rep(a, i, mk_tuple(a, n, el));
+		return alg_rep(a, i, alg_mk_tuple(a, n, el));
 	}
 	if (multi) {
 		if (reduce_multi(a, i, rs))
 			return 1;
-	} else if (elems(a, arg) == hlo_shape_elems(a->m, rs)) {
-		return rep(a, i, mk_reshape(a, rs, arg));
+	} else if (alg_elems(a, arg) == hlo_shape_elems(a->m, rs)) {
+		return alg_rep(a, i, alg_mk_reshape(a, rs, arg));
 	}
 	/* reduce(negate(x), +, 0) => negate(reduce(x)) */
-	if (!multi && t_float(ety(a, i)) &&
-	    is_op(a, arg, HOP_NEGATE) && scalar_zero(a, init) &&
+	if (!multi && alg_t_float(ety(a, i)) &&
+	    is_op(a, arg, HOP_NEGATE) && alg_scalar_zero(a, init) &&
 	    root_is(a, comp, HOP_ADD)) {
 		uint32_t ng;
 
-		set_opnd(a, i, 0, op0(a, arg));
-		ng = mk_un(a, HOP_NEGATE, shape_of(a, i), i);
-		rep_uses(a, i, ng);
+		alg_set_opnd(a, i, 0, op0(a, arg));
+		ng = alg_mk_un(a, HOP_NEGATE, shape_of(a, i), i);
+		alg_rep_uses(a, i, ng);
 		return 1;
 	}
 	if (multi && reduce_argminmax_bcast(a, i, rs))
@@ -656,7 +656,7 @@ static int
 window(Alg *a, uint32_t i, WDim *w, int r)
 {
 	uint32_t n;
-	const int64_t *p = ints_attr(a, i, A_WINDOW, &n);
+	const int64_t *p = alg_ints_attr(a, i, A_WINDOW, &n);
 	int k;
 
 	if (!p || n != 7u * r)
@@ -688,7 +688,7 @@ set_window(Alg *a, uint32_t i, const WDim *w, int r)
 		v[7 * k + 5] = w[k].bdil;
 		v[7 * k + 6] = w[k].rev;
 	}
-	set_ints(a, i, A_WINDOW, v, 7 * r);
+	alg_set_ints(a, i, A_WINDOW, v, 7 * r);
 }
 
 /* the scalar constant c converted to type t */
@@ -698,12 +698,12 @@ convert_const(Alg *a, uint32_t c, int t)
 	double v;
 	int64_t iv;
 
-	if (t_int(ety(a, c)) && const_first(a, c, &iv))
-		return t_float(t) ? mk_scalar(a, t, (double)iv) :
-			mk_scalar_i(a, t, iv);
-	if (!const_value(a, c, &v))
+	if (alg_t_int(ety(a, c)) && alg_const_first(a, c, &iv))
+		return alg_t_float(t) ? alg_mk_scalar(a, t, (double)iv) :
+			alg_mk_scalar_i(a, t, iv);
+	if (!alg_const_value(a, c, &v))
 		return HLO_NONE;
-	return mk_scalar(a, t, v);
+	return alg_mk_scalar(a, t, v);
 }
 
 static int
@@ -717,22 +717,22 @@ rw_cumsum(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	    is_op(a, ro, HOP_CONVERT) || is_op(a, ro, HOP_SLICE) ||
 	    is_op(a, ro, HOP_COPY)) && steps++ < 256)
 		ro = op0(a, ro);
-	if (!is_op(a, ro, HOP_BROADCAST) || !is_scalar(a, op0(a, ro)) ||
-	    !scalar_zero(a, init) || !root_is(a, comp, HOP_ADD))
+	if (!is_op(a, ro, HOP_BROADCAST) || !alg_is_scalar(a, op0(a, ro)) ||
+	    !alg_scalar_zero(a, init) || !root_is(a, comp, HOP_ADD))
 		return 0;
 	vc = op0(a, ro);
 	steps = 0;
 	while ((is_op(a, vc, HOP_CONVERT) || is_op(a, vc, HOP_RESHAPE) ||
 	    is_op(a, vc, HOP_BITCAST)) && steps++ < 256)
 		vc = op0(a, vc);
-	if (!is_const(a, vc) || !is_eff_scalar(a, vc))
+	if (!alg_is_const(a, vc) || !alg_is_eff_scalar(a, vc))
 		return 0;
 	{
 		double dv;
 		int64_t iv;
 
-		if (ety(a, vc) != ety(a, i) && !(t_int(ety(a, vc)) &&
-		    const_first(a, vc, &iv)) && !const_value(a, vc, &dv))
+		if (ety(a, vc) != ety(a, i) && !(alg_t_int(ety(a, vc)) &&
+		    alg_const_first(a, vc, &iv)) && !alg_const_value(a, vc, &dv))
 			return 0;
 	}
 	for (k = 0; k < r; k++) {
@@ -750,8 +750,8 @@ rw_cumsum(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	}
 	if (rd < 0)
 		return 0;
-	if (!is_scalar(a, vc))
-		vc = mk_reshape(a, shp_scalar(a, ety(a, vc)), vc);
+	if (!alg_is_scalar(a, vc))
+		vc = alg_mk_reshape(a, alg_shp_scalar(a, ety(a, vc)), vc);
 	if (ety(a, vc) != ety(a, i)) {
 		vc = convert_const(a, vc, ety(a, i));
 		if (vc == HLO_NONE)
@@ -759,14 +759,14 @@ rw_cumsum(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	}
 	vt = ety(a, vc);
 	it = vt == TY_S64 ? TY_S64 : TY_S32;
-	io = mk_iota(a, shp_type(a, shape_of(a, i), it), rd);
-	one = mk_scalar_i(a, it, 1);
-	one = mk_bcast(a, shape_of(a, io), one, NULL, 0);
-	cnt = mk_bin(a, HOP_ADD, shape_of(a, io), io, one);
+	io = alg_mk_iota(a, alg_shp_type(a, shape_of(a, i), it), rd);
+	one = alg_mk_scalar_i(a, it, 1);
+	one = alg_mk_bcast(a, shape_of(a, io), one, NULL, 0);
+	cnt = alg_mk_bin(a, HOP_ADD, shape_of(a, io), io, one);
 	if (vt != it)
-		cnt = mk_convert(a, shp_type(a, shape_of(a, io), vt), cnt);
-	vb = mk_bcast(a, shape_of(a, i), vc, NULL, 0);
-	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), vb, cnt));
+		cnt = alg_mk_convert(a, alg_shp_type(a, shape_of(a, io), vt), cnt);
+	vb = alg_mk_bcast(a, shape_of(a, i), vc, NULL, 0);
+	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), vb, cnt));
 }
 
 /* a pad of x folded into the reduce-window's window */
@@ -792,7 +792,7 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 				nontriv++, d = k;
 		if (nontriv == 1) {
 			uint32_t m;
-			const int64_t *pc = ints_attr(a, pad, A_PADDING, &m);
+			const int64_t *pc = alg_ints_attr(a, pad, A_PADDING, &m);
 			double ratio;
 
 			if (!pc || m != 3u * r || dim(a, x, d) == 0)
@@ -818,13 +818,13 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 		double p, q;
 		int64_t pi, qi;
 
-		if (!is_const(a, pv) || !is_const(a, init))
+		if (!alg_is_const(a, pv) || !alg_is_const(a, init))
 			return 0;
-		if (t_int(ety(a, pv)) && t_int(ety(a, init))) {
-			if (!const_first(a, pv, &pi) || !const_first(a, init,
+		if (alg_t_int(ety(a, pv)) && alg_t_int(ety(a, init))) {
+			if (!alg_const_first(a, pv, &pi) || !alg_const_first(a, init,
 			    &qi) || pi != qi)
 				return 0;
-		} else if (!const_value(a, pv, &p) || !const_value(a, init,
+		} else if (!alg_const_value(a, pv, &p) || !alg_const_value(a, init,
 		    &q) || p != q) {
 			return 0;
 		}
@@ -848,23 +848,23 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	}
 	nw = po;
 	if (cv != HLO_NONE)
-		nw = mk_convert(a, shp_type(a, shape_of(a, po), ety(a, cv)), po);
+		nw = alg_mk_convert(a, alg_shp_type(a, shape_of(a, po), ety(a, cv)), po);
 	if (eff) {
 		/* CreateBroadcastSequence */
 		int64_t *bd = alg_tmp(a, ((size_t)r + 1) * 8);
 		int64_t *rd = alg_tmp(a, ((size_t)r + 1) * 8);
 		uint32_t m = 0, rs;
 
-		if (is_scalar(a, nw))
-			return rep(a, i, mk_bcast(a, shape_of(a, i), nw, NULL,
+		if (alg_is_scalar(a, nw))
+			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), nw, NULL,
 				0));
 		for (k = 0; k < r; k++)
 			if (dim(a, nw, k) == dim(a, i, k)) {
 				bd[m] = k;
 				rd[m++] = dim(a, nw, k);
 			}
-		rs = mk_reshape(a, shp(a, ety(a, nw), m, rd, HLO_NONE), nw);
-		return rep(a, i, mk_bcast(a, shp_type(a, shape_of(a, i),
+		rs = alg_mk_reshape(a, alg_shp(a, ety(a, nw), m, rd, HLO_NONE), nw);
+		return alg_rep(a, i, alg_mk_bcast(a, alg_shp_type(a, shape_of(a, i),
 			ety(a, nw)), rs, bd, m));
 	}
 	for (k = 0; k < r; k++) {
@@ -876,15 +876,15 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	{
 		uint32_t ops[2] = {nw, init}, id;
 
-		id = mk(a, HOP_REDUCEWINDOW, shape_of(a, i), 2, ops);
+		id = alg_mk(a, HOP_REDUCEWINDOW, shape_of(a, i), 2, ops);
 		set_window(a, id, w, r);
 		hlo_set_called(a->m, a->c, id, 1, &comp);
-		return rep(a, i, id);
+		return alg_rep(a, i, id);
 	}
 }
 
 int
-h_reduce_window(Alg *a, uint32_t i)
+alg_h_reduce_window(Alg *a, uint32_t i)
 {
 	uint32_t n = nops(a, i) / 2, k, *el, comp = called(a, i), x, init;
 	int multi = is_tuple(a, i), r, root;
@@ -893,19 +893,19 @@ h_reduce_window(Alg *a, uint32_t i)
 	if (n == 0 || nops(a, i) != 2 * n || comp == HLO_NONE)
 		return 0;
 	x = op0(a, i);
-	if (is_zero_elems(a, x) || hlo_shape_elems(a->m, multi ?
+	if (alg_is_zero_elems(a, x) || hlo_shape_elems(a->m, multi ?
 	    tuple_elem(a, shape_of(a, i), 0) : shape_of(a, i)) == 0) {
 		el = alg_tmp(a, (n + 1) * 4u);
 		for (k = 0; k < n; k++)
-			el[k] = mk_bcast(a, multi ? tuple_elem(a, shape_of(a, i),
+			el[k] = alg_mk_bcast(a, multi ? tuple_elem(a, shape_of(a, i),
 				k) : shape_of(a, i), opnd(a, i, n + k), NULL, 0);
-		return rep(a, i, multi ? mk_tuple(a, n, el) : el[0]);
+		return alg_rep(a, i, multi ? alg_mk_tuple(a, n, el) : el[0]);
 	}
-	if (is_scalar(a, x) && (!multi || comp_root_op(a, comp) == HOP_TUPLE)) {
+	if (alg_is_scalar(a, x) && (!multi || alg_comp_root_op(a, comp) == HOP_TUPLE)) {
 		el = alg_tmp(a, (n + 1) * 4u);
 		for (k = 0; k < n; k++)
 			el[k] = opnd(a, i, k);
-		return multi ? rep(a, i, mk_tuple(a, n, el)) : rep(a, i, el[0]);
+		return multi ? alg_rep(a, i, alg_mk_tuple(a, n, el)) : alg_rep(a, i, el[0]);
 	}
 	if (multi)
 		return 0;	/* the trivial variadic case stays */
@@ -917,18 +917,18 @@ h_reduce_window(Alg *a, uint32_t i)
 	if (rw_cumsum(a, i, x, init, comp, w, r))
 		return 1;
 	/* a 1x1 window: an elementwise op with the init value, plus pad */
-	root = comp_root_op(a, comp);
+	root = alg_comp_root_op(a, comp);
 	for (k = 0; k < (uint32_t)r; k++)
 		if (w[k].size != 1 || w[k].stride != 1 || w[k].wdil != 1 ||
 		    w[k].bdil != 1 || w[k].rev)
 			break;
 	if (k == (uint32_t)r && (root_is(a, comp, HOP_ADD) ||
 	    root_is(a, comp, HOP_MIN) || root_is(a, comp, HOP_MAX))) {
-		uint32_t b = mk_bcast(a, shp_type(a, shape_of(a, x),
+		uint32_t b = alg_mk_bcast(a, alg_shp_type(a, shape_of(a, x),
 			ety(a, init)), init, NULL, 0), no;
 		int pad = 0;
 
-		no = mk_bin_infer(a, root, x, b);
+		no = alg_mk_bin_infer(a, root, x, b);
 		for (k = 0; k < (uint32_t)r; k++)
 			pad |= w[k].lo > 0 || w[k].hi > 0;
 		if (pad) {
@@ -939,9 +939,9 @@ h_reduce_window(Alg *a, uint32_t i)
 				cfg[3 * k + 1] = w[k].hi;
 				cfg[3 * k + 2] = 0;
 			}
-			no = mk_pad_infer(a, no, init, cfg);
+			no = alg_mk_pad_infer(a, no, init, cfg);
 		}
-		return rep(a, i, no);
+		return alg_rep(a, i, no);
 	}
 	if (a->o->window_to_reduce) {
 		int64_t *rd = alg_tmp(a, ((size_t)r + 1) * 8);
@@ -961,9 +961,9 @@ h_reduce_window(Alg *a, uint32_t i)
 				ok = 0;
 		}
 		if (ok && m) {
-			red = mk_reduce(a, delete_dims(a, shape_of(a, i), rd, m),
+			red = alg_mk_reduce(a, delete_dims(a, shape_of(a, i), rd, m),
 				x, init, rd, m, comp);
-			return rep(a, i, mk_reshape(a, shape_of(a, i), red));
+			return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), red));
 		}
 	}
 	return rw_fold_pad(a, i, x, init, comp, w, r);
@@ -1002,11 +1002,11 @@ mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const Dnums *d)
 	for (q = 0; q < ry; q++)
 		if (!in_list(d->rb, d->nrb, q) && !in_list(d->rc, d->nrc, q))
 			v[m++] = dim(a, y, q);
-	id = mk_clone(a, i, shp(a, ety(a, i), m, v, shape_of(a, i)), 2, ops);
-	set_ints(a, id, A_LHS_BATCH, d->lb, d->nlb);
-	set_ints(a, id, A_RHS_BATCH, d->rb, d->nrb);
-	set_ints(a, id, A_LHS_CONTRACT, d->lc, d->nlc);
-	set_ints(a, id, A_RHS_CONTRACT, d->rc, d->nrc);
+	id = alg_mk_clone(a, i, alg_shp(a, ety(a, i), m, v, shape_of(a, i)), 2, ops);
+	alg_set_ints(a, id, A_LHS_BATCH, d->lb, d->nlb);
+	alg_set_ints(a, id, A_RHS_BATCH, d->rb, d->nrb);
+	alg_set_ints(a, id, A_LHS_CONTRACT, d->lc, d->nlc);
+	alg_set_ints(a, id, A_RHS_CONTRACT, d->rc, d->nrc);
 	if (!d->nlb)
 		hlo_attr_del(a->m, a->c, id, A_LHS_BATCH);
 	if (!d->nrb)
@@ -1034,9 +1034,9 @@ normalize_operand(Alg *a, uint32_t x, const int64_t *b, uint32_t nb,
 			p[m++] = q;
 	for (k = 0; k < nc; k++)
 		p[m++] = c[k];
-	if (perm_is_sorted(p, m))
+	if (alg_perm_is_sorted(p, m))
 		return x;
-	return mk_transpose_infer(a, x, p);
+	return alg_mk_transpose_infer(a, x, p);
 }
 
 static int
@@ -1058,15 +1058,15 @@ dot_to_multiply(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 
 	nl = normalize_operand(a, l, d->lb, d->nlb, d->lc, d->nlc);
 	if (ety(a, nl) != t)
-		nl = mk_convert(a, shp_type(a, shape_of(a, nl), t), nl);
+		nl = alg_mk_convert(a, alg_shp_type(a, shape_of(a, nl), t), nl);
 	nr = normalize_operand(a, r, d->rb, d->nrb, d->rc, d->nrc);
 	if (ety(a, nr) != t)
-		nr = mk_convert(a, shp_type(a, shape_of(a, nr), t), nr);
+		nr = alg_mk_convert(a, alg_shp_type(a, shape_of(a, nr), t), nr);
 	bd = alg_tmp(a, ((size_t)rk + 1) * 8);
 	if (rk != rl) {
 		for (q = 0; q < rl; q++)
 			bd[q] = q;
-		nl = mk_bcast(a, shape_of(a, i), nl, bd, rl);
+		nl = alg_mk_bcast(a, shape_of(a, i), nl, bd, rl);
 	}
 	if (rk != rank(a, r)) {
 		uint32_t m = 0;
@@ -1075,9 +1075,9 @@ dot_to_multiply(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 			bd[m++] = k;
 		for (q = rl; q < rk; q++)
 			bd[m++] = q;
-		nr = mk_bcast(a, shape_of(a, i), nr, bd, m);
+		nr = alg_mk_bcast(a, shape_of(a, i), nr, bd, m);
 	}
-	return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), nl, nr));
+	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), nl, nr));
 }
 
 static int
@@ -1128,18 +1128,18 @@ dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 		for (q = 0, m = 0; q < rl; q++)
 			if (dim(a, l, q) != 1)
 				sd[m++] = dim(a, l, q);
-		l = mk_reshape(a, shp(a, ety(a, l), m, sd, shape_of(a, l)), l);
+		l = alg_mk_reshape(a, alg_shp(a, ety(a, l), m, sd, shape_of(a, l)), l);
 	}
 	if (nr1) {
 		for (q = 0, m = 0; q < rr; q++)
 			if (dim(a, r, q) != 1)
 				sd[m++] = dim(a, r, q);
-		r = mk_reshape(a, shp(a, ety(a, r), m, sd, shape_of(a, r)), r);
+		r = alg_mk_reshape(a, alg_shp(a, ety(a, r), m, sd, shape_of(a, r)), r);
 	}
 	nd = mk_dot(a, i, l, r, &n);
-	if (same_shape(a, i, nd))
-		return rep(a, i, nd);
-	return rep(a, i, mk_reshape(a, shape_of(a, i), nd));
+	if (alg_same_shape(a, i, nd))
+		return alg_rep(a, i, nd);
+	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), nd));
 }
 
 /* dot(transpose(a), transpose(b)) => transpose(dot(b, a)) */
@@ -1176,7 +1176,7 @@ dot_transposes(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 
 		ops[0] = swap ? op0(a, r) : op0(a, l);
 		ops[1] = swap ? op0(a, l) : op0(a, r);
-		nd = mk_clone(a, i, shp(a, ety(a, i), rk, sd, shape_of(a, i)),
+		nd = alg_mk_clone(a, i, alg_shp(a, ety(a, i), rk, sd, shape_of(a, i)),
 			2, ops);
 		if (swap) {
 			uint32_t nn;
@@ -1207,7 +1207,7 @@ dot_transposes(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 			}
 		}
 	}
-	return rep(a, i, mk_transpose(a, shape_of(a, i), nd, pl));
+	return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), nd, pl));
 }
 
 static int
@@ -1227,9 +1227,9 @@ sharding_unreduced(Alg *a, uint32_t i)
 	uint32_t *us, n;
 	const char *s;
 
-	if (nusers(a, i, 2) != 1)
+	if (alg_nusers(a, i, 2) != 1)
 		return 0;
-	users(a, i, &us);
+	alg_users(a, i, &us);
 	if (!pass_is_custom_call(a->m, INS(a, us[0]), "Sharding"))
 		return 0;
 	s = hlo_attr_word(a->m, INS(a, us[0]), A_SHARDING, &n);
@@ -1240,16 +1240,16 @@ sharding_unreduced(Alg *a, uint32_t i)
 }
 
 int
-h_dot(Alg *a, uint32_t i)
+alg_h_dot(Alg *a, uint32_t i)
 {
 	uint32_t l = op0(a, i), r = opnd(a, i, 1), z;
 	Dnums d;
 
 	if (is_tuple(a, l) || is_tuple(a, r))
 		return 0;
-	if (is_zero_elems(a, i) || is_zero_elems(a, l) || is_zero_elems(a, r)) {
-		z = mk_scalar_i(a, ety(a, i), 0);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), z, NULL, 0));
+	if (alg_is_zero_elems(a, i) || alg_is_zero_elems(a, l) || alg_is_zero_elems(a, r)) {
+		z = alg_mk_scalar_i(a, ety(a, i), 0);
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), z, NULL, 0));
 	}
 	dnums(a, i, &d);
 	if (d.nlb != d.nrb || d.nlc != d.nrc)
@@ -1266,7 +1266,7 @@ h_dot(Alg *a, uint32_t i)
 /* convolution */
 
 int
-h_convolution(Alg *a, uint32_t i)
+alg_h_convolution(Alg *a, uint32_t i)
 {
 	uint32_t l = op0(a, i), k = opnd(a, i, 1), n, np;
 	int r = rank(a, i), sp, q;
@@ -1275,8 +1275,8 @@ h_convolution(Alg *a, uint32_t i)
 	const char *lab;
 	int64_t *cfg;
 
-	if (is_zero_elems(a, l) || is_zero_elems(a, k))
-		return rep(a, i, scalar_like_i(a, i, 0));
+	if (alg_is_zero_elems(a, l) || alg_is_zero_elems(a, k))
+		return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
 	lab = hlo_attr_word(a->m, INS(a, i), A_DIM_LABELS, &n);
 	if (!lab || hlo_conv_dnums(lab, n, r, &dn) < 0 || !a->o->fold_conv_pad)
 		return 0;
@@ -1285,7 +1285,7 @@ h_convolution(Alg *a, uint32_t i)
 	if (!window(a, i, w, sp))
 		return 0;
 	/* conv(pad(x, 0), k): the padding into the window */
-	if (is_op(a, l, HOP_PAD) && const_scalar_is(a, opnd(a, l, 1), 0, 0)) {
+	if (is_op(a, l, HOP_PAD) && alg_const_scalar_is(a, opnd(a, l, 1), 0, 0)) {
 		cfg = ints(a, l, A_PADDING, &np);
 		if (np != 3u * r)
 			return 0;
@@ -1314,16 +1314,16 @@ h_convolution(Alg *a, uint32_t i)
 		{
 			uint32_t ops[2] = {op0(a, l), k}, nc;
 
-			nc = mk_clone(a, i, shape_of(a, i), 2, ops);
+			nc = alg_mk_clone(a, i, shape_of(a, i), 2, ops);
 			set_window(a, nc, w, sp);
-			return rep(a, i, nc);
+			return alg_rep(a, i, nc);
 		}
 	}
 filter:
 	if (!window(a, i, w, sp))
 		return 0;
 	/* conv(x, pad(k, 0) with interior padding only): window dilation */
-	if (is_op(a, k, HOP_PAD) && is_all(a, opnd(a, k, 1), 0)) {
+	if (is_op(a, k, HOP_PAD) && alg_is_all(a, opnd(a, k, 1), 0)) {
 		cfg = ints(a, k, A_PADDING, &np);
 		if (np != 3u * r)
 			return 0;
@@ -1348,9 +1348,9 @@ filter:
 		{
 			uint32_t ops[2] = {l, op0(a, k)}, nc;
 
-			nc = mk_clone(a, i, shape_of(a, i), 2, ops);
+			nc = alg_mk_clone(a, i, shape_of(a, i), 2, ops);
 			set_window(a, nc, w, sp);
-			return rep(a, i, nc);
+			return alg_rep(a, i, nc);
 		}
 	}
 	return 0;
@@ -1359,55 +1359,55 @@ filter:
 /* gather, scatter, sort */
 
 int
-h_gather(Alg *a, uint32_t i)
+alg_h_gather(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), ix = opnd(a, i, 1), nc;
 	int64_t ivd, n, k;
 
-	if (is_zero_elems(a, x))
-		return rep(a, i, scalar_like_i(a, i, 0));
-	if (is_eff_scalar(a, x)) {
+	if (alg_is_zero_elems(a, x))
+		return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
+	if (alg_is_eff_scalar(a, x)) {
 		if (rank(a, x))
-			x = mk_reshape(a, shp_scalar(a, ety(a, x)), x);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), x, NULL, 0));
+			x = alg_mk_reshape(a, alg_shp_scalar(a, ety(a, x)), x);
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), x, NULL, 0));
 	}
-	ivd = int_attr(a, i, A_INDEX_VECTOR_DIM, -1);
-	ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
+	ivd = alg_int_attr(a, i, A_INDEX_VECTOR_DIM, -1);
+	alg_ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
 	if (rank(a, x) != 1 || dim(a, x, 0) > a->o->small_gather ||
 	    ivd != rank(a, ix) || nc != 1 || is_tuple(a, ix))
 		return 0;
 	n = dim(a, x, 0);
 	{
-		uint32_t ps = shp_type(a, shape_of(a, i), TY_PRED), res = 0, m;
+		uint32_t ps = alg_shp_type(a, shape_of(a, i), TY_PRED), res = 0, m;
 		int64_t one = 1;
 
 		for (k = 0; k < n; k++) {
 			int64_t st = k, li = k + 1;
 			uint32_t s1, s0, v;
 
-			s1 = mk_slice(a, shp(a, ety(a, x), 1, &one, HLO_NONE), x,
+			s1 = alg_mk_slice(a, alg_shp(a, ety(a, x), 1, &one, HLO_NONE), x,
 				&st, &li, NULL);
-			s0 = mk_reshape(a, shp_scalar(a, ety(a, x)), s1);
-			v = mk_bcast(a, shape_of(a, i), s0, NULL, 0);
+			s0 = alg_mk_reshape(a, alg_shp_scalar(a, ety(a, x)), s1);
+			v = alg_mk_bcast(a, shape_of(a, i), s0, NULL, 0);
 			if (k == 0) {
 				res = v;
 				/* xla makes value 0 twice: once for the
 				 * start, once in the loop */
 				st = 0, li = 1;
-				s1 = mk_slice(a, shp(a, ety(a, x), 1, &one,
+				s1 = alg_mk_slice(a, alg_shp(a, ety(a, x), 1, &one,
 					HLO_NONE), x, &st, &li, NULL);
-				s0 = mk_reshape(a, shp_scalar(a, ety(a, x)), s1);
-				v = mk_bcast(a, shape_of(a, i), s0, NULL, 0);
+				s0 = alg_mk_reshape(a, alg_shp_scalar(a, ety(a, x)), s1);
+				v = alg_mk_bcast(a, shape_of(a, i), s0, NULL, 0);
 			}
-			m = mk_compare(a, ps, ix, scalar_like_i(a, ix, k), "GE");
-			res = mk_tern(a, HOP_SELECT, shape_of(a, i), m, v, res);
+			m = alg_mk_compare(a, ps, ix, alg_scalar_like_i(a, ix, k), "GE");
+			res = alg_mk_tern(a, HOP_SELECT, shape_of(a, i), m, v, res);
 		}
-		return rep(a, i, res);
+		return alg_rep(a, i, res);
 	}
 }
 
 int
-h_scatter(Alg *a, uint32_t i)
+alg_h_scatter(Alg *a, uint32_t i)
 {
 	uint32_t n = nops(a, i), ns, k, *ops;
 
@@ -1415,57 +1415,57 @@ h_scatter(Alg *a, uint32_t i)
 		return 0;
 	ns = (n - 1) / 2;
 	for (k = 0; k < ns; k++)
-		if (!is_zero_elems(a, opnd(a, i, ns + 1 + k)))
+		if (!alg_is_zero_elems(a, opnd(a, i, ns + 1 + k)))
 			break;
 	if (k == ns) {
 		if (ns == 1)
-			return rep_compat(a, i, op0(a, i));
+			return alg_rep_compat(a, i, op0(a, i));
 		if (is_tuple(a, i) && a->m->shapes[shape_of(a, i)].ntuple ==
 		    ns) {
 			for (k = 0; k < ns; k++)
-				if (!same_shape_id(a, tuple_elem(a,
+				if (!alg_same_shape_id(a, tuple_elem(a,
 				    shape_of(a, i), k), shape_of(a, opnd(a, i,
 				    k))))
 					return 0;
 			ops = alg_tmp(a, (ns + 1) * 4u);
 			for (k = 0; k < ns; k++)
 				ops[k] = opnd(a, i, k);
-			return rep_compat(a, i, mk_tuple(a, ns, ops));
+			return alg_rep_compat(a, i, alg_mk_tuple(a, ns, ops));
 		}
 		return 0;
 	}
-	if (ns == 1 && is_zero_elems(a, opnd(a, i, 1)) &&
-	    same_shape(a, i, op0(a, i)) && same_shape(a, i, opnd(a, i, 2))) {
+	if (ns == 1 && alg_is_zero_elems(a, opnd(a, i, 1)) &&
+	    alg_same_shape(a, i, op0(a, i)) && alg_same_shape(a, i, opnd(a, i, 2))) {
 		uint32_t v[2] = {op0(a, i), opnd(a, i, 2)}, id, c = called(a, i);
 		int64_t *dd = alg_tmp(a, ((size_t)rank(a, i) + 1) * 8);
 		int q;
 
-		id = mk(a, HOP_MAP, shape_of(a, i), 2, v);
+		id = alg_mk(a, HOP_MAP, shape_of(a, i), 2, v);
 		hlo_set_called(a->m, a->c, id, 1, &c);
 		for (q = 0; q < rank(a, i); q++)
 			dd[q] = q;
-		set_ints(a, id, A_DIMENSIONS, dd, rank(a, i));
-		return rep(a, i, id);
+		alg_set_ints(a, id, A_DIMENSIONS, dd, rank(a, i));
+		return alg_rep(a, i, id);
 	}
 	return 0;
 }
 
 int
-h_sort(Alg *a, uint32_t i)
+alg_h_sort(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n = nops(a, i), k, *ops, nd;
-	const int64_t *d = ints_attr(a, i, A_DIMENSIONS, &nd);
+	const int64_t *d = alg_ints_attr(a, i, A_DIMENSIONS, &nd);
 
 	if (!d || nd < 1 || d[0] < 0 || d[0] >= rank(a, x))
 		return 0;
-	if (!is_zero_elems(a, x) && dim(a, x, d[0]) > 1)
+	if (!alg_is_zero_elems(a, x) && dim(a, x, d[0]) > 1)
 		return 0;
 	if (n == 1)
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	ops = alg_tmp(a, (n + 1) * 4u);
 	for (k = 0; k < n; k++)
 		ops[k] = opnd(a, i, k);
-	return rep(a, i, mk_tuple(a, n, ops));
+	return alg_rep(a, i, alg_mk_tuple(a, n, ops));
 }
 
 /* collectives */
@@ -1473,8 +1473,8 @@ h_sort(Alg *a, uint32_t i)
 static int
 bcast_of_scalar_const(Alg *a, uint32_t x)
 {
-	return is_op(a, x, HOP_BROADCAST) && is_const(a, op0(a, x)) &&
-		is_scalar(a, op0(a, x));
+	return is_op(a, x, HOP_BROADCAST) && alg_is_const(a, op0(a, x)) &&
+		alg_is_scalar(a, op0(a, x));
 }
 
 /* the size of the replica groups {{0,1},{2,3}}; 0 if not explicit */
@@ -1511,7 +1511,7 @@ group_size(Alg *a, uint32_t i)
 }
 
 int
-h_all_reduce(Alg *a, uint32_t i)
+alg_h_all_reduce(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), c, comp = called(a, i), nc;
 	int kind, t;
@@ -1520,51 +1520,51 @@ h_all_reduce(Alg *a, uint32_t i)
 
 	if (is_tuple(a, i) || nops(a, i) != 1 || !bcast_of_scalar_const(a, x))
 		return 0;
-	kind = reduce_kind(a, comp);
+	kind = alg_reduce_kind(a, comp);
 	c = op0(a, x);
 	t = ety(a, c);
 	if (kind == HOP_MIN || kind == HOP_MAX || (t == TY_PRED &&
 	    (kind == HOP_AND || kind == HOP_OR)))
-		return rep(a, i, mk_bcast(a, shape_of(a, i), c, NULL, 0));
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), c, NULL, 0));
 	if (kind != HOP_ADD || !(gs = group_size(a, i)))
 		return 0;
-	if (t_int(t) && const_first(a, c, &iv))
-		nc = mk_scalar_i(a, t, (int64_t)((uint64_t)iv * (uint64_t)gs));
-	else if (t_float(t) && const_value(a, c, &v))
-		nc = mk_scalar(a, t, t == TY_F64 ? v * (double)gs :
+	if (alg_t_int(t) && alg_const_first(a, c, &iv))
+		nc = alg_mk_scalar_i(a, t, (int64_t)((uint64_t)iv * (uint64_t)gs));
+	else if (alg_t_float(t) && alg_const_value(a, c, &v))
+		nc = alg_mk_scalar(a, t, t == TY_F64 ? v * (double)gs :
 			(double)(float)v * (double)gs);
 	else
 		return 0;
-	return rep(a, i, mk_bcast(a, shape_of(a, i), nc, NULL, 0));
+	return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), nc, NULL, 0));
 }
 
 int
-h_all_gather(Alg *a, uint32_t i)
+alg_h_all_gather(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), c;
 
 	if (is_tuple(a, i) || nops(a, i) != 1 || !is_op(a, x, HOP_BROADCAST) ||
-	    !is_const(a, op0(a, x)) || !is_scalar(a, op0(a, x)))
+	    !alg_is_const(a, op0(a, x)) || !alg_is_scalar(a, op0(a, x)))
 		return 0;
 	c = op0(a, x);
-	return rep(a, i, mk_clone(a, x, shape_of(a, i), 1, &c));
+	return alg_rep(a, i, alg_mk_clone(a, x, shape_of(a, i), 1, &c));
 }
 
 int
-h_all_to_all(Alg *a, uint32_t i)
+alg_h_all_to_all(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 
 	if (is_tuple(a, i) || nops(a, i) != 1 || !is_op(a, x, HOP_BROADCAST) ||
-	    !is_const(a, op0(a, x)) || !is_scalar(a, op0(a, x)))
+	    !alg_is_const(a, op0(a, x)) || !alg_is_scalar(a, op0(a, x)))
 		return 0;
-	return rep(a, i, x);
+	return alg_rep(a, i, x);
 }
 
 /* custom-call, opt-barrier */
 
 int
-h_custom_call(Alg *a, uint32_t i)
+alg_h_custom_call(Alg *a, uint32_t i)
 {
 	uint32_t g0, g1, p0, p1;
 
@@ -1573,17 +1573,17 @@ h_custom_call(Alg *a, uint32_t i)
 		return 0;
 	g0 = op0(a, i), g1 = opnd(a, i, 1);
 	if (!is_op(a, g0, HOP_GTE) || !is_op(a, g1, HOP_GTE) ||
-	    int_attr(a, g0, A_INDEX, -1) != 0 || int_attr(a, g1, A_INDEX, -1) != 1)
+	    alg_int_attr(a, g0, A_INDEX, -1) != 0 || alg_int_attr(a, g1, A_INDEX, -1) != 1)
 		return 0;
 	p0 = op0(a, g0), p1 = op0(a, g1);
 	if (p0 != p1 || !pass_is_custom_call(a->m, INS(a, p0), "PadToStatic") ||
-	    nops(a, p0) != 1 || !same_shape(a, i, op0(a, p0)))
+	    nops(a, p0) != 1 || !alg_same_shape(a, i, op0(a, p0)))
 		return 0;
-	return rep(a, i, op0(a, p0));
+	return alg_rep(a, i, op0(a, p0));
 }
 
 int
-h_opt_barrier(Alg *a, uint32_t i)
+alg_h_opt_barrier(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n, *us, nu, k, j, *ops, *el, cnt = 0, nt;
 	uint8_t *used;
@@ -1595,11 +1595,11 @@ h_opt_barrier(Alg *a, uint32_t i)
 	n = a->m->shapes[shape_of(a, i)].ntuple;
 	used = alg_tmp(a, n + 1);
 	memset(used, 0, n);
-	nu = users(a, i, &us);
+	nu = alg_users(a, i, &us);
 	for (k = 0; k < nu; k++) {
 		if (!is_op(a, us[k], HOP_GTE))
 			return 0;
-		ix = int_attr(a, us[k], A_INDEX, -1);
+		ix = alg_int_attr(a, us[k], A_INDEX, -1);
 		if (ix < 0 || (uint64_t)ix >= n)
 			return 0;
 		used[ix] = 1;
@@ -1613,8 +1613,8 @@ h_opt_barrier(Alg *a, uint32_t i)
 		for (k = 0; k < n; k++) {
 			uint32_t e = opnd(a, x, k);
 
-			if (!used[k] && (nusers(a, e, 2) > 1 ||
-			    a->m->comps[a->c].root == e || has_effect(a, e)))
+			if (!used[k] && (alg_nusers(a, e, 2) > 1 ||
+			    a->m->comps[a->c].root == e || alg_has_effect(a, e)))
 				used[k] = 1;
 		}
 	for (k = 0; k < n; k++)
@@ -1628,21 +1628,21 @@ h_opt_barrier(Alg *a, uint32_t i)
 		if (!used[k])
 			continue;
 		map[k] = j;
-		ops[j++] = tup ? opnd(a, x, k) : mk_gte(a, x, k);
+		ops[j++] = tup ? opnd(a, x, k) : alg_mk_gte(a, x, k);
 	}
-	nt = mk_tuple(a, cnt, ops);
-	set_opnd(a, i, 0, nt);
+	nt = alg_mk_tuple(a, cnt, ops);
+	alg_set_opnd(a, i, 0, nt);
 	INS(a, i)->shape = shape_of(a, nt);
-	nu = users(a, i, &us);
+	nu = alg_users(a, i, &us);
 	el = alg_tmp(a, (nu + 1) * 4u);
 	memcpy(el, us, nu * 4u);
 	for (k = 0; k < nu; k++) {
 		HloAttr at;
 
-		ix = int_attr(a, el[k], A_INDEX, 0);
+		ix = alg_int_attr(a, el[k], A_INDEX, 0);
 		at = hlo_mk_int(A_INDEX, map[ix]);
 		hlo_attr_set(a->m, a->c, el[k], &at);
 	}
-	mark_changed(a);
+	alg_mark_changed(a);
 	return 1;
 }

@@ -29,7 +29,7 @@ shape_of(Alg *a, uint32_t i)
 static int64_t *
 ints(Alg *a, uint32_t i, int key, uint32_t *n)
 {
-	const int64_t *p = ints_attr(a, i, key, n);
+	const int64_t *p = alg_ints_attr(a, i, key, n);
 	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
 
 	if (p && *n)
@@ -98,12 +98,12 @@ bits_at(const unsigned char *p, int n)
 static int64_t
 int_at(int t, const unsigned char *p)
 {
-	int bits = t_bits(t);
+	int bits = alg_t_bits(t);
 	uint64_t v = bits_at(p, hlo_type_bytes(t));
 
 	if (bits < 64)
 		v &= ((uint64_t)1 << bits) - 1;
-	if (t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
+	if (alg_t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
 		v |= ~(((uint64_t)1 << bits) - 1);
 	return (int64_t)v;
 }
@@ -118,14 +118,14 @@ r1_iota(Alg *a, uint32_t i, const unsigned char *p, int64_t n)
 	if (rank(a, i) != 1 || t == TY_PRED)
 		return 0;
 	for (k = 0; k < n; k++, p += esz) {
-		if (t_int(t)) {
+		if (alg_t_int(t)) {
 			if (int_at(t, p) != k)
 				return 0;
-		} else if (t_float(t)) {
+		} else if (alg_t_float(t)) {
 			if (hlo_float_decode(t, bits_at(p, esz)) !=
 			    hlo_float_decode(t, hlo_float_encode(t, (double)k)))
 				return 0;
-		} else if (t_cplx(t)) {
+		} else if (alg_t_cplx(t)) {
 			ct = t == TY_C64 ? TY_F32 : TY_F64;
 			if (hlo_float_decode(ct, bits_at(p, esz / 2)) !=
 			    hlo_float_decode(ct, hlo_float_encode(ct,
@@ -146,7 +146,7 @@ r1_strided(Alg *a, uint32_t i, const unsigned char *p, int64_t n)
 	int t = ety(a, i), esz = hlo_type_bytes(t);
 	int64_t k, stride;
 
-	if (rank(a, i) != 1 || n <= 1 || !t_int(t))
+	if (rank(a, i) != 1 || n <= 1 || !alg_t_int(t))
 		return 0;
 	stride = int_at(t, p + esz);
 	if (stride == 0)
@@ -175,7 +175,7 @@ tuple_const(Alg *a, uint32_t shape, const unsigned char **p,
 		nb = cnt * hlo_type_bytes(s->type);
 		if (nb > end - *p)
 			return HLO_NONE;
-		k = mk_const(a, shape, *p, (uint32_t)nb);
+		k = alg_mk_const(a, shape, *p, (uint32_t)nb);
 		*p += nb;
 		return k;
 	}
@@ -186,7 +186,7 @@ tuple_const(Alg *a, uint32_t shape, const unsigned char **p,
 		if ((el[k] = tuple_const(a, es, p, end, depth + 1)) == HLO_NONE)
 			return HLO_NONE;
 	}
-	return mk(a, HOP_TUPLE, shape, n, el);
+	return alg_mk(a, HOP_TUPLE, shape, n, el);
 }
 
 /* bytes of the leaves of tuple shape s, -1 on overflow */
@@ -215,7 +215,7 @@ tuple_bytes(Alg *a, uint32_t s, int depth)
 }
 
 int
-h_constant(Alg *a, uint32_t i)
+alg_h_constant(Alg *a, uint32_t i)
 {
 	uint32_t nb, sc, io;
 	const unsigned char *p;
@@ -233,41 +233,41 @@ h_constant(Alg *a, uint32_t i)
 			memcpy(cp, p, nb);
 			sc = tuple_const(a, shape_of(a, i), &q, cp + nb, 0);
 		}
-		return sc != HLO_NONE && rep(a, i, sc);
+		return sc != HLO_NONE && alg_rep(a, i, sc);
 	}
-	if (t == TY_TOKEN || !(p = lit(a, i, &nb)))
+	if (t == TY_TOKEN || !(p = alg_lit(a, i, &nb)))
 		return 0;
-	n = elems(a, i);
+	n = alg_elems(a, i);
 	esz = hlo_type_bytes(t);
 	if (n > 1) {
 		for (k = 1; k < n; k++)
 			if (!bitseq(p, p + k * esz, esz))
 				break;
 		if (k == n) {
-			sc = mk_const(a, shp_scalar(a, t), p, esz);
-			return rep(a, i, mk_bcast(a, shape_of(a, i), sc, NULL,
+			sc = alg_mk_const(a, alg_shp_scalar(a, t), p, esz);
+			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), sc, NULL,
 				0));
 		}
 		if (r1_iota(a, i, p, n))
-			return rep(a, i, mk_iota(a, shape_of(a, i), 0));
+			return alg_rep(a, i, alg_mk_iota(a, shape_of(a, i), 0));
 	}
 	stride = r1_strided(a, i, p, n);
 	if (stride) {
-		sc = scalar_like_i(a, i, stride);
-		io = mk_iota(a, shape_of(a, i), 0);
-		return rep(a, i, mk_bin(a, HOP_MUL, shape_of(a, i), io, sc));
+		sc = alg_scalar_like_i(a, i, stride);
+		io = alg_mk_iota(a, shape_of(a, i), 0);
+		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), io, sc));
 	}
 	return 0;
 }
 
 int
-h_iota(Alg *a, uint32_t i)
+alg_h_iota(Alg *a, uint32_t i)
 {
-	int64_t d = int_attr(a, i, A_IOTA_DIM, 0);
+	int64_t d = alg_int_attr(a, i, A_IOTA_DIM, 0);
 
 	if (d < 0 || d >= rank(a, i) || dim(a, i, d) > 1)
 		return 0;
-	return rep(a, i, scalar_like_i(a, i, 0));
+	return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
 }
 
 /* broadcast */
@@ -275,7 +275,7 @@ h_iota(Alg *a, uint32_t i)
 static int
 scalar_bcast(Alg *a, uint32_t x)
 {
-	return is_op(a, x, HOP_BROADCAST) && is_scalar(a, op0(a, x));
+	return is_op(a, x, HOP_BROADCAST) && alg_is_scalar(a, op0(a, x));
 }
 
 static int
@@ -287,8 +287,8 @@ equal_bcast(Alg *a, uint32_t b, uint32_t x)
 	if (!is_op(a, x, HOP_BROADCAST) ||
 	    shape_of(a, op0(a, b)) != shape_of(a, op0(a, x)))
 		return 0;
-	d1 = ints_attr(a, b, A_DIMENSIONS, &n1);
-	d2 = ints_attr(a, x, A_DIMENSIONS, &n2);
+	d1 = alg_ints_attr(a, b, A_DIMENSIONS, &n1);
+	d2 = alg_ints_attr(a, x, A_DIMENSIONS, &n2);
 	return n1 == n2 && (!n1 || !memcmp(d1, d2, n1 * 8u));
 }
 
@@ -300,9 +300,9 @@ sink_bcast(Alg *a, uint32_t b)
 	int64_t *bd;
 	int changed = 0, op;
 
-	if (is_scalar(a, b))
+	if (alg_is_scalar(a, b))
 		return 0;
-	nu = users(a, b, &us);
+	nu = alg_users(a, b, &us);
 	{
 		uint32_t *cp = alg_tmp(a, (nu + 1) * 4u);
 
@@ -316,7 +316,7 @@ sink_bcast(Alg *a, uint32_t b)
 			continue;
 		op = opc(a, u);
 		if (op == HOP_COPY || op == HOP_FUSION ||
-		    !(hlo_opinfo[op].flags & F_ELEM))
+		    !(hlo_opinfo[op].flags & OPF_ELEM))
 			continue;
 		n = nops(a, u);
 		for (j = 0; j < n; j++) {
@@ -330,15 +330,15 @@ sink_bcast(Alg *a, uint32_t b)
 		for (j = 0; j < n; j++) {
 			uo = opnd(a, u, j);
 			if (scalar_bcast(a, uo))
-				ops[j] = mk_bcast(a, shp_type(a, shape_of(a, x),
+				ops[j] = alg_mk_bcast(a, alg_shp_type(a, shape_of(a, x),
 					ety(a, uo)), op0(a, uo), NULL, 0);
 			else
 				ops[j] = op0(a, uo);
 		}
-		nw = mk_clone(a, u, shp_type(a, shape_of(a, x), ety(a, u)), n,
+		nw = alg_mk_clone(a, u, alg_shp_type(a, shape_of(a, x), ety(a, u)), n,
 			ops);
-		nw = mk_bcast(a, shape_of(a, u), nw, bd, nd);
-		rep_uses(a, u, nw);
+		nw = alg_mk_bcast(a, shape_of(a, u), nw, bd, nd);
+		alg_rep_uses(a, u, nw);
 		changed = 1;
 	}
 	return changed;
@@ -372,7 +372,7 @@ bcast_scalar_users(Alg *a, uint32_t b)
 {
 	uint32_t x = op0(a, b), *us, nu, k, u, nb;
 
-	nu = users(a, b, &us);
+	nu = alg_users(a, b, &us);
 	{
 		uint32_t *cp = alg_tmp(a, (nu + 1) * 4u);
 
@@ -383,16 +383,16 @@ bcast_scalar_users(Alg *a, uint32_t b)
 		u = us[k];
 		if (dead(a, u) || !permutes_or_subsets(a, u, b))
 			continue;
-		nb = mk_bcast(a, shape_of(a, u), x, NULL, 0);
-		rep_uses(a, u, nb);
-		mark_changed(a);
+		nb = alg_mk_bcast(a, shape_of(a, u), x, NULL, 0);
+		alg_rep_uses(a, u, nb);
+		alg_mark_changed(a);
 		return 1;
 	}
 	return 0;
 }
 
 int
-h_broadcast(Alg *a, uint32_t i)
+alg_h_broadcast(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), nd, ndel, nins, k, j, nn;
 	int64_t *d = ints(a, i, A_DIMENSIONS, &nd), *del, *ins, *v, *inv;
@@ -400,12 +400,12 @@ h_broadcast(Alg *a, uint32_t i)
 
 	if (is_tuple(a, x) || (uint32_t)rx != nd)
 		return 0;
-	if (perm_is_sorted(d, nd) && elems(a, i) == elems(a, x))
-		return rep(a, i, mk_reshape(a, shape_of(a, i), x));
-	if (ri == rx && elems(a, i) == elems(a, x)) {
+	if (alg_perm_is_sorted(d, nd) && alg_elems(a, i) == alg_elems(a, x))
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), x));
+	if (ri == rx && alg_elems(a, i) == alg_elems(a, x)) {
 		inv = alg_tmp(a, (nd + 1) * 8u);
 		invert(d, nd, inv);
-		return rep(a, i, mk_transpose(a, shape_of(a, i), x, inv));
+		return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), x, inv));
 	}
 	/* broadcast(reshape inserting 1-sized dims) => broadcast */
 	if (is_op(a, x, HOP_RESHAPE)) {
@@ -414,28 +414,28 @@ h_broadcast(Alg *a, uint32_t i)
 
 		del = alg_tmp(a, ((size_t)ry + rx + 1) * 8);
 		ins = alg_tmp(a, ((size_t)ry + rx + 1) * 8);
-		if (!is_tuple(a, y) && reshape_degenerate(a, y, x, del, &ndel,
+		if (!is_tuple(a, y) && alg_reshape_degenerate(a, y, x, del, &ndel,
 		    ins, &nins) && ndel == 0) {
 			for (k = nins; k-- > 0;) {
 				for (j = ins[k]; j + 1 < nd; j++)
 					d[j] = d[j + 1];
 				nd--;
 			}
-			return rep(a, i, mk_bcast(a, shape_of(a, i), y, d, nd));
+			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), y, d, nd));
 		}
 	}
 	if (a->o->sink_bcast && sink_bcast(a, i)) {
-		mark_changed(a);
+		alg_mark_changed(a);
 		return 1;
 	}
-	if (is_scalar(a, x))
+	if (alg_is_scalar(a, x))
 		return bcast_scalar_users(a, i);
 	if (is_op(a, x, HOP_IOTA)) {
-		int64_t id = int_attr(a, x, A_IOTA_DIM, 0);
+		int64_t id = alg_int_attr(a, x, A_IOTA_DIM, 0);
 
 		if (id < 0 || (uint64_t)id >= nd)
 			return 0;
-		return rep(a, i, mk_iota(a, shape_of(a, i), d[id]));
+		return alg_rep(a, i, alg_mk_iota(a, shape_of(a, i), d[id]));
 	}
 	if (is_op(a, x, HOP_BROADCAST)) {
 		int64_t *od = ints(a, x, A_DIMENSIONS, &nn);
@@ -446,7 +446,7 @@ h_broadcast(Alg *a, uint32_t i)
 				return 0;
 			v[k] = d[od[k]];
 		}
-		return rep(a, i, mk_bcast(a, shape_of(a, i), op0(a, x), v,
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x), v,
 			nn));
 	}
 	if (a->o->bcast_degenerate) {
@@ -465,9 +465,9 @@ h_broadcast(Alg *a, uint32_t i)
 				nd2[cnt] = dim(a, x, q);
 				ndims[cnt++] = d[q];
 			}
-		r = mk_reshape(a, shp(a, ety(a, x), cnt, nd2, shape_of(a, x)),
+		r = alg_mk_reshape(a, alg_shp(a, ety(a, x), cnt, nd2, shape_of(a, x)),
 			x);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), r, ndims, cnt));
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), r, ndims, cnt));
 	}
 	return 0;
 }
@@ -499,7 +499,7 @@ chain_reshape_ok(Alg *a, uint32_t x)
 		return 0;
 	del = alg_tmp(a, ((size_t)rank(a, x) + rank(a, y) + 1) * 8);
 	ins = alg_tmp(a, ((size_t)rank(a, x) + rank(a, y) + 1) * 8);
-	return reshape_degenerate(a, y, x, del, &nd, ins, &ni);
+	return alg_reshape_degenerate(a, y, x, del, &nd, ins, &ni);
 }
 
 /* the permutation of transpose t ignoring its one degenerate dimension */
@@ -577,9 +577,9 @@ chain_removed(Alg *a, uint32_t i)
 	if (start == HLO_NONE || !is_identity(perm, n))
 		return 0;
 	cur = op0(a, start);
-	if (!same_shape(a, i, cur))
+	if (!alg_same_shape(a, i, cur))
 		return 0;
-	return rep(a, i, cur);
+	return alg_rep(a, i, cur);
 }
 
 /* ReshapeLeavesDimensionsUnmodified: the output dims of sorted input
@@ -592,9 +592,9 @@ leaves_unmodified(Alg *a, uint32_t from, uint32_t to, const int64_t *d,
 	int64_t *u = alg_tmp(a, ((size_t)ra + rb + 4) * 16);
 	uint32_t n, k, j = 0;
 
-	if (!perm_is_sorted(d, nd))
+	if (!alg_perm_is_sorted(d, nd))
 		return 0;
-	n = unmodified_dims(dims(a, from), ra, dims(a, to), rb, u);
+	n = alg_unmodified_dims(dims(a, from), ra, dims(a, to), rb, u);
 	for (k = 0; k < nd; k++) {
 		while (j < n && u[2 * j] < d[k])
 			j++;
@@ -613,8 +613,8 @@ reshape_iota(Alg *a, uint32_t i, uint32_t x)
 	uint32_t n, k, fi = HLO_NONE, fn = HLO_NONE, nw = HLO_NONE, io, t;
 	int64_t d, lo, hi;
 
-	id = int_attr(a, x, A_IOTA_DIM, 0);
-	n = common_factors(dims(a, x), ra, dims(a, i), rb, f);
+	id = alg_int_attr(a, x, A_IOTA_DIM, 0);
+	n = alg_common_factors(dims(a, x), ra, dims(a, i), rb, f);
 	for (k = 0; k < n; k++)
 		if (f[2 * k] == id && f[2 * k + 1] < rb &&
 		    dim(a, i, f[2 * k + 1]) > 1) {
@@ -631,17 +631,17 @@ reshape_iota(Alg *a, uint32_t i, uint32_t x)
 	lo = f[2 * fi + 1];
 	hi = f[2 * (fi + 1) + 1] - 1;
 	for (d = hi; d >= lo; d--) {
-		io = mk_iota(a, shape_of(a, i), d);
+		io = alg_mk_iota(a, shape_of(a, i), d);
 		if (nw != HLO_NONE) {
-			t = mk_bin(a, HOP_MUL, shape_of(a, i), io,
-				scalar_like_i(a, i, mult));
-			nw = mk_bin(a, HOP_ADD, shape_of(a, i), nw, t);
+			t = alg_mk_bin(a, HOP_MUL, shape_of(a, i), io,
+				alg_scalar_like_i(a, i, mult));
+			nw = alg_mk_bin(a, HOP_ADD, shape_of(a, i), nw, t);
 		} else {
 			nw = io;
 		}
 		mult *= dim(a, i, d);
 	}
-	return nw != HLO_NONE && rep(a, i, nw);
+	return nw != HLO_NONE && alg_rep(a, i, nw);
 }
 
 /* reshape(dus(x, u, idx)) => dus(reshape(x), reshape(u), idx') when the
@@ -658,9 +658,9 @@ reshape_dus(Alg *a, uint32_t i, uint32_t x)
 		return 0;
 	del = alg_tmp(a, ((size_t)r + rx + 1) * 8);
 	ins = alg_tmp(a, ((size_t)r + rx + 1) * 8);
-	if (!reshape_degenerate(a, x, i, del, &nd, ins, &ni))
+	if (!alg_reshape_degenerate(a, x, i, del, &nd, ins, &ni))
 		return 0;
-	if (!one_user(a, x) || hlo_attr(a->m, INS(a, x), A_SHARDING) ||
+	if (!alg_one_user(a, x) || hlo_attr(a->m, INS(a, x), A_SHARDING) ||
 	    hlo_attr(a->m, INS(a, op0(a, x)), A_SHARDING))
 		return 0;
 	upd = opnd(a, x, 1);
@@ -668,8 +668,8 @@ reshape_dus(Alg *a, uint32_t i, uint32_t x)
 	nidx = nops(a, x) - 2;
 	if (nidx == 0)
 		return 0;
-	no = mk_reshape(a, shape_of(a, i), op0(a, x));
-	zero = scalar_like_i(a, opnd(a, x, 2), 0);
+	no = alg_mk_reshape(a, shape_of(a, i), op0(a, x));
+	zero = alg_scalar_like_i(a, opnd(a, x, 2), 0);
 	ops = alg_tmp(a, ((size_t)r + 3) * 4);
 	sz = alg_tmp(a, ((size_t)r + ru + 2) * 8);
 	ops[cnt++] = no;
@@ -696,32 +696,32 @@ reshape_dus(Alg *a, uint32_t i, uint32_t x)
 	}
 	if ((int)nsz != r)
 		return 0;
-	ns = mk_reshape(a, shp(a, ety(a, upd), nsz, sz, shape_of(a, upd)),
+	ns = alg_mk_reshape(a, alg_shp(a, ety(a, upd), nsz, sz, shape_of(a, upd)),
 		upd);
 	ops[1] = ns;
-	return rep(a, i, mk_clone(a, x, shape_of(a, i), cnt, ops));
+	return alg_rep(a, i, alg_mk_clone(a, x, shape_of(a, i), cnt, ops));
 }
 
 int
-h_reshape(Alg *a, uint32_t i)
+alg_h_reshape(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), nd;
 	int64_t *d, *out;
 
 	if (is_tuple(a, i) || is_tuple(a, x))
 		return 0;
-	if (is_zero_elems(a, i)) {
+	if (alg_is_zero_elems(a, i)) {
 		uint32_t s = hlo_shape_default_layout(a->m, shape_of(a, i));
 
-		return rep(a, i, mk_const(a, s, "", 0));
+		return alg_rep(a, i, alg_mk_const(a, s, "", 0));
 	}
-	if (same_shape(a, i, x))
-		return rep(a, i, x);
+	if (alg_same_shape(a, i, x))
+		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_RESHAPE))
-		return rep(a, i, mk_reshape(a, shape_of(a, i), op0(a, x)));
-	if (is_op(a, x, HOP_RNG) && one_user(a, x)) {
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), op0(a, x)));
+	if (is_op(a, x, HOP_RNG) && alg_one_user(a, x)) {
 		INS(a, x)->shape = shape_of(a, i);
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	}
 	if (chain_removed(a, i))
 		return 1;
@@ -729,7 +729,7 @@ h_reshape(Alg *a, uint32_t i)
 		d = ints(a, x, A_DIMENSIONS, &nd);
 		out = alg_tmp(a, (nd + 1) * 8u);
 		if (leaves_unmodified(a, x, i, d, nd, out))
-			return rep(a, i, mk_bcast(a, shape_of(a, i), op0(a, x),
+			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x),
 				out, nd));
 	}
 	if (is_op(a, x, HOP_IOTA) && reshape_iota(a, i, x))
@@ -797,7 +797,7 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 	uint32_t l = op0(a, d), r = opnd(a, d, 1), ops[2];
 	int rk = rank(a, d);
 
-	if (!is_op(a, d, HOP_DOT) || !one_user(a, d))
+	if (!is_op(a, d, HOP_DOT) || !alg_one_user(a, d))
 		return 0;
 	if (lb != rb || (lb && memcmp(lbv, rbv, lb * 8u)) ||
 	    !perm_of_iota(lbv, lb) || lc == 0 ||
@@ -814,11 +814,11 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 			return 0;
 	}
 	ops[0] = r, ops[1] = l;
-	nd = mk_clone(a, d, shape_of(a, i), 2, ops);
-	set_ints(a, nd, A_LHS_CONTRACT, rcv, rc);
-	set_ints(a, nd, A_RHS_CONTRACT, lcv, lc);
+	nd = alg_mk_clone(a, d, shape_of(a, i), 2, ops);
+	alg_set_ints(a, nd, A_LHS_CONTRACT, rcv, rc);
+	alg_set_ints(a, nd, A_RHS_CONTRACT, lcv, lc);
 	swap_precision(a, nd);
-	return rep(a, i, nd);
+	return alg_rep(a, i, nd);
 }
 
 static int
@@ -848,9 +848,9 @@ transpose_s2d(Alg *a, uint32_t i, uint32_t x, const int64_t *perm)
 	int rr, rx, split = -1, td = -1, q;
 	int64_t chunk, *st, *li, off;
 
-	if (!is_op(a, x, HOP_RESHAPE) || nusers(a, i, 2) != 1)
+	if (!is_op(a, x, HOP_RESHAPE) || alg_nusers(a, i, 2) != 1)
 		return 0;
-	users(a, i, &us);
+	alg_users(a, i, &us);
 	outer = us[0];
 	if (!is_op(a, outer, HOP_RESHAPE))
 		return 0;
@@ -915,22 +915,22 @@ transpose_s2d(Alg *a, uint32_t i, uint32_t x, const int64_t *perm)
 			st[q] = off;
 			li[q] = q == split ? off + chunk : dim(a, ro, q);
 		}
-		sl[k] = mk_slice_infer(a, ro, st, li, NULL);
+		sl[k] = alg_mk_slice_infer(a, ro, st, li, NULL);
 	}
-	c = mk_concat_infer(a, nch, sl, td);
-	set_opnd(a, outer, 0, c);
-	mark_changed(a);
+	c = alg_mk_concat_infer(a, nch, sl, td);
+	alg_set_opnd(a, outer, 0, c);
+	alg_mark_changed(a);
 	return 1;
 }
 
 int
-h_transpose(Alg *a, uint32_t i)
+alg_h_transpose(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n, nx, k, nd;
 	int64_t *p = ints(a, i, A_DIMENSIONS, &n), *q, *c, *inv, *bd, *nbd;
 
-	if (perm_is_sorted(p, n))
-		return rep(a, i, x);
+	if (alg_perm_is_sorted(p, n))
+		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_TRANSPOSE)) {
 		q = ints(a, x, A_DIMENSIONS, &nx);
 		if (nx != n)
@@ -941,17 +941,17 @@ h_transpose(Alg *a, uint32_t i)
 				return 0;
 			c[k] = q[p[k]];
 		}
-		return rep(a, i, mk_transpose(a, shape_of(a, i), op0(a, x), c));
+		return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), op0(a, x), c));
 	}
 	if (chain_removed(a, i))
 		return 1;
 	if (is_op(a, x, HOP_DOT) && transpose_of_dot(a, i, x, p, n))
 		return 1;
 	if (only_degenerate(a, i, p, n))
-		return rep(a, i, mk_reshape(a, shape_of(a, i), x));
-	if (is_op(a, x, HOP_RNG) && one_user(a, x)) {
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), x));
+	if (is_op(a, x, HOP_RNG) && alg_one_user(a, x)) {
 		INS(a, x)->shape = shape_of(a, i);
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	}
 	if (a->o->reshape_transpose_concat && transpose_s2d(a, i, x, p))
 		return 1;
@@ -959,7 +959,7 @@ h_transpose(Alg *a, uint32_t i)
 	if (!is_op(a, x, HOP_BROADCAST))
 		return 0;
 	bd = ints(a, x, A_DIMENSIONS, &nd);
-	if (!perm_is_sorted(bd, nd))
+	if (!alg_perm_is_sorted(bd, nd))
 		return 0;
 	inv = alg_tmp(a, (n + 1) * 8u);
 	nbd = alg_tmp(a, (nd + 1) * 8u);
@@ -969,9 +969,9 @@ h_transpose(Alg *a, uint32_t i)
 			return 0;
 		nbd[k] = inv[bd[k]];
 	}
-	if (!perm_is_sorted(nbd, nd))
+	if (!alg_perm_is_sorted(nbd, nd))
 		return 0;
-	return rep(a, i, mk_bcast(a, shape_of(a, i), op0(a, x), nbd, nd));
+	return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x), nbd, nd));
 }
 
 /* bitcast, copy */
@@ -983,40 +983,40 @@ untiled(Alg *a, uint32_t i)
 }
 
 int
-h_bitcast(Alg *a, uint32_t i)
+alg_h_bitcast(Alg *a, uint32_t i)
 {
 	uint32_t u = op0(a, i), ib, nu;
 
-	if (ctl(a, i))
+	if (alg_ctl(a, i))
 		return 0;
 	/* bitcast(unary(bitcast(x))) => bitcast(unary(x)) */
-	if ((hlo_opinfo[opc(a, u)].flags & F_ELEM) && !is_op(a, u,
-	    HOP_FUSION) && nops(a, u) == 1 && nusers(a, u, 2) == 1 &&
+	if ((hlo_opinfo[opc(a, u)].flags & OPF_ELEM) && !is_op(a, u,
+	    HOP_FUSION) && nops(a, u) == 1 && alg_nusers(a, u, 2) == 1 &&
 	    is_op(a, ib = op0(a, u), HOP_BITCAST) && ety(a, i) == ety(a, u) &&
 	    ety(a, u) == ety(a, ib) && ety(a, ib) == ety(a, op0(a, ib)) &&
 	    untiled(a, ib) && untiled(a, op0(a, ib))) {
 		uint32_t y = op0(a, ib);
 
-		nu = mk_clone(a, u, shape_of(a, y), 1, &y);
-		return rep(a, i, mk_un(a, HOP_BITCAST, shape_of(a, i), nu));
+		nu = alg_mk_clone(a, u, shape_of(a, y), 1, &y);
+		return alg_rep(a, i, alg_mk_un(a, HOP_BITCAST, shape_of(a, i), nu));
 	}
 	if (is_op(a, u, HOP_BITCAST)) {
-		h_bitcast(a, u);
+		alg_h_bitcast(a, u);
 		u = op0(a, i);
 		if (is_op(a, u, HOP_BITCAST)) {
-			nu = mk_un(a, HOP_BITCAST, shape_of(a, i), op0(a, u));
-			rep(a, i, nu);
+			nu = alg_mk_un(a, HOP_BITCAST, shape_of(a, i), op0(a, u));
+			alg_rep(a, i, nu);
 			i = nu;
 			u = op0(a, i);
 		}
 	}
 	if (ety(a, i) != ety(a, u))
 		return a->changed;
-	return rep_compat(a, i, u);
+	return alg_rep_compat(a, i, u);
 }
 
 int
-h_copy(Alg *a, uint32_t i)
+alg_h_copy(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 	HloComp *e;
@@ -1025,14 +1025,14 @@ h_copy(Alg *a, uint32_t i)
 		uint32_t y = op0(a, x);
 
 		if (shape_of(a, y) == shape_of(a, i))
-			return rep(a, i, y);
-		return rep(a, i, mk_un(a, HOP_COPY, shape_of(a, i), y));
+			return alg_rep(a, i, y);
+		return alg_rep(a, i, alg_mk_un(a, HOP_COPY, shape_of(a, i), y));
 	}
 	e = &a->m->comps[a->m->entry];
 	if (hlo_attr(a->m, INS(a, i), A_SHARDING) && a->c == a->m->entry &&
 	    e->root == i)
 		return 0;
-	return rep_compat(a, i, x);
+	return alg_rep_compat(a, i, x);
 }
 
 /* slice */
@@ -1045,7 +1045,7 @@ static int
 get_slice(Alg *a, uint32_t i, Sl *s)
 {
 	uint32_t n, k;
-	const int64_t *p = ints_attr(a, i, A_SLICE, &n);
+	const int64_t *p = alg_ints_attr(a, i, A_SLICE, &n);
 	int r = rank(a, i);
 
 	if (!p || n != 3u * r)
@@ -1089,7 +1089,7 @@ slice_of_pad(Alg *a, uint32_t i, Sl *s)
 		lo = cfg[3 * k], hi = cfg[3 * k + 1], in = cfg[3 * k + 2];
 		edge = dim(a, p, k) - hi;
 		if (s->li[k] <= lo || s->st[k] >= edge)
-			return rep(a, i, mk_bcast(a, shape_of(a, i),
+			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i),
 				opnd(a, p, 1), NULL, 0));
 		if (s->st[k] != lo || s->sd[k] - 1 != in)
 			undoes = 0;
@@ -1098,10 +1098,10 @@ slice_of_pad(Alg *a, uint32_t i, Sl *s)
 		ns[k] = s->st[k] - lo;
 		nl[k] = s->li[k] - lo;
 	}
-	if (undoes && rep_compat(a, i, po))
+	if (undoes && alg_rep_compat(a, i, po))
 		return 1;
 	if (inside)
-		return rep(a, i, mk_slice(a, shape_of(a, i), po, ns, nl,
+		return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), po, ns, nl,
 			s->sd));
 	return 0;
 }
@@ -1113,7 +1113,7 @@ scalar_slice_concat(Alg *a, uint32_t i, Sl *s)
 	uint32_t c = op0(a, i), k, o;
 	int64_t start = 0, next, one;
 
-	if (!is_eff_scalar(a, i) || !is_op(a, c, HOP_CONCAT) || rank(a, i) != 1)
+	if (!alg_is_eff_scalar(a, i) || !is_op(a, c, HOP_CONCAT) || rank(a, i) != 1)
 		return 0;
 	for (k = 0; k < nops(a, c); k++) {
 		o = opnd(a, c, k);
@@ -1125,13 +1125,13 @@ scalar_slice_concat(Alg *a, uint32_t i, Sl *s)
 	if (k == nops(a, c))
 		return 0;
 	o = opnd(a, c, k);
-	if (rep_compat(a, i, o))
+	if (alg_rep_compat(a, i, o))
 		return 1;
 	{
 		int64_t st = s->st[0] - start, li = st + 1;
 
 		one = s->sd[0];
-		return rep(a, i, mk_slice(a, shape_of(a, i), o, &st, &li, &one));
+		return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), o, &st, &li, &one));
 	}
 }
 
@@ -1141,7 +1141,7 @@ slice_of_concat(Alg *a, uint32_t i, Sl *s)
 	uint32_t c = op0(a, i), n, k, so = HLO_NONE, lo = HLO_NONE, o;
 	int64_t cd, ps = 0, sz, cs = 0, *st, *li;
 	uint32_t nd;
-	const int64_t *dd = ints_attr(a, c, A_DIMENSIONS, &nd);
+	const int64_t *dd = alg_ints_attr(a, c, A_DIMENSIONS, &nd);
 	int r = rank(a, i);
 
 	if (!dd || nd != 1)
@@ -1164,8 +1164,8 @@ slice_of_concat(Alg *a, uint32_t i, Sl *s)
 	}
 	if (so == HLO_NONE || lo == HLO_NONE)
 		return 0;
-	if (so + 1 == lo && same_shape(a, opnd(a, c, so), i))
-		return rep(a, i, opnd(a, c, so));
+	if (so + 1 == lo && alg_same_shape(a, opnd(a, c, so), i))
+		return alg_rep(a, i, opnd(a, c, so));
 	if (lo - so >= n)
 		return 0;
 	st = alg_tmp(a, ((size_t)r + 1) * 8);
@@ -1180,9 +1180,9 @@ slice_of_concat(Alg *a, uint32_t i, Sl *s)
 
 		for (k = so; k < lo; k++)
 			ops[k - so] = opnd(a, c, k);
-		o = mk_concat_infer(a, lo - so, ops, cd);
+		o = alg_mk_concat_infer(a, lo - so, ops, cd);
 	}
-	return rep(a, i, mk_slice(a, shape_of(a, i), o, st, li, s->sd));
+	return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), o, st, li, s->sd));
 }
 
 static int
@@ -1197,7 +1197,7 @@ slice_of_bcast(Alg *a, uint32_t i, Sl *s)
 		    s->li[bd[k]] != dim(a, b, bd[k]))
 			only = 0;
 	if (only)
-		return rep(a, i, mk_bcast(a, shape_of(a, i), x, bd, nd));
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), x, bd, nd));
 	st = alg_tmp(a, (nd + 1) * 8u);
 	li = alg_tmp(a, (nd + 1) * 8u);
 	sd = alg_tmp(a, (nd + 1) * 8u);
@@ -1206,8 +1206,8 @@ slice_of_bcast(Alg *a, uint32_t i, Sl *s)
 		li[k] = s->li[bd[k]];
 		sd[k] = s->sd[bd[k]];
 	}
-	x = mk_slice_infer(a, x, st, li, sd);
-	return rep(a, i, mk_bcast(a, shape_of(a, i), x, bd, nd));
+	x = alg_mk_slice_infer(a, x, st, li, sd);
+	return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), x, bd, nd));
 }
 
 /* slice(reduce-window(x)) => reshape(reduce(x)) */
@@ -1220,9 +1220,9 @@ slice_of_window(Alg *a, uint32_t i, Sl *s)
 	int r = rank(a, w), k, pad = 0;
 
 	if (!is_op(a, w, HOP_REDUCEWINDOW) || nops(a, w) != 2 ||
-	    !one_use(a, w) || !unstrided(s, r) || INS(a, w)->ncalled != 1)
+	    !alg_one_use(a, w) || !unstrided(s, r) || INS(a, w)->ncalled != 1)
 		return 0;
-	win = ints_attr(a, w, A_WINDOW, &n);
+	win = alg_ints_attr(a, w, A_WINDOW, &n);
 	if (!win || n != 7u * r)
 		return 0;
 	for (k = 0; k < r; k++) {
@@ -1263,9 +1263,9 @@ slice_of_window(Alg *a, uint32_t i, Sl *s)
 				rs[m++] = dim(a, w, k);
 		}
 		comp = a->m->ids[INS(a, w)->called];
-		red = mk_reduce(a, shp(a, ety(a, w), m, rs, shape_of(a, w)),
+		red = alg_mk_reduce(a, alg_shp(a, ety(a, w), m, rs, shape_of(a, w)),
 			op0(a, w), opnd(a, w, 1), rd, cnt, comp);
-		return rep(a, i, mk_reshape(a, shape_of(a, i), red));
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), red));
 	}
 }
 
@@ -1294,7 +1294,7 @@ slice_of_reshape(Alg *a, uint32_t i, Sl *s)
 	for (k = 1; k < r; k++)
 		sub *= dim(a, rs, k);
 	off = s->st[0] * sub;
-	cnt = elems(a, i);
+	cnt = alg_elems(a, i);
 	for (k = 1; k < rx; k++)
 		osub *= dim(a, x, k);
 	if (osub == 0 || off % osub || cnt % osub)
@@ -1327,9 +1327,9 @@ slice_of_reshape(Alg *a, uint32_t i, Sl *s)
 		return 0;
 	for (k = 0; k < rx; k++)
 		nd[k] = li[k] - st[k];
-	x = mk_slice(a, shp(a, ety(a, x), rx, nd, shape_of(a, x)), x, st, li,
+	x = alg_mk_slice(a, alg_shp(a, ety(a, x), rx, nd, shape_of(a, x)), x, st, li,
 		NULL);
-	return rep(a, i, mk_reshape(a, shape_of(a, i), x));
+	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), x));
 }
 
 static int
@@ -1340,7 +1340,7 @@ slice_of_reverse(Alg *a, uint32_t i, Sl *s)
 	int r = rank(a, i), q;
 	int64_t lo, lim, sd, nth, dd;
 
-	if (is_zero_elems(a, i))
+	if (alg_is_zero_elems(a, i))
 		return 0;
 	st = alg_tmp(a, ((size_t)r + 1) * 8);
 	li = alg_tmp(a, ((size_t)r + 1) * 8);
@@ -1357,18 +1357,18 @@ slice_of_reverse(Alg *a, uint32_t i, Sl *s)
 		st[q] = (dd - lo) - (lim - lo);
 		li[q] = dd - lo;
 	}
-	k = mk_slice(a, shape_of(a, i), op0(a, rv), st, li, s->sd);
-	return rep(a, i, mk_reverse(a, k, rd, nd));
+	k = alg_mk_slice(a, shape_of(a, i), op0(a, rv), st, li, s->sd);
+	return alg_rep(a, i, alg_mk_reverse(a, k, rd, nd));
 }
 
 int
-h_slice(Alg *a, uint32_t i)
+alg_h_slice(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i);
 	int r = rank(a, i), k, any = 0;
 	Sl s, t;
 
-	if (rep_compat(a, i, x))
+	if (alg_rep_compat(a, i, x))
 		return 1;
 	if (is_tuple(a, x) || !get_slice(a, i, &s))
 		return 0;
@@ -1380,7 +1380,7 @@ h_slice(Alg *a, uint32_t i)
 			s.st[k] += t.st[k];
 			s.li[k] += t.st[k];
 		}
-		return rep(a, i, mk_slice(a, shape_of(a, i), op0(a, x), s.st,
+		return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), op0(a, x), s.st,
 			s.li, s.sd));
 	}
 	if (is_op(a, x, HOP_BROADCAST) && slice_of_bcast(a, i, &s))
@@ -1408,7 +1408,7 @@ h_slice(Alg *a, uint32_t i)
 	}
 	if (!any)
 		return 0;
-	return rep(a, i, mk_slice(a, shape_of(a, i), x, s.st, s.li, s.sd));
+	return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), x, s.st, s.li, s.sd));
 }
 
 /* pad */
@@ -1425,7 +1425,7 @@ pad_of_bcast(Alg *a, uint32_t i, const int64_t *cfg, int r)
 		if (cfg[3 * q] || cfg[3 * q + 1] || cfg[3 * q + 2])
 			pd[np++] = q;
 	if (np >= (uint32_t)r || !is_op(a, b, HOP_BROADCAST) ||
-	    nusers(a, b, 2) != 1 || (uint32_t)rank(a, op0(a, b)) > np)
+	    alg_nusers(a, b, 2) != 1 || (uint32_t)rank(a, op0(a, b)) > np)
 		return 0;
 	nbdv = alg_tmp(a, (nbd + 1) * 8u);
 	for (k = 0; k < nbd; k++) {
@@ -1445,30 +1445,30 @@ pad_of_bcast(Alg *a, uint32_t i, const int64_t *cfg, int r)
 		memcpy(c2 + 3 * m, cfg + 3 * pd[m], 24);
 	}
 	/* the broadcast shrinks to the padded dimensions, in place */
-	INS(a, b)->shape = shp(a, ety(a, b), np, bs, shape_of(a, b));
-	set_ints(a, b, A_DIMENSIONS, nbdv, nbd);
+	INS(a, b)->shape = alg_shp(a, ety(a, b), np, bs, shape_of(a, b));
+	alg_set_ints(a, b, A_DIMENSIONS, nbdv, nbd);
 	hlo_attr_del(a->m, a->c, b, A_SHARDING);
-	p2 = mk_clone(a, i, shp(a, ety(a, i), np, ps, shape_of(a, i)), 2,
+	p2 = alg_mk_clone(a, i, alg_shp(a, ety(a, i), np, ps, shape_of(a, i)), 2,
 		(uint32_t[]){b, opnd(a, i, 1)});
-	set_ints(a, p2, A_PADDING, c2, 3 * np);
+	alg_set_ints(a, p2, A_PADDING, c2, 3 * np);
 	{
 		int64_t *pdv = alg_tmp(a, ((size_t)np + 1) * 8);
 
 		for (m = 0; m < np; m++)
 			pdv[m] = pd[m];
-		return rep(a, i, mk_bcast(a, shape_of(a, i), p2, pdv, np));
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), p2, pdv, np));
 	}
 }
 
 int
-h_pad(Alg *a, uint32_t i)
+alg_h_pad(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), v = opnd(a, i, 1), n, np;
 	int r = rank(a, i), q, cleared = 0, allzero = 1, neg = 0;
 	int64_t *cfg, *c2, *st, *li, *nd;
 
-	if (is_zero_elems(a, x))
-		return rep(a, i, mk_bcast(a, shape_of(a, i), v, NULL, 0));
+	if (alg_is_zero_elems(a, x))
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), v, NULL, 0));
 	cfg = ints(a, i, A_PADDING, &n);
 	if (n != 3u * r || rank(a, x) != r)
 		return 0;
@@ -1478,8 +1478,8 @@ h_pad(Alg *a, uint32_t i)
 			cleared = 1;
 		}
 	if (cleared) {
-		np = mk_pad(a, shape_of(a, i), x, v, cfg);
-		return rep(a, i, np);
+		np = alg_mk_pad(a, shape_of(a, i), x, v, cfg);
+		return alg_rep(a, i, np);
 	}
 	for (q = 0; q < r; q++) {
 		if (cfg[3 * q] < 0 || cfg[3 * q + 1] < 0)
@@ -1487,7 +1487,7 @@ h_pad(Alg *a, uint32_t i)
 		if (cfg[3 * q] || cfg[3 * q + 1])
 			allzero = 0;
 	}
-	if (allzero && rep_compat(a, i, x))
+	if (allzero && alg_rep_compat(a, i, x))
 		return 1;
 	if (pad_of_bcast(a, i, cfg, r))
 		return 1;
@@ -1508,8 +1508,8 @@ h_pad(Alg *a, uint32_t i)
 		    (cfg[3 * q + 1] < 0 ? cfg[3 * q + 1] : 0) != dim(a, i, q))
 			return 0;
 	}
-	np = mk_pad_infer(a, x, v, c2);
-	INS(a, np)->shape = shp_type(a, shape_of(a, np), ety(a, i));
+	np = alg_mk_pad_infer(a, x, v, c2);
+	INS(a, np)->shape = alg_shp_type(a, shape_of(a, np), ety(a, i));
 	st = alg_tmp(a, ((size_t)r + 1) * 8);
 	li = alg_tmp(a, ((size_t)r + 1) * 8);
 	nd = alg_tmp(a, ((size_t)r + 1) * 8);
@@ -1521,7 +1521,7 @@ h_pad(Alg *a, uint32_t i)
 		if (nd[q] != dim(a, i, q))
 			return 0;
 	}
-	return rep(a, i, mk_slice(a, shape_of(a, i), np, st, li, NULL));
+	return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), np, st, li, NULL));
 }
 
 /* concatenate */
@@ -1565,7 +1565,7 @@ concat_slices(Alg *a, uint32_t i, int64_t cd)
 			memcpy(li, s.li, (size_t)r * 8);
 			li[cd] = end;
 			nd[cd] = end - s.st[cd];
-			nw[cnt++] = mk_slice(a, shp(a, ety(a, o), r, nd,
+			nw[cnt++] = alg_mk_slice(a, alg_shp(a, ety(a, o), r, nd,
 				shape_of(a, o)), so, s.st, li, s.sd);
 		} else {
 			nw[cnt++] = o;
@@ -1574,19 +1574,19 @@ concat_slices(Alg *a, uint32_t i, int64_t cd)
 	}
 	if (cnt >= n)
 		return 0;
-	return rep_compat(a, i, mk_clone(a, i, shape_of(a, i), cnt, nw));
+	return alg_rep_compat(a, i, alg_mk_clone(a, i, shape_of(a, i), cnt, nw));
 }
 
 int
-h_concat(Alg *a, uint32_t i)
+alg_h_concat(Alg *a, uint32_t i)
 {
 	uint32_t n = nops(a, i), k, j, cnt = 0, *ne, o, nd;
-	const int64_t *dd = ints_attr(a, i, A_DIMENSIONS, &nd);
+	const int64_t *dd = alg_ints_attr(a, i, A_DIMENSIONS, &nd);
 	int64_t cd, *cfg;
 	int r = rank(a, i), q, low, high;
 
 	if (n == 1)
-		return rep_compat(a, i, op0(a, i));
+		return alg_rep_compat(a, i, op0(a, i));
 	if (!dd || nd != 1 || n == 0)
 		return 0;
 	cd = dd[0];
@@ -1594,12 +1594,12 @@ h_concat(Alg *a, uint32_t i)
 		return 0;
 	ne = alg_tmp(a, (n + 1) * 4u);
 	for (k = 0; k < n; k++)
-		if (!is_zero_elems(a, o = opnd(a, i, k)))
+		if (!alg_is_zero_elems(a, o = opnd(a, i, k)))
 			ne[cnt++] = o;
 	if (cnt < n) {
 		o = cnt == 0 ? op0(a, i) : cnt == 1 ? ne[0] :
-			mk_clone(a, i, shape_of(a, i), cnt, ne);
-		return rep_compat(a, i, o);
+			alg_mk_clone(a, i, shape_of(a, i), cnt, ne);
+		return alg_rep_compat(a, i, o);
 	}
 	/* concat(x, concat(y, z)) => concat(x, y, z) */
 	cnt = 0;
@@ -1607,7 +1607,7 @@ h_concat(Alg *a, uint32_t i)
 		o = opnd(a, i, k);
 		if (is_op(a, o, HOP_CONCAT)) {
 			uint32_t m;
-			const int64_t *od = ints_attr(a, o, A_DIMENSIONS, &m);
+			const int64_t *od = alg_ints_attr(a, o, A_DIMENSIONS, &m);
 
 			if (od && m == 1 && od[0] == cd) {
 				cnt += nops(a, o);
@@ -1623,7 +1623,7 @@ h_concat(Alg *a, uint32_t i)
 			const int64_t *od;
 
 			o = opnd(a, i, k);
-			if (is_op(a, o, HOP_CONCAT) && (od = ints_attr(a, o,
+			if (is_op(a, o, HOP_CONCAT) && (od = alg_ints_attr(a, o,
 			    A_DIMENSIONS, &z)) && z == 1 && od[0] == cd) {
 				for (j = 0; j < nops(a, o); j++)
 					un[m++] = opnd(a, o, j);
@@ -1631,15 +1631,15 @@ h_concat(Alg *a, uint32_t i)
 				un[m++] = o;
 			}
 		}
-		return rep(a, i, mk_concat(a, shape_of(a, i), m, un, cd));
+		return alg_rep(a, i, alg_mk_concat(a, shape_of(a, i), m, un, cd));
 	}
 	if (concat_slices(a, i, cd))
 		return 1;
 	if (n == 2) {
 		uint32_t l = op0(a, i), rr = opnd(a, i, 1);
 
-		low = is_op(a, l, HOP_BROADCAST) && is_scalar(a, op0(a, l));
-		high = is_op(a, rr, HOP_BROADCAST) && is_scalar(a, op0(a, rr));
+		low = is_op(a, l, HOP_BROADCAST) && alg_is_scalar(a, op0(a, l));
+		high = is_op(a, rr, HOP_BROADCAST) && alg_is_scalar(a, op0(a, rr));
 		if (!low && !high)
 			return 0;
 		cfg = alg_tmp(a, ((size_t)r + 1) * 24);
@@ -1648,7 +1648,7 @@ h_concat(Alg *a, uint32_t i)
 			cfg[3 * cd] = dim(a, l, cd);
 		else
 			cfg[3 * cd + 1] = dim(a, rr, cd);
-		return rep(a, i, mk_pad(a, shape_of(a, i), low ? rr : l,
+		return alg_rep(a, i, alg_mk_pad(a, shape_of(a, i), low ? rr : l,
 			op0(a, low ? l : rr), cfg));
 	}
 	o = op0(a, i);
@@ -1667,8 +1667,8 @@ h_concat(Alg *a, uint32_t i)
 				sd[m] = dim(a, o, q);
 				bd[m++] = q;
 			}
-		rs = mk_reshape(a, shp(a, ety(a, o), m, sd, shape_of(a, o)), o);
-		return rep(a, i, mk_bcast(a, shape_of(a, i), rs, bd, m));
+		rs = alg_mk_reshape(a, alg_shp(a, ety(a, o), m, sd, shape_of(a, o)), o);
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), rs, bd, m));
 	}
 }
 
@@ -1689,7 +1689,7 @@ sort_ints(int64_t *v, uint32_t n)
 }
 
 int
-h_reverse(Alg *a, uint32_t i)
+alg_h_reverse(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), nd, ni, k, j, m = 0, s, o;
 	int64_t *rd = ints(a, i, A_DIMENSIONS, &nd), *id, *sd;
@@ -1699,13 +1699,13 @@ h_reverse(Alg *a, uint32_t i)
 		if (rd[k] < 0 || rd[k] >= r || dim(a, i, rd[k]) != 1)
 			break;
 	if (k == nd)
-		return rep(a, i, x);
+		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_REVERSE)) {
 		id = ints(a, x, A_DIMENSIONS, &ni);
 		sort_ints(rd, nd);
 		sort_ints(id, ni);
-		set_ints(a, i, A_DIMENSIONS, rd, nd);
-		set_ints(a, x, A_DIMENSIONS, id, ni);
+		alg_set_ints(a, i, A_DIMENSIONS, rd, nd);
+		alg_set_ints(a, x, A_DIMENSIONS, id, ni);
 		sd = alg_tmp(a, (nd + ni + 1) * 8u);
 		for (k = 0, j = 0; k < nd || j < ni;) {
 			if (j == ni || (k < nd && rd[k] < id[j]))
@@ -1716,10 +1716,10 @@ h_reverse(Alg *a, uint32_t i)
 				k++, j++;
 		}
 		if (m == 0)
-			return rep(a, i, op0(a, x));
-		return rep(a, i, mk_reverse(a, op0(a, x), sd, m));
+			return alg_rep(a, i, op0(a, x));
+		return alg_rep(a, i, alg_mk_reverse(a, op0(a, x), sd, m));
 	}
-	bin = (hlo_opinfo[opc(a, x)].flags & F_ELEM) && nops(a, x) == 2 &&
+	bin = (hlo_opinfo[opc(a, x)].flags & OPF_ELEM) && nops(a, x) == 2 &&
 		!is_op(a, x, HOP_COMPARE) && !is_op(a, x, HOP_MAP) &&
 		!is_op(a, x, HOP_RNG);
 	if (bin) {
@@ -1728,14 +1728,14 @@ h_reverse(Alg *a, uint32_t i)
 		for (k = 0; k < 2; k++) {
 			s = k ? q : p;
 			o = k ? p : q;
-			if (is_op(a, s, HOP_BROADCAST) && is_scalar(a, op0(a, s))
-			    && (ints_attr(a, s, A_DIMENSIONS, &ni), ni == 0))
+			if (is_op(a, s, HOP_BROADCAST) && alg_is_scalar(a, op0(a, s))
+			    && (alg_ints_attr(a, s, A_DIMENSIONS, &ni), ni == 0))
 				break;
 		}
 		if (k == 2)
 			return 0;
-		o = mk_reverse(a, o, rd, nd);
-		return rep(a, i, mk_bin(a, opc(a, x), shape_of(a, x),
+		o = alg_mk_reverse(a, o, rd, nd);
+		return alg_rep(a, i, alg_mk_bin(a, opc(a, x), shape_of(a, x),
 			k ? o : s, k ? s : o));
 	}
 	if (is_op(a, x, HOP_RESHAPE)) {
@@ -1746,7 +1746,7 @@ h_reverse(Alg *a, uint32_t i)
 			return 0;
 		del = alg_tmp(a, ((size_t)r + rank(a, y) + 1) * 8);
 		ins = alg_tmp(a, ((size_t)r + rank(a, y) + 1) * 8);
-		if (!reshape_degenerate(a, y, x, del, &ndel, ins, &nins) ||
+		if (!alg_reshape_degenerate(a, y, x, del, &ndel, ins, &nins) ||
 		    ndel != 0)
 			return 0;
 		nrd = alg_tmp(a, (nd + 1) * 8u);
@@ -1759,8 +1759,8 @@ h_reverse(Alg *a, uint32_t i)
 				below += ins[j] < rd[k];
 			nrd[m++] = rd[k] - below;
 		}
-		o = mk_reverse(a, y, nrd, m);
-		return rep(a, i, mk_reshape(a, shape_of(a, x), o));
+		o = alg_mk_reverse(a, y, nrd, m);
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, x), o));
 	}
 	return 0;
 }
@@ -1782,18 +1782,18 @@ ds_same_size(Alg *a, uint32_t i, uint32_t x, int upd)
 	for (q = 0; q < rank(a, ref); q++) {
 		uint32_t ix = opnd(a, i, base + q);
 
-		if (is_const(a, ix) && is_all(a, ix, 0))
+		if (alg_is_const(a, ix) && alg_is_all(a, ix, 0))
 			continue;
 		if (dim(a, x, q) != dim(a, ref, q))
 			continue;
 		if (z == HLO_NONE)
-			z = scalar_like_i(a, opnd(a, i, base), 0);
+			z = alg_scalar_like_i(a, opnd(a, i, base), 0);
 		ops[base + q] = z;
 		any = 1;
 	}
 	if (!any)
 		return 0;
-	return rep(a, i, mk_clone(a, i, shape_of(a, i), n, ops));
+	return alg_rep(a, i, alg_mk_clone(a, i, shape_of(a, i), n, ops));
 }
 
 static int
@@ -1809,8 +1809,8 @@ ds_of_iota(Alg *a, uint32_t i, uint32_t x)
 	if (is_op(a, x, HOP_MUL)) {
 		uint32_t b = opnd(a, x, 1), nd;
 
-		if (is_op(a, b, HOP_BROADCAST) && (ints_attr(a, b, A_DIMENSIONS,
-		    &nd), nd == 0) && is_scalar(a, op0(a, b))) {
+		if (is_op(a, b, HOP_BROADCAST) && (alg_ints_attr(a, b, A_DIMENSIONS,
+		    &nd), nd == 0) && alg_is_scalar(a, op0(a, b))) {
 			mult = op0(a, b);
 			x = op0(a, x);
 		}
@@ -1822,19 +1822,19 @@ ds_of_iota(Alg *a, uint32_t i, uint32_t x)
 	if (it != TY_S32 && it != TY_U32)
 		return 0;
 	sz = dim(a, x, 0);
-	lo = scalar_like_i(a, ix, 0);
-	hi = scalar_like_i(a, ix, sz - 1);
-	cl = mk_tern(a, HOP_CLAMP, shape_of(a, ix), lo, ix, hi);
+	lo = alg_scalar_like_i(a, ix, 0);
+	hi = alg_scalar_like_i(a, ix, sz - 1);
+	cl = alg_mk_tern(a, HOP_CLAMP, shape_of(a, ix), lo, ix, hi);
 	res = cl;
 	if (it != et)
-		res = mk_convert(a, shp_type(a, shape_of(a, cl), et), cl);
+		res = alg_mk_convert(a, alg_shp_type(a, shape_of(a, cl), et), cl);
 	if (mult != HLO_NONE)
-		res = mk_bin(a, HOP_MUL, shape_of(a, res), res, mult);
-	return rep(a, i, mk_reshape(a, shape_of(a, i), res));
+		res = alg_mk_bin(a, HOP_MUL, shape_of(a, res), res, mult);
+	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), res));
 }
 
 int
-h_dynslice(Alg *a, uint32_t i)
+alg_h_dynslice(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n = nops(a, i), k, ns, nidx, *idx, *ni;
 	int r = rank(a, x), q;
@@ -1842,10 +1842,10 @@ h_dynslice(Alg *a, uint32_t i)
 
 	if (is_tuple(a, x) || n != 1u + r)
 		return 0;
-	if (is_scalar(a, i))
-		return rep(a, i, x);
-	if (same_shape(a, x, i))
-		return rep(a, i, x);
+	if (alg_is_scalar(a, i))
+		return alg_rep(a, i, x);
+	if (alg_same_shape(a, x, i))
+		return alg_rep(a, i, x);
 	if (ds_same_size(a, i, x, 0))
 		return 1;
 	sz = ints(a, i, A_DYN_SLICE_SIZES, &ns);
@@ -1869,10 +1869,10 @@ h_dynslice(Alg *a, uint32_t i)
 		if (nd) {
 			dd = alg_tmp(a, (nd + 1) * 8u);
 			memcpy(dd, s2, nd * 8u);
-			d = mk_dynslice(a, shp(a, ety(a, y), nd, dd,
+			d = alg_mk_dynslice(a, alg_shp(a, ety(a, y), nd, dd,
 				shape_of(a, y)), y, nd, ni, s2);
 		}
-		return rep(a, i, mk_bcast(a, shape_of(a, i), d, bd, nd));
+		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), d, bd, nd));
 	}
 	if (is_op(a, x, HOP_RESHAPE)) {
 		uint32_t y = op0(a, x), nd, nn, m;
@@ -1882,10 +1882,10 @@ h_dynslice(Alg *a, uint32_t i)
 		int64_t *u = alg_tmp(a, ((size_t)r + ry + 4) * 16), *s2;
 		uint32_t z;
 
-		if (!is_tuple(a, y) && reshape_degenerate(a, y, x, del, &nd,
+		if (!is_tuple(a, y) && alg_reshape_degenerate(a, y, x, del, &nd,
 		    ins, &nn)) {
-			m = unmodified_dims(dims(a, y), ry, dims(a, x), r, u);
-			z = scalar_like_i(a, idx[0], 0);
+			m = alg_unmodified_dims(dims(a, y), ry, dims(a, x), r, u);
+			z = alg_scalar_like_i(a, idx[0], 0);
 			ni = alg_tmp(a, ((size_t)ry + 1) * 4);
 			s2 = alg_tmp(a, ((size_t)ry + 1) * 8);
 			for (q = 0; q < ry; q++) {
@@ -1898,9 +1898,9 @@ h_dynslice(Alg *a, uint32_t i)
 				ni[u[2 * k]] = idx[u[2 * k + 1]];
 				s2[u[2 * k]] = sz[u[2 * k + 1]];
 			}
-			k = mk_dynslice(a, shp(a, ety(a, i), ry, s2, HLO_NONE), y,
+			k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), ry, s2, HLO_NONE), y,
 				ry, ni, s2);
-			return rep(a, i, mk_reshape(a, shape_of(a, i), k));
+			return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), k));
 		}
 	}
 	if (is_op(a, x, HOP_TRANSPOSE)) {
@@ -1919,27 +1919,27 @@ h_dynslice(Alg *a, uint32_t i)
 			s2[q] = sz[inv[q]];
 			sd[q] = dim(a, i, inv[q]);
 		}
-		k = mk_dynslice(a, shp(a, ety(a, i), r, sd, shape_of(a, i)),
+		k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), r, sd, shape_of(a, i)),
 			op0(a, x), r, ni, s2);
-		return rep(a, i, mk_transpose(a, shape_of(a, i), k, p));
+		return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), k, p));
 	}
 	/* constant offsets: a slice */
 	if (!is_op(a, x, HOP_CONSTANT)) {
 		for (k = 0; k < nidx; k++)
 			if (!is_op(a, idx[k], HOP_CONSTANT) ||
-			    !t_int(ety(a, idx[k])))
+			    !alg_t_int(ety(a, idx[k])))
 				break;
 		if (k == nidx) {
 			st = alg_tmp(a, ((size_t)r + 1) * 8);
 			li = alg_tmp(a, ((size_t)r + 1) * 8);
 			for (q = 0; q < r; q++) {
-				if (!const_int(a, idx[q], &off) || off < 0)
+				if (!alg_const_int(a, idx[q], &off) || off < 0)
 					return 0;
 				mx = dim(a, x, q) - dim(a, i, q);
 				st[q] = off < mx ? off : mx;
 				li[q] = st[q] + dim(a, i, q);
 			}
-			return rep(a, i, mk_slice(a, shape_of(a, i), x, st, li,
+			return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), x, st, li,
 				NULL));
 		}
 	}
@@ -1949,20 +1949,20 @@ h_dynslice(Alg *a, uint32_t i)
 	if (is_op(a, x, HOP_DYNSLICE) && nops(a, x) == n) {
 		uint32_t y = op0(a, x), in, c, lo, hi;
 
-		set_opnd(a, i, 0, y);
+		alg_set_opnd(a, i, 0, y);
 		for (k = 1; k < n; k++) {
 			uint32_t id = opnd(a, i, k);
 
 			in = opnd(a, x, k);
-			lo = scalar_like_i(a, in, 0);
-			hi = scalar_like_i(a, in, dim(a, y, k - 1) - sz[k - 1]);
-			c = mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
+			lo = alg_scalar_like_i(a, in, 0);
+			hi = alg_scalar_like_i(a, in, dim(a, y, k - 1) - sz[k - 1]);
+			c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
 			if (ety(a, c) != ety(a, id))
-				c = mk_convert(a, shape_of(a, id), c);
-			c = mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
-			set_opnd(a, i, k, c);
+				c = alg_mk_convert(a, shape_of(a, id), c);
+			c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
+			alg_set_opnd(a, i, k, c);
 		}
-		mark_changed(a);
+		alg_mark_changed(a);
 		return 1;
 	}
 	return 0;
@@ -1992,12 +1992,12 @@ dus_to_pad(Alg *a, uint32_t i, uint32_t up, uint32_t u)
 	int r = rank(a, up), q;
 	int64_t *cfg, st, bw, uw;
 
-	if (!is_scalar(a, pv))
+	if (!alg_is_scalar(a, pv))
 		return 0;
 	if (nops(a, i) < 3)
 		return 0;
 	ix = opnd(a, i, 2);
-	if (!is_scalar(a, ix)) {
+	if (!alg_is_scalar(a, ix)) {
 		if (!is_op(a, ix, HOP_TUPLE) && !is_op(a, ix, HOP_CONCAT))
 			return 0;
 		src = ix;
@@ -2010,8 +2010,8 @@ dus_to_pad(Alg *a, uint32_t i, uint32_t up, uint32_t u)
 		if (off + q >= nops(a, src))
 			return 0;
 		ix = opnd(a, src, off + q);
-		if (!is_const(a, ix) || !is_scalar(a, ix) ||
-		    !const_int(a, ix, &st))
+		if (!alg_is_const(a, ix) || !alg_is_scalar(a, ix) ||
+		    !alg_const_int(a, ix, &st))
 			return 0;
 		uw = dim(a, u, q);
 		bw = dim(a, up, q);
@@ -2023,11 +2023,11 @@ dus_to_pad(Alg *a, uint32_t i, uint32_t up, uint32_t u)
 		cfg[3 * q + 1] = bw - (st + uw);
 		cfg[3 * q + 2] = 0;
 	}
-	return rep(a, i, mk_pad(a, shape_of(a, up), u, pv, cfg));
+	return alg_rep(a, i, alg_mk_pad(a, shape_of(a, up), u, pv, cfg));
 }
 
 int
-h_dus(Alg *a, uint32_t i)
+alg_h_dus(Alg *a, uint32_t i)
 {
 	uint32_t up = op0(a, i), u, n = nops(a, i), k;
 
@@ -2037,12 +2037,12 @@ h_dus(Alg *a, uint32_t i)
 	if (a->o->dus_to_pad && is_op(a, up, HOP_BROADCAST) &&
 	    dus_to_pad(a, i, up, u))
 		return 1;
-	if (same_shape(a, i, u))
-		return rep(a, i, u);
+	if (alg_same_shape(a, i, u))
+		return alg_rep(a, i, u);
 	if (ds_same_size(a, i, up, 1))
 		return 1;
-	if (is_zero_elems(a, u))
-		return rep(a, i, up);
+	if (alg_is_zero_elems(a, u))
+		return alg_rep(a, i, up);
 	/* dus(a, dus(ds(a, id), c, inner), id) => dus(a, c, id + inner) */
 	if (is_op(a, u, HOP_DYNUPDSLICE) && nops(a, u) == n &&
 	    is_op(a, op0(a, u), HOP_DYNSLICE)) {
@@ -2053,32 +2053,32 @@ h_dus(Alg *a, uint32_t i)
 		for (k = 2; k < n; k++)
 			if (opnd(a, i, k) != opnd(a, d, k - 1))
 				return 0;
-		set_opnd(a, i, 1, opnd(a, u, 1));
+		alg_set_opnd(a, i, 1, opnd(a, u, 1));
 		for (k = 2; k < n; k++) {
 			id = opnd(a, i, k);
 			in = opnd(a, u, k);
-			lo = scalar_like_i(a, in, 0);
-			hi = scalar_like_i(a, in, dim(a, u, k - 2) -
+			lo = alg_scalar_like_i(a, in, 0);
+			hi = alg_scalar_like_i(a, in, dim(a, u, k - 2) -
 				dim(a, opnd(a, u, 1), k - 2));
-			c = mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
+			c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
 			if (ety(a, c) != ety(a, id))
-				c = mk_convert(a, shape_of(a, id), c);
-			c = mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
-			set_opnd(a, i, k, c);
+				c = alg_mk_convert(a, shape_of(a, id), c);
+			c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
+			alg_set_opnd(a, i, k, c);
 		}
-		mark_changed(a);
+		alg_mark_changed(a);
 		return 1;
 	}
 	return 0;
 }
 
 int
-h_gte(Alg *a, uint32_t i)
+alg_h_gte(Alg *a, uint32_t i)
 {
 	uint32_t t = op0(a, i);
-	int64_t k = int_attr(a, i, A_INDEX, -1);
+	int64_t k = alg_int_attr(a, i, A_INDEX, -1);
 
 	if (!is_op(a, t, HOP_TUPLE) || k < 0 || (uint64_t)k >= nops(a, t))
 		return 0;
-	return rep_compat(a, i, opnd(a, t, k));
+	return alg_rep_compat(a, i, opnd(a, t, k));
 }

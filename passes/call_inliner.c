@@ -188,7 +188,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 			const HloInstr *in =
 				&m->comps[cg.site[i].comp].ins[cg.site[i].instr];
 
-			if (hlo_opinfo[in->op].flags & F_ASYNC)
+			if (hlo_opinfo[in->op].flags & OPF_ASYNC)
 				async[c] = 1;
 		}
 	}

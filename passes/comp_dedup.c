@@ -142,7 +142,7 @@ collective_callees(const HloModule *m, PassCtx *ctx)
 			const HloInstr *in = &m->comps[c].ins[i];
 
 			if ((in->flags & HI_DEAD) ||
-			    !(hlo_opinfo[in->op].flags & F_COLL))
+			    !(hlo_opinfo[in->op].flags & OPF_COLL))
 				continue;
 			for (k = 0; k < in->ncalled; k++)
 				if ((d = m->ids[in->called + k]) < m->ncomps)

@@ -288,7 +288,7 @@ cheap(const HloInstr *in)
 	case HOP_SLICE: case HOP_TUPLE: case HOP_CONSTANT:
 		return 1;
 	}
-	return (hlo_opinfo[in->op].flags & F_ELEM) != 0;
+	return (hlo_opinfo[in->op].flags & OPF_ELEM) != 0;
 }
 
 static int
@@ -457,7 +457,7 @@ channel_comps(const HloModule *m, PassCtx *ctx)
 
 				if (in->flags & HI_DEAD)
 					continue;
-				if ((hlo_opinfo[op].flags & F_COLL) ||
+				if ((hlo_opinfo[op].flags & OPF_COLL) ||
 				    op == HOP_SEND || op == HOP_RECV ||
 				    op == HOP_SENDDONE || op == HOP_RECVDONE)
 					ch[c] = again = 1;

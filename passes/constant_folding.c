@@ -62,7 +62,7 @@ not_evaluable(int op)
 	case HOP_OPTBARRIER: case HOP_ADDDEP:
 		return 1;
 	}
-	return (hlo_opinfo[op].flags & (F_COLL | F_ASYNC)) != 0;
+	return (hlo_opinfo[op].flags & (OPF_COLL | OPF_ASYNC)) != 0;
 }
 
 static int foldable_comp(Cf *s, uint32_t c, int depth);

@@ -98,7 +98,7 @@ hashinstr(Cse *s, uint32_t i)
 	uint32_t h = mix(0x12345, in->op), k, a0, a1;
 
 	h = hashshape(m, in->shape, h);
-	if ((hlo_opinfo[in->op].flags & F_COMM) && in->nops == 2) {
+	if ((hlo_opinfo[in->op].flags & OPF_COMM) && in->nops == 2) {
 		a0 = hashop(s, m->ids[in->ops]);
 		a1 = hashop(s, m->ids[in->ops + 1]);
 		h = mix(h, a0 < a1 ? a0 : a1);
@@ -179,7 +179,7 @@ same(Cse *s, uint32_t i, uint32_t j)
 		return 0;
 	p = m->ids + a->ops;
 	q = m->ids + b->ops;
-	if ((hlo_opinfo[a->op].flags & F_COMM) && a->nops == 2) {
+	if ((hlo_opinfo[a->op].flags & OPF_COMM) && a->nops == 2) {
 		if (!(eqop(s, p[0], q[0]) && eqop(s, p[1], q[1])) &&
 		    !(eqop(s, p[0], q[1]) && eqop(s, p[1], q[0])))
 			return 0;

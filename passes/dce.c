@@ -64,7 +64,7 @@ while_dce_disabled(const HloModule *m, const HloInstr *in)
 static int
 is_collective(const HloModule *m, const HloInstr *in)
 {
-	return (hlo_opinfo[in->op].flags & F_COLL) &&
+	return (hlo_opinfo[in->op].flags & OPF_COLL) &&
 		!hlo_attr_int(m, in, A_CONSTRAIN_LAYOUT, 0);
 }
 
@@ -116,7 +116,7 @@ pinned(const HloModule *m, uint32_t c, uint32_t i, const uint8_t *ctl,
 	    removable_while(m, in, fx)))
 		return 0;
 	if ((pass_is_custom_call(m, in, "tpu_custom_call") ||
-	    (hlo_opinfo[in->op].flags & F_ASYNC)) &&
+	    (hlo_opinfo[in->op].flags & OPF_ASYNC)) &&
 	    fa_is(m, in, "xla_allow_dce_side_effecting_op", "true"))
 		return 0;
 	return 1;

@@ -198,7 +198,7 @@ candidate(PassEdit *ed, uint32_t i)
 {
 	uint32_t r, k, o;
 
-	if (!(hlo_opinfo[ins(ed, i)->op].flags & F_ELEM) ||
+	if (!(hlo_opinfo[ins(ed, i)->op].flags & OPF_ELEM) ||
 	    hlo_sh(ed->m, ins(ed, i)->shape)->type == TY_TUPLE)
 		return 0;
 	r = first_nontrivial(ed, i);

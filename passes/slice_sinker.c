@@ -204,7 +204,7 @@ pass_slice_sinker(HloModule *m, PassCtx *ctx)
 			x = order[i];
 			in = &m->comps[c].ins[x];
 			if ((in->flags & HI_DEAD) || !in->nops ||
-			    !(hlo_opinfo[in->op].flags & F_ELEM) ||
+			    !(hlo_opinfo[in->op].flags & OPF_ELEM) ||
 			    ed.nuse[x] == 0 || pass_res(&ed, x) != x ||
 			    !on_similar_slices(&ed, x) || !find_group(&sk, x))
 				continue;

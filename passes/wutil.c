@@ -647,7 +647,7 @@ scalar_op(const HloModule *m, const HloInstr *in, int depth)
 {
 	uint32_t k, i;
 
-	if (depth > 32 || (hlo_opinfo[in->op].flags & F_COLL))
+	if (depth > 32 || (hlo_opinfo[in->op].flags & OPF_COLL))
 		return 0;
 	switch (in->op) {
 	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
@@ -854,7 +854,7 @@ const_eval(const HloModule *m, uint32_t c, uint32_t x, WuVal *v, int depth)
 			return -1;
 		return const_eval(m, c, opnd(m, c, x, 0), v, depth + 1);
 	}
-	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	if (!(hlo_opinfo[in->op].flags & OPF_ELEM) || in->nops > 3 ||
 	    in->ncalled)
 		return -1;
 	for (k = 0; k < in->nops; k++)
@@ -938,7 +938,7 @@ eval_with(const HloModule *m, uint32_t c, uint32_t x, uint32_t iv,
 	WuVal o[3];
 	uint32_t k, d;
 
-	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	if (!(hlo_opinfo[in->op].flags & OPF_ELEM) || in->nops > 3 ||
 	    in->ncalled || wu_elems(m, in->shape) != 1)
 		return -1;
 	for (k = 0; k < in->nops; k++) {
@@ -1017,7 +1017,7 @@ eval_tree(const HloModule *m, uint32_t c, uint32_t x, uint32_t g,
 	    in->op == HOP_BROADCAST)
 		return in->nops ? eval_tree(m, c, opnd(m, c, x, 0), g, v, r,
 			depth + 1) : -1;
-	if (!(hlo_opinfo[in->op].flags & F_ELEM) || in->nops > 3 ||
+	if (!(hlo_opinfo[in->op].flags & OPF_ELEM) || in->nops > 3 ||
 	    in->ncalled)
 		return -1;
 	for (k = 0; k < in->nops; k++)

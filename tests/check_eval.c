@@ -81,7 +81,7 @@ evalk(const char *text, const double *const *in, int k, double *out,
 		args[p] = hlo_val_array(&ev, hlo_ins(m, m->entry, i)->shape);
 		for (j = 0; j < args[p]->n; j++) {
 			double_lane(args[p]->type, in[p][j], &l);
-			lane_store(args[p]->type, &l, 1, args[p]->data +
+			ev_lane_store(args[p]->type, &l, 1, args[p]->data +
 				j * ev_esz(args[p]->type));
 		}
 	}
@@ -94,7 +94,7 @@ evalk(const char *text, const double *const *in, int k, double *out,
 	ck_assert(o != NULL);
 	n = o->n;
 	for (j = 0; j < n && j < max; j++) {
-		lane_load(o->type, o->data + j * ev_esz(o->type), 1, &l);
+		ev_lane_load(o->type, o->data + j * ev_esz(o->type), 1, &l);
 		out[j] = lane_double(o->type, &l);
 	}
 done:
@@ -1370,14 +1370,14 @@ mutate_at(HloModule *m, uint32_t c, uint32_t i, int kind)
 			return 0;
 		buf = xmalloc(nb + 1);
 		memcpy(buf, lit, nb);
-		lane_load(sh->type, buf, 1, &l);
+		ev_lane_load(sh->type, buf, 1, &l);
 		if (cl == C_FLOAT)
 			l.f = l.f * 2 + 1;
 		else if (cl == C_PRED)
 			l.u = !l.u;
 		else
 			l.u += 1;
-		lane_store(sh->type, &l, 1, buf);
+		ev_lane_store(sh->type, &l, 1, buf);
 		a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, buf, nb);
 		hlo_attr_set(m, c, i, &a);
 		free(buf);

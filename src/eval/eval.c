@@ -454,7 +454,7 @@ ev_zero(HloEval *ev, uint32_t shape)
 static int
 reads_splat(const HloModule *m, const HloInstr *u)
 {
-	if (!(hlo_opinfo[u->op].flags & F_ELEM))
+	if (!(hlo_opinfo[u->op].flags & OPF_ELEM))
 		return 0;
 	switch (u->op) {
 	case HOP_MAP: case HOP_COPY: case HOP_BITCASTCVT:
@@ -735,7 +735,7 @@ is_opaque(int op)
 	case HOP_COLLPERMUTEDONE: case HOP_RAGGEDALLTOALL:
 		return 1;
 	}
-	return (hlo_opinfo[op].flags & F_COLL) != 0;
+	return (hlo_opinfo[op].flags & OPF_COLL) != 0;
 }
 
 static int
@@ -757,7 +757,7 @@ instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	case HOP_MAP:
 		break;
 	default:
-		if (hlo_opinfo[op].flags & F_ELEM)
+		if (hlo_opinfo[op].flags & OPF_ELEM)
 			return ev_elementwise(ev, c, i, ops, out);
 	}
 	if (is_opaque(op))

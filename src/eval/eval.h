@@ -193,13 +193,13 @@ int ev_call_donate(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 int ev_budget(HloEval *ev, double flops);	/* -1 over EV_MAX_FLOPS */
 
 /* eval_elem.c */
-void lane_load(int type, const void *src, int64_t n, Lane *dst);
-void lane_store(int type, const Lane *src, int64_t n, void *dst);
-void lane_round(int type, Lane *v, int64_t n);
-int ew_check(const EwOp *o);
-void ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a,
+void ev_lane_load(int type, const void *src, int64_t n, Lane *dst);
+void ev_lane_store(int type, const Lane *src, int64_t n, void *dst);
+void ev_lane_round(int type, Lane *v, int64_t n);
+int ev_ew_check(const EwOp *o);
+void ev_ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a,
 	const Lane *b, const Lane *c);
-int ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o);
+int ev_ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o);
 int ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 int ev_bitcast_convert(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
@@ -210,8 +210,8 @@ void ev_to_double(int type, const void *src, int64_t n, double *dst);
 void ev_to_float(int type, const void *src, int64_t n, float *dst);
 void ev_from_double(int type, const double *src, int64_t n, void *dst);
 void ev_from_float(int type, const float *src, int64_t n, void *dst);
-double nf_decode(int type, uint32_t bits);
-uint32_t nf_encode(int type, double x);
+double ev_nf_decode(int type, uint32_t bits);
+uint32_t ev_nf_encode(int type, double x);
 
 /* eval_data.c */
 void ev_copy_nd(unsigned char *dst, const int64_t *dstr,

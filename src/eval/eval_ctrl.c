@@ -88,7 +88,7 @@ compile_instr(const HloModule *m, uint32_t c, uint32_t i, EvProg *p)
 		    hlo_type_bytes(hlo_sh(m, in->shape)->type))
 			return -1;
 		p->creg[p->nconst] = i;
-		lane_load(hlo_sh(m, in->shape)->type, lit, 1,
+		ev_lane_load(hlo_sh(m, in->shape)->type, lit, 1,
 			&p->cval[p->nconst]);
 		p->nconst++;
 		return 0;
@@ -110,8 +110,8 @@ compile_instr(const HloModule *m, uint32_t c, uint32_t i, EvProg *p)
 	case HOP_MAP: case HOP_RNG:
 		return -1;
 	default:
-		if (!(hlo_opinfo[in->op].flags & F_ELEM) ||
-		    ew_bind(m, c, i, &s->o) < 0)
+		if (!(hlo_opinfo[in->op].flags & OPF_ELEM) ||
+		    ev_ew_bind(m, c, i, &s->o) < 0)
 			return -1;
 		s->kind = S_EW;
 	}
@@ -190,17 +190,17 @@ prog_run(const EvProg *p, Lane *R, int64_t w)
 		s = &p->steps[k];
 		switch (s->kind) {
 		case S_EW:
-			ew_run(&s->o, w, R + s->dst * W, R + s->a * W,
+			ev_ew_run(&s->o, w, R + s->dst * W, R + s->a * W,
 				R + s->b * W, R + s->c * W);
-			lane_round(s->o.type, R + s->dst * W, w);
+			ev_lane_round(s->o.type, R + s->dst * W, w);
 			break;
 		case S_COPY:
 			memcpy(R + s->dst * W, R + s->a * W, w * sizeof *R);
 			break;
 		case S_BITCAST:
 			for (l = 0; l < w; l++) {
-				lane_store(s->o.t0, R + s->a * W + l, 1, buf);
-				lane_load(s->o.type, buf, 1,
+				ev_lane_store(s->o.t0, R + s->a * W + l, 1, buf);
+				ev_lane_load(s->o.type, buf, 1,
 					R + s->dst * W + l);
 			}
 			break;
@@ -327,7 +327,7 @@ app_run(App *a, int64_t w)
 					hlo_val_unref(ev, args[k]);
 				return -1;
 			}
-			lane_store(a->ptype[k], a->pb + k * W + l, 1,
+			ev_lane_store(a->ptype[k], a->pb + k * W + l, 1,
 				args[k]->data);
 		}
 		rc = hlo_eval_comp(ev, a->comp, args, a->np, &r);
@@ -337,7 +337,7 @@ app_run(App *a, int64_t w)
 			return -1;
 		for (k = 0; k < a->no; k++) {
 			e = r->type == TY_TUPLE ? r->elems[k] : r;
-			lane_load(a->otype[k], e->data, 1, a->ob + k * W + l);
+			ev_lane_load(a->otype[k], e->data, 1, a->ob + k * W + l);
 		}
 		hlo_val_unref(ev, r);
 	}
@@ -395,7 +395,7 @@ fround(int type, double x)
 		return (float)x;
 	}
 	l.f = x;
-	lane_round(type, &l, 1);
+	ev_lane_round(type, &l, 1);
 	return l.f;
 }
 
@@ -449,7 +449,7 @@ fold1(int op, int type, Lane *acc, const Lane *x)
 			*acc = *x;
 		break;
 	}
-	lane_round(type, acc, 1);
+	ev_lane_round(type, acc, 1);
 }
 
 static void
@@ -615,14 +615,14 @@ map(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	for (o = 0; o < v->n; o += w) {
 		w = v->n - o < W ? v->n - o : W;
 		for (k = 0; k < in->nops; k++)
-			lane_load(a.ptype[k], ops[k]->data + o *
+			ev_lane_load(a.ptype[k], ops[k]->data + o *
 				ev_esz(ops[k]->type), w, app_param(&a, k));
 		if (app_run(&a, w) < 0) {
 			app_fini(&a);
 			hlo_val_unref(ev, v);
 			return -1;
 		}
-		lane_store(v->type, app_out(&a, 0), w, v->data + o *
+		ev_lane_store(v->type, app_out(&a, 0), w, v->data + o *
 			ev_esz(v->type));
 	}
 	app_fini(&a);
@@ -708,7 +708,7 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 		} else {
 			for (k = 0; k < n; k += w) {
 				w = n - k < W ? n - k : W;
-				lane_load(type, x->data + (row * n + k) * esz,
+				ev_lane_load(type, x->data + (row * n + k) * esz,
 					w, buf);
 				for (j = 0; j < w; j++)
 					fold1(op, type, &acc[base + (vec ?
@@ -724,7 +724,7 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 	if (f32add)
 		memcpy(v->data, facc, g->O * 4);
 	else
-		lane_store(type, acc, g->O, v->data);
+		ev_lane_store(type, acc, g->O, v->data);
 	free(acc);
 	free(facc);
 	(void)ev;
@@ -794,7 +794,7 @@ general_reduce(HloEval *ev, const RedGeo *g, App *a, uint32_t n,
 		for (j = 0; j < n; j++) {
 			int64_t l;
 
-			lane_load(a->ptype[j], inits[j]->data, 1, &acc[j * W]);
+			ev_lane_load(a->ptype[j], inits[j]->data, 1, &acc[j * W]);
 			for (l = 1; l < w; l++)
 				acc[j * W + l] = acc[j * W];
 		}
@@ -802,7 +802,7 @@ general_reduce(HloEval *ev, const RedGeo *g, App *a, uint32_t n,
 			for (j = 0; j < n; j++) {
 				memcpy(app_param(a, j), acc + j * W,
 					w * sizeof *acc);
-				lane_load(a->ptype[n + j], t[j] +
+				ev_lane_load(a->ptype[n + j], t[j] +
 					(r * g->O + o) * ev_esz(xs[j]->type),
 					w, app_param(a, n + j));
 			}
@@ -813,7 +813,7 @@ general_reduce(HloEval *ev, const RedGeo *g, App *a, uint32_t n,
 					w * sizeof *acc);
 		}
 		for (j = 0; j < n; j++)
-			lane_store(vs[j]->type, acc + j * W, w, vs[j]->data +
+			ev_lane_store(vs[j]->type, acc + j * W, w, vs[j]->data +
 				o * ev_esz(vs[j]->type));
 	}
 	rc = 0;
@@ -881,7 +881,7 @@ reduce(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	}
 	op = n == 1 ? binop(&a, &type) : -1;
 	if (op >= 0 && type == ops[0]->type) {
-		lane_load(type, ops[1]->data, 1, &init);
+		ev_lane_load(type, ops[1]->data, 1, &init);
 		fast_reduce(ev, &g, op, type, ops[0], &init, vs[0]);
 		rc = 0;
 	} else {
@@ -1017,7 +1017,7 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	for (o = 0; o < vs[0]->n; o += w) {
 		w = vs[0]->n - o < W ? vs[0]->n - o : W;
 		for (j = 0; j < n; j++) {
-			lane_load(a.ptype[j], ops[n + j]->data, 1, &acc[j * W]);
+			ev_lane_load(a.ptype[j], ops[n + j]->data, 1, &acc[j * W]);
 			for (l = 1; l < w; l++)
 				acc[j * W + l] = acc[j * W];
 		}
@@ -1035,7 +1035,7 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			for (j = 0; j < n; j++)
 				for (l = 0; l < w; l++)
 					if (off[l] >= 0)
-						lane_load(ops[j]->type,
+						ev_lane_load(ops[j]->type,
 							ops[j]->data + off[l] *
 							ev_esz(ops[j]->type), 1,
 							&xv[j * W + l]);
@@ -1061,7 +1061,7 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 							app_out(&a, j)[l];
 		}
 		for (j = 0; j < n; j++)
-			lane_store(vs[j]->type, acc + j * W, w, vs[j]->data +
+			ev_lane_store(vs[j]->type, acc + j * W, w, vs[j]->data +
 				o * ev_esz(vs[j]->type));
 	}
 	rc = 0;
@@ -1123,7 +1123,7 @@ selectscatter(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 			p = winpos(&g, oidx, kidx);
 			if (p < 0)
 				continue;
-			lane_load(x->type, x->data + p * esz, 1, &cv);
+			ev_lane_load(x->type, x->data + p * esz, 1, &cv);
 			if (best >= 0) {
 				app_param(&as, 0)[0] = bv;
 				app_param(&as, 1)[0] = cv;
@@ -1137,8 +1137,8 @@ selectscatter(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 		}
 		if (best < 0)
 			continue;
-		lane_load(src->type, src->data + o * ev_esz(src->type), 1, &sv);
-		lane_load(v->type, v->data + best * esz, 1, &cv);
+		ev_lane_load(src->type, src->data + o * ev_esz(src->type), 1, &sv);
+		ev_lane_load(v->type, v->data + best * esz, 1, &cv);
 		if (op >= 0) {
 			fold1(op, type, &cv, &sv);
 		} else {
@@ -1148,7 +1148,7 @@ selectscatter(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 				goto done;
 			cv = app_out(&ac, 0)[0];
 		}
-		lane_store(v->type, &cv, 1, v->data + best * esz);
+		ev_lane_store(v->type, &cv, 1, v->data + best * esz);
 	}
 	rc = 0;
 done:
@@ -1348,16 +1348,16 @@ scatter_apply(HloEval *ev, const ScatGeo *g, App *a, uint32_t n,
 			Lane *pa = app_param(a, j), *pb = app_param(a, n + j);
 
 			for (l = 0; l < w; l++) {
-				lane_load(vs[j]->type, vs[j]->data + oo[l] * vz,
+				ev_lane_load(vs[j]->type, vs[j]->data + oo[l] * vz,
 					1, &pa[l]);
-				lane_load(us[j]->type, us[j]->data + uo[l] * uz,
+				ev_lane_load(us[j]->type, us[j]->data + uo[l] * uz,
 					1, &pb[l]);
 			}
 			if (op >= 0) {
 				for (l = 0; l < w; l++)
 					fold1(op, type, &pa[l], &pb[l]);
 				for (l = 0; l < w; l++)
-					lane_store(vs[j]->type, &pa[l], 1,
+					ev_lane_store(vs[j]->type, &pa[l], 1,
 						vs[j]->data + oo[l] * vz);
 			}
 		}
@@ -1367,7 +1367,7 @@ scatter_apply(HloEval *ev, const ScatGeo *g, App *a, uint32_t n,
 			return -1;
 		for (j = 0; j < n; j++)
 			for (l = 0; l < w; l++)
-				lane_store(vs[j]->type, app_out(a, j) + l, 1,
+				ev_lane_store(vs[j]->type, app_out(a, j) + l, 1,
 					vs[j]->data + oo[l] *
 					ev_esz(vs[j]->type));
 	}
@@ -1478,7 +1478,7 @@ less(SortCtx *s, int64_t x, int64_t y)
 	uint32_t k;
 
 	if (s->keys) {
-		ew_run(&s->cmp, 1, &r, &s->keys[x], &s->keys[y], NULL);
+		ev_ew_run(&s->cmp, 1, &r, &s->keys[x], &s->keys[y], NULL);
 		return r.u != 0;
 	}
 	if (s->err)
@@ -1568,7 +1568,7 @@ sort_keys(HloEval *ev, App *a, uint32_t n, HloVal **ops, EwOp *cmp)
 		w = ops[0]->n - o < W ? ops[0]->n - o : W;
 		for (k = 1; k < 2 * n; k++)
 			memset(app_param(a, k), 0, w * sizeof(Lane));
-		lane_load(a->ptype[0], ops[0]->data + o *
+		ev_lane_load(a->ptype[0], ops[0]->data + o *
 			ev_esz(ops[0]->type), w, app_param(a, 0));
 		memcpy(app_param(a, 1), app_param(a, 0), w * sizeof(Lane));
 		prog_run(p, a->R, w);
@@ -1651,7 +1651,7 @@ sortop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 					rowkeys[e] = keys[base + e * inner];
 				else
 					for (j = 0; j < n; j++)
-						lane_load(ops[j]->type,
+						ev_lane_load(ops[j]->type,
 							ops[j]->data + (base +
 							e * inner) *
 							ev_esz(ops[j]->type), 1,
@@ -1733,7 +1733,7 @@ topk(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	tmp = xcalloc(len + 1, sizeof *tmp);
 	z = ev_esz(x->type);
 	for (r = 0; r < rows; r++) {
-		lane_load(x->type, x->data + r * len * z, len, keys);
+		ev_lane_load(x->type, x->data + r * len * z, len, keys);
 		for (e = 0; e < len; e++)
 			idx[e] = e;
 		s.keys = keys;
@@ -1742,7 +1742,7 @@ topk(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			memcpy(vs[0]->data + (r * k + e) * z,
 				x->data + (r * len + idx[e]) * z, z);
 			l.s = idx[e];
-			lane_store(vs[1]->type, &l, 1, vs[1]->data +
+			ev_lane_store(vs[1]->type, &l, 1, vs[1]->data +
 				(r * k + e) * ev_esz(vs[1]->type));
 		}
 	}

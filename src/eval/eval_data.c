@@ -490,7 +490,7 @@ iota(HloEval *ev, uint32_t c, uint32_t i, HloVal **out)
 			else
 				l[j].s = x;
 		}
-		lane_store(v->type, l, w, v->data + k * go.esz);
+		ev_lane_store(v->type, l, w, v->data + k * go.esz);
 	}
 	*out = v;
 	return 0;
@@ -629,7 +629,7 @@ getdimsize(HloEval *ev, uint32_t c, uint32_t i, HloVal *a, HloVal **out)
 	if (v->n != 1 || hlo_typeinfo[v->type].cls == C_FLOAT)
 		return bad(ev, c, i, v, "result is not an integer scalar");
 	l.s = gi.dims[dim];
-	lane_store(v->type, &l, 1, v->data);
+	ev_lane_store(v->type, &l, 1, v->data);
 	*out = v;
 	return 0;
 }

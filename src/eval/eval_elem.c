@@ -20,13 +20,13 @@
 /* narrow floats: hlo/float.c */
 
 double
-nf_decode(int type, uint32_t bits)
+ev_nf_decode(int type, uint32_t bits)
 {
 	return hlo_float_decode(type, bits);
 }
 
 uint32_t
-nf_encode(int type, double x)
+ev_nf_encode(int type, double x)
 {
 	return (uint32_t)hlo_float_encode(type, x);
 }
@@ -150,7 +150,7 @@ wrle(unsigned char *p, uint64_t v, int n)
 }
 
 void
-lane_load(int type, const void *src, int64_t n, Lane *dst)
+ev_lane_load(int type, const void *src, int64_t n, Lane *dst)
 {
 	const unsigned char *p = src;
 	int64_t k;
@@ -207,7 +207,7 @@ lane_load(int type, const void *src, int64_t n, Lane *dst)
 	switch (cls(type)) {
 	case C_FLOAT:
 		for (k = 0; k < n; k++)
-			dst[k].f = nf_decode(type, p[k]);
+			dst[k].f = ev_nf_decode(type, p[k]);
 		return;
 	case C_SINT:
 		for (k = 0; k < n; k++)
@@ -222,7 +222,7 @@ lane_load(int type, const void *src, int64_t n, Lane *dst)
 }
 
 void
-lane_store(int type, const Lane *src, int64_t n, void *dst)
+ev_lane_store(int type, const Lane *src, int64_t n, void *dst)
 {
 	unsigned char *p = dst;
 	int64_t k;
@@ -275,7 +275,7 @@ lane_store(int type, const Lane *src, int64_t n, void *dst)
 	switch (cls(type)) {
 	case C_FLOAT:
 		for (k = 0; k < n; k++)
-			p[k] = nf_encode(type, (float)src[k].f);
+			p[k] = ev_nf_encode(type, (float)src[k].f);
 		return;
 	case C_SINT:
 		for (k = 0; k < n; k++)
@@ -290,7 +290,7 @@ lane_store(int type, const Lane *src, int64_t n, void *dst)
 
 /* rounds lanes to what the type can hold, as storing and loading would */
 void
-lane_round(int type, Lane *v, int64_t n)
+ev_lane_round(int type, Lane *v, int64_t n)
 {
 	int64_t k;
 	int b = bits(type);
@@ -324,8 +324,8 @@ lane_round(int type, Lane *v, int64_t n)
 	switch (cls(type)) {
 	case C_FLOAT:
 		for (k = 0; k < n; k++)
-			v[k].f = nf_decode(type,
-				nf_encode(type, (float)v[k].f));
+			v[k].f = ev_nf_decode(type,
+				ev_nf_encode(type, (float)v[k].f));
 		return;
 	case C_SINT:
 		for (k = 0; k < n; k++)
@@ -343,7 +343,7 @@ ev_get_f(int type, const void *p)
 {
 	Lane l;
 
-	lane_load(type, p, 1, &l);
+	ev_lane_load(type, p, 1, &l);
 	switch (cls(type)) {
 	case C_FLOAT: return l.f;
 	case C_SINT: return (double)l.s;
@@ -357,7 +357,7 @@ ev_get_i(int type, const void *p)
 {
 	Lane l;
 
-	lane_load(type, p, 1, &l);
+	ev_lane_load(type, p, 1, &l);
 	switch (cls(type)) {
 	case C_FLOAT:
 		if (isnan(l.f))
@@ -391,7 +391,7 @@ ev_to_double(int type, const void *src, int64_t n, double *dst)
 	}
 	for (k = 0; k < n; k += w) {
 		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
-		lane_load(type, p + k * esz, w, l);
+		ev_lane_load(type, p + k * esz, w, l);
 		for (j = 0; j < w; j++)
 			dst[k + j] = cls(type) == C_FLOAT ? l[j].f :
 				cls(type) == C_SINT ? (double)l[j].s :
@@ -452,7 +452,7 @@ ev_from_double(int type, const double *src, int64_t n, void *dst)
 			else
 				l[j].s = (int64_t)llrint(d);
 		}
-		lane_store(type, l, w, p + k * esz);
+		ev_lane_store(type, l, w, p + k * esz);
 	}
 }
 
@@ -506,7 +506,7 @@ optype(const HloModule *m, uint32_t c, const HloInstr *in, uint32_t k)
 }
 
 int
-ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o)
+ev_ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o)
 {
 	const HloInstr *in = hlo_ins(m, c, i);
 	const char *w;
@@ -531,7 +531,7 @@ ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o)
 		o->ebits = hlo_attr_int(m, in, A_EXPONENT_BITS, 8);
 		o->mbits = hlo_attr_int(m, in, A_MANTISSA_BITS, 23);
 	}
-	return ew_check(o);
+	return ev_ew_check(o);
 }
 
 static int
@@ -546,7 +546,7 @@ arity(int op)
 
 /* 0 if the operation is defined on its types */
 int
-ew_check(const EwOp *o)
+ev_ew_check(const EwOp *o)
 {
 	int c0 = cls(o->t0), cr = cls(o->type), n = arity(o->op);
 
@@ -1167,9 +1167,9 @@ stochconvert(const EwOp *o, int64_t n, Lane *r, const Lane *a,
 }
 
 /* runs o on n elements: r[k] = o(a[k], b[k], c[k]); results are not yet
- * rounded to o->type (lane_store or lane_round does that) */
+ * rounded to o->type (ev_lane_store or ev_lane_round does that) */
 void
-ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a, const Lane *b,
+ev_ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a, const Lane *b,
 	const Lane *c)
 {
 	int c0 = cls(o->t0);
@@ -1272,12 +1272,12 @@ loadop(const HloVal *v, int type, int64_t off, int64_t n, Lane *l)
 	int64_t k;
 
 	if (v->n == 1 || v->splat) {
-		lane_load(type, v->data, 1, l);
+		ev_lane_load(type, v->data, 1, l);
 		for (k = 1; k < n; k++)
 			l[k] = l[0];
 		return;
 	}
-	lane_load(type, v->data + off * hlo_type_bytes(type), n, l);
+	ev_lane_load(type, v->data + off * hlo_type_bytes(type), n, l);
 }
 
 static float
@@ -1731,8 +1731,8 @@ ew_part(void *ctx, int part, int64_t lo, int64_t hi)
 			loadop(ops[1], ts[1], k, w, lb);
 		if (j->na > 2)
 			loadop(ops[2], ts[2], k, w, lc);
-		ew_run(o, w, lr, la, lb, lc);
-		lane_store(o->type, lr, w, j->v->data + k * esz);
+		ev_ew_run(o, w, lr, la, lb, lc);
+		ev_lane_store(o->type, lr, w, j->v->data + k * esz);
 	}
 }
 
@@ -1747,7 +1747,7 @@ ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	int64_t n;
 	int na, j;
 
-	if (ew_bind(ev->m, c, i, &o) < 0)
+	if (ev_ew_bind(ev->m, c, i, &o) < 0)
 		return ev_unsupported(ev, c, i, "operation not defined on "
 			"these element types");
 	na = arity(o.op);

@@ -333,10 +333,10 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
 			return;
 		for (k = 0; k < v->n; k += w) {
 			w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
-			lane_load(v->type, v->data + k * ev_esz(v->type), w, l);
+			ev_lane_load(v->type, v->data + k * ev_esz(v->type), w, l);
 			for (j = 0; j < w; j++)
 				l[j].f *= scale;
-			lane_store(v->type, l, w, v->data + k *
+			ev_lane_store(v->type, l, w, v->data + k *
 				ev_esz(v->type));
 		}
 		return;
@@ -348,7 +348,7 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
 			r = ev_mix64(s);
 			l[j].u = r % (uint64_t)bound;
 		}
-		lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
+		ev_lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
 	}
 }
 
@@ -451,7 +451,7 @@ stats(const HloVal *v, Stats *s)
 	}
 	for (k = 0; k < v->n; k += w) {
 		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
-		lane_load(v->type, v->data + k * esz, w, l);
+		ev_lane_load(v->type, v->data + k * esz, w, l);
 		for (j = 0; j < w; j++) {
 			switch (cl) {
 			case C_FLOAT: x = l[j].f; break;
@@ -694,8 +694,8 @@ diff_arrays(const HloVal *x, const HloVal *y, const HloVerifyOpts *o,
 		hlo_eval_tolerance(x->type, o->rtol, o->atol, &r, &at);
 	for (k = 0; k < x->n; k += w) {
 		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
-		lane_load(x->type, x->data + k * esz, w, a);
-		lane_load(y->type, y->data + k * esz, w, b);
+		ev_lane_load(x->type, x->data + k * esz, w, a);
+		ev_lane_load(y->type, y->data + k * esz, w, b);
 		for (j = 0; j < w; j++) {
 			switch (cl) {
 			case C_FLOAT:

@@ -53,7 +53,7 @@ ev_tock(int kind, int type, const void *src, int64_t n, void *dst)
 	}
 	for (k = 0; k < n; k += w) {
 		w = n - k < EV_CHUNK ? n - k : EV_CHUNK;
-		lane_load(type, p + k * esz, w, l);
+		ev_lane_load(type, p + k * esz, w, l);
 		for (j = 0; j < w; j++) {
 			if (kind == CK_C128) {
 				double *d = (double *)dst + 2 * (k + j);
@@ -113,7 +113,7 @@ ev_fromck(int kind, int type, const void *src, int64_t n, void *dst)
 					(int64_t)llrint(re);
 			}
 		}
-		lane_store(type, l, w, p + k * esz);
+		ev_lane_store(type, l, w, p + k * esz);
 	}
 }
 

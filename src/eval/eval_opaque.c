@@ -72,7 +72,7 @@ ev_fill_random(int type, unsigned char *p, int64_t n, uint64_t seed, int mode)
 				l[j].u = r >> 61;
 			}
 		}
-		lane_store(type, l, w, p + k * esz);
+		ev_lane_store(type, l, w, p + k * esz);
 	}
 }
 
@@ -227,7 +227,7 @@ rng(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		else
 			l.s = b > a ? (int64_t)a + (int64_t)(r %
 				(uint64_t)(b - a)) : (int64_t)a;
-		lane_store(v->type, &l, 1, v->data + k * ev_esz(v->type));
+		ev_lane_store(v->type, &l, 1, v->data + k * ev_esz(v->type));
 	}
 	*out = v;
 	return 0;
