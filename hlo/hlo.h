@@ -370,7 +370,7 @@ int hlo_looks_like_proto(const void *data, size_t n);
 int hlo_load(const char *path, HloModule **out, HloError *e);
 				/* path "-" is stdin */
 
-/* hlo/verify.c */
+/* hlo/verify.c, hlo/infer.c */
 int hlo_verify(const HloModule *m, HloError *e);
 				/* structure, called computations and every
 				 * instruction's shape; -1 on the first
