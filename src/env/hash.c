@@ -1,0 +1,143 @@
+/* hash.c: the structural hash of a module that keys the environment's
+ * transposition table: opcodes, shapes (by content, not by interned id),
+ * operands, control predecessors, called computations, attributes and
+ * literals of the live instructions of every computation, and the entry.
+ * Instruction and computation names are left out, so that two pass orders
+ * that build the same graph under different fresh names meet.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "envi.h"
+
+#define K1 0x9e3779b97f4a7c15ull
+#define K2 0xff51afd7ed558ccdull
+
+static uint64_t
+mix(uint64_t h, uint64_t w)
+{
+	h ^= w * K1;
+	h = (h << 31 | h >> 33) * K2;
+	return h;
+}
+
+static uint64_t
+mixbytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t w;
+
+	h = mix(h, n);
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = mix(h, w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = mix(h, w);
+	}
+	return h;
+}
+
+static uint64_t
+strhash(const HloModule *m, uint32_t id)
+{
+	const char *s = hlo_cstr(m, id);
+
+	return id ? mixbytes(0, s, strlen(s)) : 0;
+}
+
+/* the shape's hash, memoized in memo[s] (0: not yet) */
+static uint64_t
+shapehash(const HloModule *m, uint32_t s, uint64_t *memo)
+{
+	const HloShape *sh;
+	uint64_t h;
+	uint32_t i, n;
+
+	if (s >= m->nshapes)
+		return 1;
+	if (memo[s])
+		return memo[s];
+	sh = hlo_sh(m, s);
+	h = mix(0, sh->type | (uint64_t)sh->flags << 8 |
+		(uint64_t)sh->rank << 16);
+	h = mix(h, sh->dynmask);
+	h = mix(h, strhash(m, sh->tail));
+	if (sh->type == TY_TUPLE || sh->type == TY_BUFFER) {
+		h = mix(h, sh->ntuple);
+		for (i = 0; i < sh->ntuple; i++)
+			h = mix(h, shapehash(m, m->ids[sh->tuple + i], memo));
+	} else {
+		n = sh->rank * (sh->flags & SH_LAYOUT ? 2u : 1u);
+		h = mixbytes(h, m->ints + sh->dims, n * 8u);
+	}
+	if (!h)
+		h = 1;
+	memo[s] = h;
+	return h;
+}
+
+static uint64_t
+attrhash(const HloModule *m, const HloAttr *a, uint64_t h)
+{
+	h = mix(h, a->key | (uint64_t)a->kind << 16 | (uint64_t)a->n << 32);
+	if (a->name)
+		h = mix(h, strhash(m, a->name));
+	switch (a->kind) {
+	case K_INT:
+	case K_BOOL:
+		return mix(h, (uint64_t)a->v);
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		return a->n ? mixbytes(h, m->ints + a->v, a->n * 8u) : h;
+	default:
+		if (a->v == HLO_ELIDED)
+			return mix(h, K2);
+		return a->n ? mixbytes(h, m->bytes + a->v, a->n) : h;
+	}
+}
+
+static uint64_t
+instrhash(const HloModule *m, const HloInstr *in, uint64_t *memo,
+	uint64_t h)
+{
+	uint32_t k;
+
+	h = mix(h, in->op | (uint64_t)(in->flags & ~HI_DEAD) << 16 |
+		(uint64_t)in->nops << 32);
+	h = mix(h, shapehash(m, in->shape, memo));
+	h = mixbytes(h, m->ids + in->ops, in->nops * 4u);
+	if (in->ncalled)
+		h = mixbytes(h, m->ids + in->called, in->ncalled * 4u);
+	if (in->nctrl)
+		h = mixbytes(h, m->ids + in->ctrl, in->nctrl * 4u);
+	h = mix(h, (uint64_t)in->num);
+	for (k = 0; k < in->nattrs; k++)
+		h = attrhash(m, &m->attrv[in->attrs + k], h);
+	return h;
+}
+
+uint64_t
+env_hash_module(const HloModule *m)
+{
+	uint64_t *memo = xcalloc(m->nshapes + 1, sizeof *memo);
+	uint64_t h = mix(0, m->entry | (uint64_t)m->ncomps << 32);
+	uint32_t c, i;
+
+	for (c = 0; c < m->ncomps; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		h = mix(h, cp->root | (uint64_t)cp->flags << 32);
+		h = mix(h, strhash(m, cp->thread));
+		for (i = 0; i < cp->nins; i++)
+			if (!(cp->ins[i].flags & HI_DEAD))
+				h = instrhash(m, &cp->ins[i], memo,
+					mix(h, i));
+	}
+	free(memo);
+	return h ? h : 1;
+}

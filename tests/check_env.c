@@ -1,0 +1,341 @@
+/* check_env.c: the pass-ordering environment (src/env/): episodes,
+ * rewards, observations, masks, the transposition table, patience, seeds,
+ * several environments in threads, and the search algorithms on small
+ * modules whose best sequences are known */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envi.h"
+#include "pass.h"
+#include "testutil.h"
+
+/* x + 0 (algsimp removes the add, the broadcast and the constant) and a
+ * dead negate (dce): 6 instructions, 2 at best, after algsimp and dce */
+static const char small[] =
+	"HloModule t\n\n"
+	"ENTRY e {\n"
+	"  x = f32[4] parameter(0)\n"
+	"  z = f32[] constant(0)\n"
+	"  zb = f32[4] broadcast(z), dimensions={}\n"
+	"  a = f32[4] add(x, zb)\n"
+	"  n = f32[4] negate(x)\n"
+	"  ROOT r = f32[4] multiply(a, a)\n"
+	"}\n";
+
+static Env *
+mk(const char *src, const EnvOpts *o)
+{
+	HloError e;
+	HloModule *m = tu_parse(src, &e);
+	EnvOpts d;
+
+	ck_assert_msg(m != NULL, "parse: %s", e.msg);
+	if (!o) {
+		env_opts_default(&d);
+		o = &d;
+	}
+	return env_create_module(m, o);
+}
+
+static void
+step(Env *env, const char *pass, EnvInfo *info)
+{
+	int a = env_action_by_name(env, pass);
+
+	ck_assert_int_ge(a, 0);
+	ck_assert_msg(env_step(env, a, NULL, info) == 0, "%s",
+		env_error(env));
+}
+
+START_TEST(actions_and_sizes)
+{
+	Env *env = mk(small, NULL);
+	int a;
+
+	ck_assert_int_eq(env_action_count(env), PASS_COUNT);
+	for (a = 0; a < PASS_COUNT; a++)
+		ck_assert_str_eq(env_action_name(env, a), hlo_passes[a].name);
+	ck_assert_ptr_null(env_action_name(env, PASS_COUNT));
+	ck_assert_int_eq(env_action_by_name(env, "dce"), PASS_dce);
+	ck_assert_int_eq(env_action_by_name(env, "nope"), -1);
+	ck_assert_int_eq(env_obs_size(env), HOP_COUNT + ENV_OBS_FEATURES);
+	ck_assert_str_eq(env_opcode_name(HOP_ADD), "add");
+	ck_assert_int_eq(env_objective_by_name("flops"), ENV_OBJ_FLOPS);
+	ck_assert_int_eq(env_objective_by_name("x"), -1);
+	env_free(env);
+}
+END_TEST
+
+START_TEST(step_reward_and_cache)
+{
+	Env *env = mk(small, NULL);
+	EnvInfo info;
+	uint8_t mask[PASS_COUNT];
+	uint64_t lk, hits;
+
+	ck_assert_int_ne(env_step(env, 0, NULL, &info), 0);	/* no reset */
+	ck_assert_int_eq(env_reset(env, NULL), 0);
+	ck_assert_double_eq(env_objective_initial(env), 6);
+	step(env, "dce", &info);
+	ck_assert_int_eq(info.changed, 1);
+	ck_assert_int_eq(info.before, 6);
+	ck_assert_int_eq(info.after, 5);
+	ck_assert_double_eq_tol(info.reward, 1.0 / 6, 1e-12);
+	ck_assert_int_eq(info.seen, 0);
+	/* dce again changes nothing: the pass runs, its own return value
+	 * says so, and the table remembers it */
+	step(env, "dce", &info);
+	ck_assert_int_eq(info.changed, 0);
+	ck_assert_int_eq(info.cached, 0);
+	ck_assert_double_eq(info.reward, 0);
+	env_action_mask(env, mask);
+	ck_assert_int_eq(mask[PASS_dce], 0);
+	ck_assert_int_eq(mask[PASS_algsimp], 1);
+	step(env, "dce", &info);
+	ck_assert_int_eq(info.cached, 1);
+	step(env, "algsimp", &info);
+	ck_assert_int_eq(info.after, 2);
+	ck_assert_double_eq_tol(info.reward, 3.0 / 6, 1e-12);
+	ck_assert_double_eq(env_objective(env), 2);
+	ck_assert_int_eq(env_steps(env), 4);
+	ck_assert_int_eq(env_actions(env)[3], PASS_algsimp);
+	/* the same state again in a new episode: a table hit */
+	env_reset(env, NULL);
+	step(env, "dce", &info);
+	ck_assert_int_eq(info.seen, 1);
+	env_table_stats(env, &lk, &hits);
+	ck_assert_int_eq(lk, 3);
+	ck_assert_int_eq(hits, 1);
+	ck_assert_int_ne(env_step(env, PASS_COUNT, NULL, &info), 0);
+	env_free(env);
+}
+END_TEST
+
+START_TEST(observation_layout)
+{
+	EnvOpts o;
+	Env *env;
+	double *obs;
+	double sum = 0;
+	int i, n, A;
+	EnvInfo info;
+
+	env_opts_default(&o);
+	o.last_k = 2;
+	o.episode_len = 4;
+	env = mk(small, &o);
+	A = env_action_count(env);
+	n = env_obs_size(env);
+	ck_assert_int_eq(n, HOP_COUNT + ENV_OBS_FEATURES + 2 * A);
+	obs = calloc(n, sizeof *obs);
+	env_reset(env, obs);
+	for (i = 0; i < HOP_COUNT; i++)
+		sum += obs[i];
+	ck_assert_double_eq_tol(sum, 1, 1e-12);
+	ck_assert_double_eq_tol(obs[HOP_PARAMETER], 1.0 / 6, 1e-12);
+	ck_assert_double_eq_tol(obs[HOP_COUNT + 4], log1p(6) / 16, 1e-12);
+	ck_assert_double_eq(obs[HOP_COUNT + 5], 0);
+	for (i = HOP_COUNT + ENV_OBS_FEATURES; i < n; i++)
+		ck_assert_double_eq(obs[i], 0);
+	ck_assert_int_eq(env_step(env, PASS_dce, obs, &info), 0);
+	ck_assert_int_eq(env_step(env, PASS_algsimp, obs, &info), 0);
+	ck_assert_double_eq_tol(obs[HOP_COUNT + 5], 0.5, 1e-12);
+	ck_assert_double_eq(obs[HOP_NEGATE], 0);
+	ck_assert_double_eq_tol(obs[HOP_MUL], 1.0 / 6, 1e-12);
+	/* last action first, then the one before */
+	ck_assert_double_eq(obs[HOP_COUNT + ENV_OBS_FEATURES +
+		PASS_algsimp], 1);
+	ck_assert_double_eq(obs[HOP_COUNT + ENV_OBS_FEATURES + A +
+		PASS_dce], 1);
+	ck_assert_int_eq(info.done, 0);
+	env_step(env, PASS_cse, obs, &info);
+	env_step(env, PASS_cse, obs, &info);
+	ck_assert_int_eq(info.done, 1);
+	ck_assert_int_ne(env_step(env, PASS_cse, obs, &info), 0);
+	free(obs);
+	env_free(env);
+}
+END_TEST
+
+START_TEST(patience)
+{
+	EnvOpts o;
+	Env *env;
+	EnvInfo info;
+
+	env_opts_default(&o);
+	o.patience = 2;
+	env = mk(small, &o);
+	env_reset(env, NULL);
+	step(env, "cse", &info);
+	ck_assert_int_eq(info.done, 0);
+	step(env, "dce", &info);	/* improves: patience restarts */
+	step(env, "cse", &info);
+	ck_assert_int_eq(info.done, 0);
+	step(env, "cse", &info);
+	ck_assert_int_eq(info.done, 1);
+	ck_assert_double_eq(env_best_objective(env), 5);
+	env_free(env);
+}
+END_TEST
+
+START_TEST(shaping_and_objectives)
+{
+	EnvOpts o;
+	Env *env;
+	EnvInfo info;
+
+	env_opts_default(&o);
+	o.objective = ENV_OBJ_FLOPS;
+	o.shaping = 1;
+	o.gamma = 1;
+	env = mk(small, &o);
+	env_reset(env, NULL);
+	ck_assert_double_eq(env_objective_initial(env), 12);	/* 3 x 4 */
+	step(env, "algsimp", &info);	/* add gone: flops 8, phi -8/12 */
+	ck_assert_double_eq(info.objective, 8);
+	ck_assert_double_eq_tol(info.reward, 4.0 / 12 + 4.0 / 12, 1e-12);
+	env_free(env);
+}
+END_TEST
+
+START_TEST(sampling_is_seeded)
+{
+	Env *a = mk(small, NULL), *b;
+	uint8_t mask[PASS_COUNT];
+	int i, x, y, diff = 0;
+
+	b = env_dup(a);
+	env_seed(a, 7);
+	env_seed(b, 7);
+	for (i = 0; i < 100; i++) {
+		x = env_sample_action(a, NULL);
+		y = env_sample_action(b, NULL);
+		ck_assert_int_eq(x, y);
+		ck_assert(x >= 0 && x < PASS_COUNT);
+	}
+	env_seed(b, 8);
+	for (i = 0; i < 100; i++)
+		diff += env_sample_action(a, NULL) != env_sample_action(b,
+			NULL);
+	ck_assert_int_gt(diff, 0);
+	memset(mask, 0, sizeof mask);
+	ck_assert_int_eq(env_sample_action(a, mask), -1);
+	mask[PASS_cse] = 1;
+	ck_assert_int_eq(env_sample_action(a, mask), PASS_cse);
+	env_free(a);
+	env_free(b);
+}
+END_TEST
+
+/* a random episode of 200 steps in each of two threads on env_dup
+ * copies: the same seed gives the same actions and objective */
+typedef struct {
+	Env *env;
+	double obj;
+	int acts[200];
+} Run;
+
+static void *
+run_episode(void *p)
+{
+	Run *r = p;
+	EnvInfo info;
+	int i;
+
+	env_seed(r->env, 42);
+	env_reset(r->env, NULL);
+	for (i = 0; i < 200; i++) {
+		r->acts[i] = env_sample_action(r->env, NULL);
+		if (env_step(r->env, r->acts[i], NULL, &info) < 0)
+			break;
+	}
+	r->obj = env_objective(r->env);
+	return NULL;
+}
+
+START_TEST(threads)
+{
+	char *src = tu_read(TU_DATA "/hloenv-jax/jraph/module_0047.jit__"
+		"truncated_normal.20.before_optimizations.hlo", NULL);
+	EnvOpts o;
+	Env *base;
+	Run r[2];
+	pthread_t t[2];
+	int i;
+
+	ck_assert_ptr_nonnull(src);
+	env_opts_default(&o);
+	o.episode_len = 200;
+	base = mk(src, &o);
+	for (i = 0; i < 2; i++) {
+		r[i].env = env_dup(base);
+		pthread_create(&t[i], NULL, run_episode, &r[i]);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ck_assert_double_eq(r[0].obj, r[1].obj);
+	ck_assert(!memcmp(r[0].acts, r[1].acts, sizeof r[0].acts));
+	ck_assert_double_lt(r[0].obj, env_objective_initial(base));
+	for (i = 0; i < 2; i++)
+		env_free(r[i].env);
+	env_free(base);
+	free(src);
+}
+END_TEST
+
+START_TEST(hash_ignores_names)
+{
+	HloError e;
+	HloModule *a = tu_parse(small, &e), *b;
+	char *s = strdup(small), *p;
+
+	while ((p = strstr(s, "zb")))
+		memcpy(p, "zq", 2);
+	b = tu_parse(s, &e);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(env_hash_module(a), env_hash_module(b));
+	hlo_module_free(b);
+	p = strstr(s, "negate");
+	memcpy(p, "cosine", 6);
+	b = tu_parse(s, &e);
+	ck_assert_uint_ne(env_hash_module(a), env_hash_module(b));
+	hlo_module_free(a);
+	hlo_module_free(b);
+	free(s);
+}
+END_TEST
+
+static Suite *
+env_suite(void)
+{
+	Suite *s = suite_create("env");
+	TCase *tc = tcase_create("env");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, actions_and_sizes);
+	tcase_add_test(tc, step_reward_and_cache);
+	tcase_add_test(tc, observation_layout);
+	tcase_add_test(tc, patience);
+	tcase_add_test(tc, shaping_and_objectives);
+	tcase_add_test(tc, sampling_is_seeded);
+	tcase_add_test(tc, threads);
+	tcase_add_test(tc, hash_ignores_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(env_suite());
+	int nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
