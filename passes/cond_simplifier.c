@@ -44,18 +44,6 @@ typedef struct {
 	uint32_t cap;		/* of the three arrays */
 } Cs;
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static uint32_t
 branch(const HloModule *m, uint32_t c, uint32_t x, uint32_t b)
 {
@@ -123,7 +111,7 @@ users_of(PassEdit *ed, uint32_t x, uint32_t *n)
 		if ((cp->ins[i].flags & HI_DEAD) || pass_res(ed, i) != i)
 			continue;
 		for (k = 0; k < cp->ins[i].nops; k++)
-			if (opnd(ed, i, k) == x) {
+			if (pass_opnd(ed, i, k) == x) {
 				list[(*n)++] = i;
 				break;
 			}
@@ -137,7 +125,7 @@ all_gte(PassEdit *ed, const uint32_t *u, uint32_t n)
 	uint32_t k;
 
 	for (k = 0; k < n; k++)
-		if (ins(ed, u[k])->op != HOP_GTE)
+		if (pass_ins(ed, u[k])->op != HOP_GTE)
 			return 0;
 	return 1;
 }
@@ -162,12 +150,12 @@ merge_dups(Cs *s, uint32_t x)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	uint32_t nu, *u = users_of(ed, x, &nu), nb = ins(ed, x)->ncalled;
+	uint32_t nu, *u = users_of(ed, x, &nu), nb = pass_ins(ed, x)->ncalled;
 	uint32_t n, i, j, b, k;
 	int changed = 0;
 
 	if (!nu || m->comps[ed->c].root == x ||
-	    !is_tuple_shape(m, ins(ed, x)->shape) || !all_gte(ed, u, nu))
+	    !is_tuple_shape(m, pass_ins(ed, x)->shape) || !all_gte(ed, u, nu))
 		return 0;
 	for (b = 0; b < nb; b++) {
 		uint32_t bc = branch(m, ed->c, x, b);
@@ -175,7 +163,7 @@ merge_dups(Cs *s, uint32_t x)
 		if (!wu_is_tuple_op(m, bc, m->comps[bc].root))
 			return 0;
 	}
-	n = hlo_sh(m, ins(ed, x)->shape)->ntuple;
+	n = hlo_sh(m, pass_ins(ed, x)->shape)->ntuple;
 	for (i = 1; i < n; i++) {
 		for (j = 0; j < i; j++) {
 			for (b = 0; b < nb; b++) {
@@ -193,7 +181,7 @@ merge_dups(Cs *s, uint32_t x)
 		if (j == i)
 			continue;
 		for (k = 0; k < nu; k++)
-			if (hlo_attr_int(m, ins(ed, u[k]), A_INDEX, -1) == i) {
+			if (hlo_attr_int(m, pass_ins(ed, u[k]), A_INDEX, -1) == i) {
 				set_index(m, ed->c, u[k], j);
 				changed = 1;
 			}
@@ -207,8 +195,8 @@ remove_unused(Cs *s, uint32_t x)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	uint32_t nu, *u = users_of(ed, x, &nu), nb = ins(ed, x)->ncalled;
-	uint32_t n, b, k, nk = 0, *map, *ops, *el, old = ins(ed, x)->shape;
+	uint32_t nu, *u = users_of(ed, x, &nu), nb = pass_ins(ed, x)->ncalled;
+	uint32_t n, b, k, nk = 0, *map, *ops, *el, old = pass_ins(ed, x)->shape;
 	uint8_t *used;
 	int64_t idx;
 
@@ -218,7 +206,7 @@ remove_unused(Cs *s, uint32_t x)
 	n = hlo_sh(m, old)->ntuple;
 	used = pass_zalloc(ed->ctx, n + 1, 1);
 	for (k = 0; k < nu; k++) {
-		idx = hlo_attr_int(m, ins(ed, u[k]), A_INDEX, -1);
+		idx = hlo_attr_int(m, pass_ins(ed, u[k]), A_INDEX, -1);
 		if (idx < 0 || idx >= n)
 			return 0;
 		used[idx] = 1;
@@ -252,7 +240,7 @@ remove_unused(Cs *s, uint32_t x)
 	}
 	m->comps[ed->c].ins[x].shape = hlo_shape_tuple(m, nk, el);
 	for (k = 0; k < nu; k++) {
-		idx = hlo_attr_int(m, ins(ed, u[k]), A_INDEX, -1);
+		idx = hlo_attr_int(m, pass_ins(ed, u[k]), A_INDEX, -1);
 		set_index(m, ed->c, u[k], map[idx]);
 	}
 	return 1;
@@ -264,8 +252,8 @@ empty_root(Cs *s, uint32_t x)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	const HloShape *sh = hlo_sh(m, ins(ed, x)->shape);
-	uint32_t b, nb = ins(ed, x)->ncalled;
+	const HloShape *sh = hlo_sh(m, pass_ins(ed, x)->shape);
+	uint32_t b, nb = pass_ins(ed, x)->ncalled;
 
 	if (ed->nuse[x] || m->comps[ed->c].root == x ||
 	    (sh->type == TY_TUPLE && sh->ntuple == 0))
@@ -331,8 +319,8 @@ select_tree(Cs *s, uint32_t pred, uint32_t t, uint32_t f, int depth)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	const HloShape *sh = hlo_sh(m, ins(ed, f)->shape);
-	uint32_t ops[3], n, k, *el, r, shape = ins(ed, f)->shape;
+	const HloShape *sh = hlo_sh(m, pass_ins(ed, f)->shape);
+	uint32_t ops[3], n, k, *el, r, shape = pass_ins(ed, f)->shape;
 	HloAttr a;
 
 	if (sh->type == TY_TOKEN) {
@@ -369,7 +357,7 @@ inline_branch(Cs *s, uint32_t x, uint32_t b)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	uint32_t arg = opnd(ed, x, b + 1), bc = branch(m, ed->c, x, b), i, k;
+	uint32_t arg = pass_opnd(ed, x, b + 1), bc = branch(m, ed->c, x, b), i, k;
 	const HloComp *cp = &m->comps[bc];
 
 	for (i = 0; i < cp->nins; i++)
@@ -386,7 +374,7 @@ replaced(Cs *s, uint32_t x, uint32_t r)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	uint32_t b, nb = ins(ed, x)->ncalled;
+	uint32_t b, nb = pass_ins(ed, x)->ncalled;
 
 	if (r == HLO_NONE)
 		return 0;
@@ -406,16 +394,16 @@ try_remove(Cs *s, uint32_t x)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	uint32_t nb = ins(ed, x)->ncalled, p = opnd(ed, x, 0), r, t, f;
-	int ty = hlo_sh(m, ins(ed, p)->shape)->type;
+	uint32_t nb = pass_ins(ed, x)->ncalled, p = pass_opnd(ed, x, 0), r, t, f;
+	int ty = hlo_sh(m, pass_ins(ed, p)->shape)->type;
 	int64_t b = 0;
 	WuVal v = {0};
 
-	if (ed->ctl[x] || pass_has_effect(m, ins(ed, x), s->fx, m->ncomps) ||
-	    ins(ed, x)->nops != nb + 1)
+	if (ed->ctl[x] || pass_has_effect(m, pass_ins(ed, x), s->fx, m->ncomps) ||
+	    pass_ins(ed, x)->nops != nb + 1)
 		return 0;
-	if (nb == 1 || (ins(ed, p)->op == HOP_CONSTANT &&
-	    wu_read(m, ins(ed, p), 0, &v) == 0)) {
+	if (nb == 1 || (pass_ins(ed, p)->op == HOP_CONSTANT &&
+	    wu_read(m, pass_ins(ed, p), 0, &v) == 0)) {
 		if (nb > 1 && ty == TY_PRED)
 			b = v.u ? 0 : 1;
 		else if (nb > 1)

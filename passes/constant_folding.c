@@ -38,18 +38,6 @@ typedef struct {
 				 * excluded) */
 } Cf;
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static int
 not_evaluable(int op)
 {
@@ -132,11 +120,11 @@ operands_constant(PassEdit *ed, uint32_t x, int all, int depth)
 {
 	uint32_t k, o;
 
-	for (k = 0; k < ins(ed, x)->nops; k++) {
+	for (k = 0; k < pass_ins(ed, x)->nops; k++) {
 		const HloInstr *oi;
 
-		o = opnd(ed, x, k);
-		oi = ins(ed, o);
+		o = pass_opnd(ed, x, k);
+		oi = pass_ins(ed, o);
 		if (oi->op == HOP_TUPLE && depth < 32) {
 			if (operands_constant(ed, o, all, depth + 1) != all)
 				return !all;
@@ -145,7 +133,7 @@ operands_constant(PassEdit *ed, uint32_t x, int all, int depth)
 				return 1;
 		} else if (all && !(oi->op == HOP_IOTA ||
 		    (oi->op == HOP_BROADCAST && oi->nops &&
-		    ins(ed, opnd(ed, o, 0))->op == HOP_CONSTANT))) {
+		    pass_ins(ed, pass_opnd(ed, o, 0))->op == HOP_CONSTANT))) {
 			return 0;
 		}
 	}
@@ -176,16 +164,16 @@ static int
 copy_tree(PassEdit *ed, uint32_t t, uint32_t x, uint32_t *out, int depth)
 {
 	HloModule *m = ed->m;
-	uint32_t k, n = ins(ed, x)->nops, *ops, nb;
-	int op = ins(ed, x)->op;
+	uint32_t k, n = pass_ins(ed, x)->nops, *ops, nb;
+	int op = pass_ins(ed, x)->op;
 
-	if (op == HOP_CONSTANT && !hlo_literal(m, ins(ed, x), &nb))
+	if (op == HOP_CONSTANT && !hlo_literal(m, pass_ins(ed, x), &nb))
 		return -1;
 	if (depth > 64)
 		return -1;
 	ops = xreallocarray(NULL, n + 1, sizeof *ops);
 	for (k = 0; k < n; k++)
-		if (copy_tree(ed, t, opnd(ed, x, k), &ops[k], depth + 1) < 0) {
+		if (copy_tree(ed, t, pass_opnd(ed, x, k), &ops[k], depth + 1) < 0) {
 			free(ops);
 			return -1;
 		}
@@ -215,7 +203,7 @@ static int
 evaluate(PassEdit *ed, uint32_t x, HloBuf *b)
 {
 	HloModule *m = ed->m;
-	uint32_t t, n = ins(ed, x)->nops, k, *ops, root;
+	uint32_t t, n = pass_ins(ed, x)->nops, k, *ops, root;
 	HloError err;
 	HloEval ev;
 	HloVal *out = NULL;
@@ -224,7 +212,7 @@ evaluate(PassEdit *ed, uint32_t x, HloBuf *b)
 	t = hlo_comp_add(m, 0);
 	ops = xreallocarray(NULL, n + 1, sizeof *ops);
 	for (k = 0; k < n; k++)
-		if (copy_tree(ed, t, opnd(ed, x, k), &ops[k], 0) < 0)
+		if (copy_tree(ed, t, pass_opnd(ed, x, k), &ops[k], 0) < 0)
 			goto out;
 	root = scratch_copy(ed, t, x, n, ops);
 	m->comps[t].root = root;
@@ -275,14 +263,14 @@ remove_dead(PassEdit *ed, uint32_t x)
 	stack[top++] = x;
 	while (top) {
 		y = stack[--top];
-		if (ins(ed, y)->flags & HI_DEAD)
+		if (pass_ins(ed, y)->flags & HI_DEAD)
 			continue;
 		pass_remove(ed, y);
-		for (k = 0; k < ins(ed, y)->nops; k++) {
-			uint32_t o = opnd(ed, y, k);
+		for (k = 0; k < pass_ins(ed, y)->nops; k++) {
+			uint32_t o = pass_opnd(ed, y, k);
 
-			if ((ins(ed, o)->flags & HI_DEAD) || !pass_is_dead(ed, o) ||
-			    ins(ed, o)->op == HOP_PARAMETER)
+			if ((pass_ins(ed, o)->flags & HI_DEAD) || !pass_is_dead(ed, o) ||
+			    pass_ins(ed, o)->op == HOP_PARAMETER)
 				continue;
 			if (top == cap) {
 				cap *= 2;
@@ -299,7 +287,7 @@ fold(Cf *s, uint32_t x)
 {
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
-	const HloInstr *in = ins(ed, x);
+	const HloInstr *in = pass_ins(ed, x);
 	HloBuf b = {0};
 	uint32_t k, shape = in->shape;
 	HloAttr a;
@@ -310,8 +298,8 @@ fold(Cf *s, uint32_t x)
 	    hlo_sh(m, shape)->dynmask || !foldable(s, ed->c, in, 0))
 		return 0;
 	if (in->op == HOP_PAD && in->nops == 2 &&
-	    ins(ed, opnd(ed, x, 0))->op == HOP_BROADCAST &&
-	    ins(ed, opnd(ed, x, 1))->op == HOP_CONSTANT)
+	    pass_ins(ed, pass_opnd(ed, x, 0))->op == HOP_BROADCAST &&
+	    pass_ins(ed, pass_opnd(ed, x, 1))->op == HOP_CONSTANT)
 		return 0;
 	if (evaluate(ed, x, &b) < 0 || !literal_fits(m, shape, b.len) ||
 	    m->nbytes > UINT32_MAX / 2 ||
@@ -328,39 +316,20 @@ fold(Cf *s, uint32_t x)
 	return 1;
 }
 
-static uint8_t *
-skipped(const HloModule *m)
+static int
+fold_visit(PassEdit *ed, uint32_t x, void *arg)
 {
-	uint8_t *skip = xcalloc(m->ncomps + 1, 1);
-	uint32_t c, i, k, d;
-
-	for (c = 0; c < m->ncomps; c++) {
-		const HloComp *cp = &m->comps[c];
-
-		if (cp->flags & HC_FUSION)
-			skip[c] = 1;
-		for (i = 0; i < cp->nins; i++) {
-			const HloInstr *in = &cp->ins[i];
-
-			if ((in->flags & HI_DEAD) || in->op != HOP_CALL ||
-			    !hlo_attr_int(m, in, A_IS_COMPOSITE, 0))
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					skip[d] = 1;
-		}
-	}
-	return skip;
+	return fold(arg, x);
 }
 
 int
 pass_constant_folding(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
+	PassVisit v = {0};
 	Cf s;
-	uint8_t *skip = skipped(m);
-	uint32_t c, i, cnt, *order, x;
-	int changed = 0;
+	uint8_t *skip = pass_skipped_comps(m, 1);
+	int changed;
 
 	memset(&s, 0, sizeof s);
 	s.m = m;
@@ -370,29 +339,13 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	s.fx = xmalloc(m->ncomps + 1);
 	memcpy(s.fx, pass_comp_effects(m, ctx), m->ncomps);
 	s.compok = xcalloc(m->ncomps + 1, 1);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, s.fx, m->ncomps);
-	for (c = 0; c < m->ncomps; c++) {
-		if (skip[c])
-			continue;
-		pass_edit_begin(&ed, c);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (i = 0; i < cnt; i++) {
-			x = order[i];
-			if ((m->comps[c].ins[x].flags & HI_DEAD) ||
-			    pass_res(&ed, x) != x)
-				continue;
-			ctx->stats.rewrites += fold(&s, x);
-		}
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	v.fx = s.fx;
+	v.nfx = m->ncomps;
+	v.skip = skip;
+	v.instr = fold_visit;
+	v.unforwarded = 1;
+	v.arg = &s;
+	changed = pass_visit(m, ctx, &ed, &v);
 	free(skip);
 	free(s.fx);
 	free(s.compok);

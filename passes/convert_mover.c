@@ -22,22 +22,10 @@
 
 #include "wutil.h"
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static int
 type_of(PassEdit *ed, uint32_t i)
 {
-	return hlo_sh(ed->m, ins(ed, i)->shape)->type;
+	return hlo_sh(ed->m, pass_ins(ed, i)->shape)->type;
 }
 
 static int
@@ -58,8 +46,8 @@ only_user(PassEdit *ed, uint32_t x, uint32_t user)
 {
 	uint32_t k, cnt = 0;
 
-	for (k = 0; k < ins(ed, user)->nops; k++)
-		cnt += opnd(ed, user, k) == x;
+	for (k = 0; k < pass_ins(ed, user)->nops; k++)
+		cnt += pass_opnd(ed, user, k) == x;
 	return cnt && ed->nuse[x] == cnt;
 }
 
@@ -156,7 +144,7 @@ convert_to(PassEdit *ed, uint32_t x, int t)
 	if (type_of(ed, x) == t)
 		return x;
 	return wu_add(m, ed->c, HOP_CONVERT, hlo_shape_with_type(m,
-		ins(ed, x)->shape, t), 1, &x, ed);
+		pass_ins(ed, x)->shape, t), 1, &x, ed);
 }
 
 /* a copy of x with operands ops and element type t */
@@ -167,7 +155,7 @@ retyped(PassEdit *ed, uint32_t x, uint32_t n, const uint32_t *ops, int t)
 	uint32_t j = pass_copy_instr(m, ed->c, ed->c, x, n, ops);
 
 	m->comps[ed->c].ins[j].shape = hlo_shape_with_type(m,
-		ins(ed, x)->shape, t);
+		pass_ins(ed, x)->shape, t);
 	pass_edit_added(ed, j);
 	return j;
 }
@@ -176,49 +164,49 @@ static int
 move_down(PassEdit *ed, uint32_t x)
 {
 	HloModule *m = ed->m;
-	uint32_t n = ins(ed, x)->nops, k, o, cv = HLO_NONE, *ops, ni, nc;
+	uint32_t n = pass_ins(ed, x)->nops, k, o, cv = HLO_NONE, *ops, ni, nc;
 	int src, dst;
 
-	if (!commutes(ins(ed, x)->op) || !n || ed->ctl[x])
+	if (!commutes(pass_ins(ed, x)->op) || !n || ed->ctl[x])
 		return 0;
 	for (k = 0; k < n; k++) {
-		o = opnd(ed, x, k);
-		if (ins(ed, o)->op == HOP_CONVERT && ins(ed, o)->nops == 1 &&
+		o = pass_opnd(ed, x, k);
+		if (pass_ins(ed, o)->op == HOP_CONVERT && pass_ins(ed, o)->nops == 1 &&
 		    only_user(ed, o, x)) {
 			if (cv == HLO_NONE)
 				cv = o;
-		} else if (ins(ed, o)->op != HOP_CONSTANT) {
+		} else if (pass_ins(ed, o)->op != HOP_CONSTANT) {
 			return 0;
 		}
 	}
 	if (cv == HLO_NONE)
 		return 0;
-	src = type_of(ed, opnd(ed, cv, 0));
+	src = type_of(ed, pass_opnd(ed, cv, 0));
 	dst = type_of(ed, cv);
 	for (k = 0; k < n; k++) {
-		o = opnd(ed, x, k);
-		if (ins(ed, o)->op == HOP_CONVERT &&
-		    type_of(ed, opnd(ed, o, 0)) != src)
+		o = pass_opnd(ed, x, k);
+		if (pass_ins(ed, o)->op == HOP_CONVERT &&
+		    type_of(ed, pass_opnd(ed, o, 0)) != src)
 			return 0;
 	}
 	if (hlo_typeinfo[src].bits >= hlo_typeinfo[dst].bits)
 		return 0;
 	for (k = 0; k < n; k++) {
-		o = opnd(ed, x, k);
-		if (ins(ed, o)->op == HOP_CONSTANT &&
-		    !lossless(m, ins(ed, o), src))
+		o = pass_opnd(ed, x, k);
+		if (pass_ins(ed, o)->op == HOP_CONSTANT &&
+		    !lossless(m, pass_ins(ed, o), src))
 			return 0;
 	}
 	if (subbyte_nonpred(src))
 		return 0;
 	ops = pass_alloc(ed->ctx, (n + 1) * sizeof *ops);
 	for (k = 0; k < n; k++) {
-		o = opnd(ed, x, k);
-		ops[k] = ins(ed, o)->op == HOP_CONVERT ? opnd(ed, o, 0) :
+		o = pass_opnd(ed, x, k);
+		ops[k] = pass_ins(ed, o)->op == HOP_CONVERT ? pass_opnd(ed, o, 0) :
 			convert_to(ed, o, src);
 	}
 	ni = retyped(ed, x, n, ops, src);
-	nc = wu_add(m, ed->c, HOP_CONVERT, ins(ed, x)->shape, 1, &ni, ed);
+	nc = wu_add(m, ed->c, HOP_CONVERT, pass_ins(ed, x)->shape, 1, &ni, ed);
 	return pass_replace(ed, x, nc, 0, 0);
 }
 
@@ -243,20 +231,20 @@ move_up(PassEdit *ed, uint32_t x, Stack *st)
 	uint32_t y, n, k, *ops, ny;
 	int src, dst;
 
-	if (ins(ed, x)->op != HOP_CONVERT || ins(ed, x)->nops != 1)
+	if (pass_ins(ed, x)->op != HOP_CONVERT || pass_ins(ed, x)->nops != 1)
 		return 0;
-	y = opnd(ed, x, 0);
-	if (ed->nuse[y] != 1 || !commutes(ins(ed, y)->op) || ed->ctl[x])
+	y = pass_opnd(ed, x, 0);
+	if (ed->nuse[y] != 1 || !commutes(pass_ins(ed, y)->op) || ed->ctl[x])
 		return 0;
 	src = type_of(ed, y);
 	dst = type_of(ed, x);
 	if (hlo_typeinfo[src].bits <= hlo_typeinfo[dst].bits ||
 	    subbyte_nonpred(dst))
 		return 0;
-	n = ins(ed, y)->nops;
+	n = pass_ins(ed, y)->nops;
 	ops = pass_alloc(ed->ctx, (n + 1) * sizeof *ops);
 	for (k = 0; k < n; k++) {
-		ops[k] = convert_to(ed, opnd(ed, y, k), dst);
+		ops[k] = convert_to(ed, pass_opnd(ed, y, k), dst);
 		push(st, ops[k]);
 	}
 	ny = retyped(ed, y, n, ops, dst);

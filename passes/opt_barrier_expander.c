@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "pass.h"
 
 static void
@@ -40,26 +42,10 @@ int
 pass_opt_barrier_expander(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
-	uint32_t c, i, k, d, nins;
-	uint8_t *skip = pass_zalloc(ctx, m->ncomps + 1, 1);
+	uint32_t c, i, nins;
+	uint8_t *skip = pass_skipped_comps(m, 1);
 	int changed = 0;
 
-	for (c = 0; c < m->ncomps; c++) {
-		const HloComp *cp = &m->comps[c];
-
-		if (cp->flags & HC_FUSION)
-			skip[c] = 1;
-		for (i = 0; i < cp->nins; i++) {
-			const HloInstr *in = &cp->ins[i];
-
-			if (in->op != HOP_FUSION && !(in->op == HOP_CALL &&
-			    hlo_attr_int(m, in, A_IS_COMPOSITE, 0)))
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					skip[d] = 1;
-		}
-	}
 	pass_edit_init(&ed, m, ctx, NULL, 0);
 	for (c = 0; c < m->ncomps; c++) {
 		nins = m->comps[c].nins;
@@ -82,5 +68,6 @@ pass_opt_barrier_expander(HloModule *m, PassCtx *ctx)
 		}
 	}
 	pass_edit_free(&ed);
+	free(skip);
 	return changed;
 }

@@ -241,6 +241,47 @@ uint32_t pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc,
 				 * sc, added to dc with operands ops; fresh
 				 * name from the old one, no control deps */
 
+/* instruction i of the computation ed edits, and its operand k read
+ * through the replacements made so far */
+static inline const HloInstr *
+pass_ins(const PassEdit *ed, uint32_t i)
+{
+	return &ed->m->comps[ed->c].ins[i];
+}
+
+static inline uint32_t
+pass_opnd(PassEdit *ed, uint32_t i, uint32_t k)
+{
+	return pass_res(ed, ed->m->ids[pass_ins(ed, i)->ops + k]);
+}
+
+/* the computations a pass leaves alone, as xla's passes visit only
+ * MakeNonfusionComputations: fusion computations (marked so or called
+ * by a fusion) and, with composite, the computations a composite call
+ * calls (passes that treat composites as opaque). per computation, 1 to
+ * skip; sized m->ncomps + 1, free() it */
+uint8_t *pass_skipped_comps(const HloModule *m, int composite);
+
+/* the loop most passes are. for each computation (comps in that order,
+ * or 0 .. ncomps-1) not marked in skip: pass_edit_begin, then comp(ed,
+ * arg) (1 changed), or instr(ed, i, arg) on every live instruction in
+ * post order (its result, the rewrites done, is added to
+ * ctx->stats.rewrites; with unforwarded, instructions already replaced
+ * are passed over), then pass_edit_end and pass_reset. ed is initialised
+ * with fx/nfx and freed. returns 1 changed, 0 not, -1 error */
+typedef struct {
+	const uint8_t *fx;	/* pass_comp_effects copy, or NULL */
+	uint32_t nfx;
+	const uint8_t *skip;	/* or NULL */
+	const uint32_t *comps;	/* or NULL */
+	uint32_t ncomps;	/* of comps */
+	int (*comp)(PassEdit *ed, void *arg);
+	int (*instr)(PassEdit *ed, uint32_t i, void *arg);
+	int unforwarded;
+	void *arg;
+} PassVisit;
+int pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v);
+
 /* passes/dce.c: xla's HloDCE, for passes that end with one */
 int pass_dce_module(HloModule *m, PassCtx *ctx);
 

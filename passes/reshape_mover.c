@@ -24,24 +24,12 @@
 
 #include "pass.h"
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static int
 rearrange(PassEdit *ed, uint32_t i)
 {
-	int op = ins(ed, i)->op;
+	int op = pass_ins(ed, i)->op;
 
-	return (op == HOP_RESHAPE || op == HOP_TRANSPOSE) && ins(ed, i)->nops;
+	return (op == HOP_RESHAPE || op == HOP_TRANSPOSE) && pass_ins(ed, i)->nops;
 }
 
 static int
@@ -80,8 +68,8 @@ same_shape(const HloModule *m, uint32_t a, uint32_t b)
 static const int64_t *
 perm_of(PassEdit *ed, uint32_t t, uint32_t *n)
 {
-	const int64_t *p = hlo_attr_ints(ed->m, ins(ed, t), A_DIMENSIONS, n);
-	uint32_t rank = hlo_sh(ed->m, ins(ed, t)->shape)->rank, k;
+	const int64_t *p = hlo_attr_ints(ed->m, pass_ins(ed, t), A_DIMENSIONS, n);
+	uint32_t rank = hlo_sh(ed->m, pass_ins(ed, t)->shape)->rank, k;
 
 	if (!p || *n != rank)
 		return NULL;
@@ -109,14 +97,14 @@ equivalent(PassEdit *ed, uint32_t a, uint32_t b)
 	const int64_t *pa, *pb;
 	uint32_t na, nb;
 
-	if (ins(ed, a)->op != ins(ed, b)->op ||
-	    !same_dims(m, ins(ed, a)->shape, ins(ed, b)->shape))
+	if (pass_ins(ed, a)->op != pass_ins(ed, b)->op ||
+	    !same_dims(m, pass_ins(ed, a)->shape, pass_ins(ed, b)->shape))
 		return 0;
-	if (ins(ed, a)->op == HOP_RESHAPE)
-		return same_dims(m, ins(ed, opnd(ed, a, 0))->shape,
-			ins(ed, opnd(ed, b, 0))->shape);
-	pa = hlo_attr_ints(m, ins(ed, a), A_DIMENSIONS, &na);
-	pb = hlo_attr_ints(m, ins(ed, b), A_DIMENSIONS, &nb);
+	if (pass_ins(ed, a)->op == HOP_RESHAPE)
+		return same_dims(m, pass_ins(ed, pass_opnd(ed, a, 0))->shape,
+			pass_ins(ed, pass_opnd(ed, b, 0))->shape);
+	pa = hlo_attr_ints(m, pass_ins(ed, a), A_DIMENSIONS, &na);
+	pb = hlo_attr_ints(m, pass_ins(ed, b), A_DIMENSIONS, &nb);
 	return pa && pb && na == nb && !memcmp(pa, pb, na * 8u);
 }
 
@@ -124,11 +112,11 @@ equivalent(PassEdit *ed, uint32_t a, uint32_t b)
 static int
 only_user(PassEdit *ed, uint32_t x, uint32_t user)
 {
-	const HloInstr *in = ins(ed, user);
+	const HloInstr *in = pass_ins(ed, user);
 	uint32_t k, cnt = 0;
 
 	for (k = 0; k < in->nops; k++)
-		cnt += opnd(ed, user, k) == x;
+		cnt += pass_opnd(ed, user, k) == x;
 	return cnt && ed->nuse[x] == cnt;
 }
 
@@ -148,13 +136,13 @@ static int
 trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
 {
 	HloModule *m = ed->m;
-	const HloInstr *xi = ins(ed, x), *ri = ins(ed, r);
+	const HloInstr *xi = pass_ins(ed, x), *ri = pass_ins(ed, r);
 	const int64_t *p, *bd;
 	int64_t mapped[64];
 	uint32_t np, nb, k;
 
 	if (ri->op == HOP_RESHAPE &&
-	    same_shape(m, ri->shape, ins(ed, opnd(ed, r, 0))->shape))
+	    same_shape(m, ri->shape, pass_ins(ed, pass_opnd(ed, r, 0))->shape))
 		return 1;
 	p = ri->op == HOP_TRANSPOSE ? perm_of(ed, r, &np) : NULL;
 	if (ri->op == HOP_TRANSPOSE && (!p || identity_perm(p, np)))
@@ -169,7 +157,7 @@ trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
 	if ((nb && !bd) || !sorted(bd, nb))
 		return 0;
 	if (ri->op == HOP_RESHAPE)
-		return hlo_sh(m, ins(ed, opnd(ed, x, 0))->shape)->rank == 0;
+		return hlo_sh(m, pass_ins(ed, pass_opnd(ed, x, 0))->shape)->rank == 0;
 	if (nb > 64)
 		return 0;
 	for (k = 0; k < nb; k++) {
@@ -185,9 +173,9 @@ first_nontrivial(PassEdit *ed, uint32_t i)
 {
 	uint32_t k, o;
 
-	for (k = 0; k < ins(ed, i)->nops; k++) {
-		o = opnd(ed, i, k);
-		if (rearrange(ed, o) && !trivial(ed, opnd(ed, o, 0), o, o))
+	for (k = 0; k < pass_ins(ed, i)->nops; k++) {
+		o = pass_opnd(ed, i, k);
+		if (rearrange(ed, o) && !trivial(ed, pass_opnd(ed, o, 0), o, o))
 			return o;
 	}
 	return HLO_NONE;
@@ -198,16 +186,16 @@ candidate(PassEdit *ed, uint32_t i)
 {
 	uint32_t r, k, o;
 
-	if (!(hlo_opinfo[ins(ed, i)->op].flags & OPF_ELEM) ||
-	    hlo_sh(ed->m, ins(ed, i)->shape)->type == TY_TUPLE)
+	if (!(hlo_opinfo[pass_ins(ed, i)->op].flags & OPF_ELEM) ||
+	    hlo_sh(ed->m, pass_ins(ed, i)->shape)->type == TY_TUPLE)
 		return 0;
 	r = first_nontrivial(ed, i);
 	if (r == HLO_NONE)
 		return 0;
-	for (k = 0; k < ins(ed, i)->nops; k++) {
-		o = opnd(ed, i, k);
+	for (k = 0; k < pass_ins(ed, i)->nops; k++) {
+		o = pass_opnd(ed, i, k);
 		if (rearrange(ed, o) ? !equivalent(ed, o, r) :
-		    !same_dims(ed->m, ins(ed, o)->shape, ins(ed, i)->shape) ||
+		    !same_dims(ed->m, pass_ins(ed, o)->shape, pass_ins(ed, i)->shape) ||
 		    !trivial(ed, o, r, i))
 			return 0;
 	}
@@ -228,8 +216,8 @@ close_set(PassEdit *ed, uint8_t *cand, const HloUsers *u)
 		for (i = 0; i < n; i++) {
 			if (!cand[i])
 				continue;
-			for (k = 0; k < ins(ed, i)->nops; k++) {
-				o = opnd(ed, i, k);
+			for (k = 0; k < pass_ins(ed, i)->nops; k++) {
+				o = pass_opnd(ed, i, k);
 				if (!rearrange(ed, o))
 					continue;
 				for (j = u->start[o]; j < u->start[o + 1]; j++)
@@ -291,7 +279,7 @@ static uint32_t
 transpose(PassEdit *ed, uint32_t x, const int64_t *perm, uint32_t n)
 {
 	HloModule *m = ed->m;
-	uint32_t s = transposed_shape(m, ins(ed, x)->shape, perm), t;
+	uint32_t s = transposed_shape(m, pass_ins(ed, x)->shape, perm), t;
 	HloAttr a;
 
 	t = add_instr(ed, HOP_TRANSPOSE, s, x);
@@ -309,14 +297,14 @@ inverse(PassEdit *ed, uint32_t r, uint32_t x, uint32_t src)
 	const int64_t *p;
 	int64_t inv[64];
 
-	if (ins(ed, r)->op == HOP_RESHAPE) {
+	if (pass_ins(ed, r)->op == HOP_RESHAPE) {
 		ns = hlo_shape_with_type(m, src,
-			hlo_sh(m, ins(ed, x)->shape)->type);
-		if (same_shape(m, ins(ed, x)->shape, ns))
+			hlo_sh(m, pass_ins(ed, x)->shape)->type);
+		if (same_shape(m, pass_ins(ed, x)->shape, ns))
 			return x;
-		if (ins(ed, x)->op == HOP_RESHAPE && ins(ed, x)->nops &&
-		    same_shape(m, ins(ed, opnd(ed, x, 0))->shape, ns))
-			return opnd(ed, x, 0);
+		if (pass_ins(ed, x)->op == HOP_RESHAPE && pass_ins(ed, x)->nops &&
+		    same_shape(m, pass_ins(ed, pass_opnd(ed, x, 0))->shape, ns))
+			return pass_opnd(ed, x, 0);
 		return add_instr(ed, HOP_RESHAPE, ns, x);
 	}
 	p = perm_of(ed, r, &np);
@@ -339,23 +327,23 @@ sink(PassEdit *ed, uint32_t i)
 
 	if (r == HLO_NONE || ed->ctl[i])
 		return 0;
-	n = ins(ed, i)->nops;
-	if (ins(ed, r)->op == HOP_TRANSPOSE && (!(p = perm_of(ed, r, &k)) ||
+	n = pass_ins(ed, i)->nops;
+	if (pass_ins(ed, r)->op == HOP_TRANSPOSE && (!(p = perm_of(ed, r, &k)) ||
 	    k > 64))
 		return 0;
-	src = ins(ed, opnd(ed, r, 0))->shape;
+	src = pass_ins(ed, pass_opnd(ed, r, 0))->shape;
 	ops = pass_alloc(ed->ctx, (n + 1) * sizeof *ops);
 	for (k = 0; k < n; k++) {
-		ops[k] = inverse(ed, r, opnd(ed, i, k), src);
+		ops[k] = inverse(ed, r, pass_opnd(ed, i, k), src);
 		r = pass_res(ed, r);
 	}
 	ne = pass_copy_instr(m, ed->c, ed->c, i, n, ops);
 	m->comps[ed->c].ins[ne].shape = hlo_shape_with_type(m, src,
-		hlo_sh(m, ins(ed, i)->shape)->type);
+		hlo_sh(m, pass_ins(ed, i)->shape)->type);
 	hlo_attr_del(m, ed->c, ne, A_SHARDING);
 	pass_edit_added(ed, ne);
-	op = ins(ed, r)->op;
-	nr = add_instr(ed, op, ins(ed, i)->shape, ne);
+	op = pass_ins(ed, r)->op;
+	nr = add_instr(ed, op, pass_ins(ed, i)->shape, ne);
 	if (op == HOP_TRANSPOSE) {
 		p = perm_of(ed, r, &k);
 		memcpy(perm, p, k * sizeof *perm);
@@ -375,7 +363,7 @@ run_comp(PassEdit *ed, PassCtx *ctx)
 	int any = 0, done = 0;
 
 	for (i = 0; i < n; i++)
-		if (!(ins(ed, i)->flags & HI_DEAD) && candidate(ed, i))
+		if (!(pass_ins(ed, i)->flags & HI_DEAD) && candidate(ed, i))
 			cand[i] = any = 1;
 	if (!any)
 		return 0;
@@ -393,30 +381,30 @@ run_comp(PassEdit *ed, PassCtx *ctx)
 	return any;
 }
 
+static int
+visit_comp(PassEdit *ed, void *ctx)
+{
+	return run_comp(ed, ctx);
+}
+
 int
 pass_reshape_mover(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
-	uint8_t *fx;
-	uint32_t c;
-	int changed = 0;
+	PassVisit v = {0};
+	uint8_t *skip, *fx;
+	int changed;
 
 	fx = xmalloc(m->ncomps + 1);
 	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
-	for (c = 0; c < m->ncomps; c++) {
-		if (m->comps[c].flags & HC_FUSION)
-			continue;
-		pass_edit_begin(&ed, c);
-		changed |= run_comp(&ed, ctx);
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	skip = pass_skipped_comps(m, 0);
+	v.fx = fx;
+	v.nfx = m->ncomps;
+	v.skip = skip;
+	v.comp = visit_comp;
+	v.arg = ctx;
+	changed = pass_visit(m, ctx, &ed, &v);
 	free(fx);
+	free(skip);
 	return changed;
 }

@@ -1015,3 +1015,78 @@ pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
 		free(called);
 	return j;
 }
+
+/* the visiting loop */
+
+uint8_t *
+pass_skipped_comps(const HloModule *m, int composite)
+{
+	uint8_t *skip = xcalloc(m->ncomps + 1, 1);
+	uint32_t c, i, k, d;
+
+	for (c = 0; c < m->ncomps; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		if (cp->flags & HC_FUSION)
+			skip[c] = 1;
+		for (i = 0; i < cp->nins; i++) {
+			const HloInstr *in = &cp->ins[i];
+
+			if (in->flags & HI_DEAD)
+				continue;
+			if (in->op != HOP_FUSION && !(composite &&
+			    in->op == HOP_CALL &&
+			    hlo_attr_int(m, in, A_IS_COMPOSITE, 0)))
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = m->ids[in->called + k]) < m->ncomps)
+					skip[d] = 1;
+		}
+	}
+	return skip;
+}
+
+static void
+visit_instrs(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v)
+{
+	uint32_t c = ed->c, *order, cnt, i, x;
+
+	order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
+	cnt = pass_post_order(m, c, order, ctx);
+	for (i = 0; i < cnt; i++) {
+		x = order[i];
+		if ((m->comps[c].ins[x].flags & HI_DEAD) ||
+		    (v->unforwarded && pass_res(ed, x) != x))
+			continue;
+		ctx->stats.rewrites += v->instr(ed, x, v->arg);
+	}
+}
+
+int
+pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v)
+{
+	uint32_t k, c, n = v->comps ? v->ncomps : m->ncomps;
+	int changed = 0;
+
+	pass_reset(ctx);
+	pass_edit_init(ed, m, ctx, v->fx, v->nfx);
+	for (k = 0; k < n; k++) {
+		c = v->comps ? v->comps[k] : k;
+		if (v->skip && v->skip[c])
+			continue;
+		pass_edit_begin(ed, c);
+		if (v->comp) {
+			changed |= v->comp(ed, v->arg);
+		} else {
+			visit_instrs(m, ctx, ed, v);
+			changed |= ed->changed;
+		}
+		if (pass_edit_end(ed) < 0) {
+			changed = -1;
+			break;
+		}
+		pass_reset(ctx);
+	}
+	pass_edit_free(ed);
+	return changed;
+}

@@ -15,16 +15,10 @@
 
 #include "pass.h"
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
 static int
 float_convert(PassEdit *ed, uint32_t i)
 {
-	const HloInstr *in = ins(ed, i);
+	const HloInstr *in = pass_ins(ed, i);
 
 	return in->op == HOP_CONVERT && in->nops == 1 &&
 		hlo_typeinfo[hlo_sh(ed->m, in->shape)->type].cls == C_FLOAT;
@@ -37,27 +31,34 @@ simplify(PassEdit *ed, uint32_t x)
 	uint32_t y = x, len = 0, old;
 
 	while (float_convert(ed, y) && len <= m->comps[ed->c].nins) {
-		y = pass_res(ed, m->ids[ins(ed, y)->ops]);
+		y = pass_res(ed, m->ids[pass_ins(ed, y)->ops]);
 		len++;
 	}
 	if (len < 2 || ed->ctl[x])
 		return 0;
-	if (hlo_sh(m, ins(ed, x)->shape)->type ==
-	    hlo_sh(m, ins(ed, y)->shape)->type)
+	if (hlo_sh(m, pass_ins(ed, x)->shape)->type ==
+	    hlo_sh(m, pass_ins(ed, y)->shape)->type)
 		return pass_replace(ed, x, y, 0, 0);
-	old = pass_res(ed, m->ids[ins(ed, x)->ops]);
+	old = pass_res(ed, m->ids[pass_ins(ed, x)->ops]);
 	pass_edit_set_operands(ed, x, 1, &y);
 	pass_remove_cascade(ed, old);
 	return 1;
+}
+
+static int
+visit(PassEdit *ed, uint32_t i, void *arg)
+{
+	return simplify(ed, i);
 }
 
 int
 pass_simplify_fp_conv(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
-	uint32_t *corder, *order, cnt, i, x;
+	PassVisit v = {0};
+	uint32_t *corder;
 	uint8_t *fx;
-	int nc, k, changed = 0;
+	int nc, changed;
 
 	fx = xmalloc(m->ncomps + 1);
 	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
@@ -68,29 +69,13 @@ pass_simplify_fp_conv(HloModule *m, PassCtx *ctx)
 		free(corder);
 		return hlo_err(&ctx->err, "the call graph has a cycle");
 	}
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
-	for (k = 0; k < nc; k++) {
-		uint32_t c = corder[k];
-
-		pass_edit_begin(&ed, c);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (i = 0; i < cnt; i++) {
-			x = order[i];
-			if ((m->comps[c].ins[x].flags & HI_DEAD) ||
-			    pass_res(&ed, x) != x)
-				continue;
-			ctx->stats.rewrites += simplify(&ed, x);
-		}
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	v.fx = fx;
+	v.nfx = m->ncomps;
+	v.comps = corder;
+	v.ncomps = nc;
+	v.instr = visit;
+	v.unforwarded = 1;
+	changed = pass_visit(m, ctx, &ed, &v);
 	free(fx);
 	free(corder);
 	return changed;

@@ -24,29 +24,17 @@ typedef struct {
 	uint32_t ngrp;
 } Sink;
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static int
 is_slice(PassEdit *ed, uint32_t i)
 {
-	return ins(ed, i)->op == HOP_SLICE && ins(ed, i)->nops == 1;
+	return pass_ins(ed, i)->op == HOP_SLICE && pass_ins(ed, i)->nops == 1;
 }
 
 static int
 same_config(PassEdit *ed, uint32_t a, uint32_t b)
 {
-	const HloAttr *x = hlo_attr(ed->m, ins(ed, a), A_SLICE);
-	const HloAttr *y = hlo_attr(ed->m, ins(ed, b), A_SLICE);
+	const HloAttr *x = hlo_attr(ed->m, pass_ins(ed, a), A_SLICE);
+	const HloAttr *y = hlo_attr(ed->m, pass_ins(ed, b), A_SLICE);
 
 	if (!x || !y)
 		return !x && !y;
@@ -58,16 +46,16 @@ same_config(PassEdit *ed, uint32_t a, uint32_t b)
 static int
 on_similar_slices(PassEdit *ed, uint32_t i)
 {
-	const HloInstr *in = ins(ed, i);
-	uint32_t k, s0 = opnd(ed, i, 0), s;
+	const HloInstr *in = pass_ins(ed, i);
+	uint32_t k, s0 = pass_opnd(ed, i, 0), s;
 
 	for (k = 0; k < in->nops; k++)
-		if (!is_slice(ed, opnd(ed, i, k)))
+		if (!is_slice(ed, pass_opnd(ed, i, k)))
 			return 0;
 	for (k = 1; k < in->nops; k++) {
-		s = opnd(ed, i, k);
-		if (!hlo_shape_compatible(ed->m, ins(ed, opnd(ed, s0, 0))->shape,
-		    ins(ed, opnd(ed, s, 0))->shape) || !same_config(ed, s0, s))
+		s = pass_opnd(ed, i, k);
+		if (!hlo_shape_compatible(ed->m, pass_ins(ed, pass_opnd(ed, s0, 0))->shape,
+		    pass_ins(ed, pass_opnd(ed, s, 0))->shape) || !same_config(ed, s0, s))
 			return 0;
 	}
 	return 1;
@@ -90,7 +78,7 @@ static int
 same_op(PassEdit *ed, uint32_t a, uint32_t b)
 {
 	HloModule *m = ed->m;
-	const HloInstr *x = ins(ed, a), *y = ins(ed, b);
+	const HloInstr *x = pass_ins(ed, a), *y = pass_ins(ed, b);
 
 	return x->op == y->op && x->nops == y->nops &&
 		x->ncalled == y->ncalled && (!x->ncalled ||
@@ -106,14 +94,14 @@ similar(PassEdit *ed, uint32_t op, uint32_t cand)
 	uint32_t k, s0, s;
 
 	if (pass_res(ed, cand) != cand || ed->nuse[cand] == 0 ||
-	    !same_op(ed, op, cand) || hlo_sh(m, ins(ed, op)->shape)->type !=
-	    hlo_sh(m, ins(ed, cand)->shape)->type)
+	    !same_op(ed, op, cand) || hlo_sh(m, pass_ins(ed, op)->shape)->type !=
+	    hlo_sh(m, pass_ins(ed, cand)->shape)->type)
 		return 0;
-	s0 = opnd(ed, cand, 0);
-	for (k = 0; k < ins(ed, cand)->nops; k++) {
-		s = opnd(ed, cand, k);
-		if (!is_slice(ed, s) || opnd(ed, s, 0) !=
-		    opnd(ed, opnd(ed, op, k), 0) || !same_config(ed, s0, s))
+	s0 = pass_opnd(ed, cand, 0);
+	for (k = 0; k < pass_ins(ed, cand)->nops; k++) {
+		s = pass_opnd(ed, cand, k);
+		if (!is_slice(ed, s) || pass_opnd(ed, s, 0) !=
+		    pass_opnd(ed, pass_opnd(ed, op, k), 0) || !same_config(ed, s0, s))
 			return 0;
 	}
 	return 1;
@@ -124,7 +112,7 @@ static int
 find_group(Sink *sk, uint32_t op)
 {
 	PassEdit *ed = sk->ed;
-	uint32_t src = opnd(ed, opnd(ed, op, 0), 0), j, k, s, u, prev;
+	uint32_t src = pass_opnd(ed, pass_opnd(ed, op, 0), 0), j, k, s, u, prev;
 	int64_t sum = 0, e;
 
 	sk->ngrp = 0;
@@ -146,11 +134,11 @@ find_group(Sink *sk, uint32_t op)
 		}
 	}
 	for (j = 0; j < sk->ngrp; j++) {
-		e = hlo_shape_elems(ed->m, ins(ed, sk->grp[j])->shape);
+		e = hlo_shape_elems(ed->m, pass_ins(ed, sk->grp[j])->shape);
 		if (e < 0 || __builtin_add_overflow(sum, e, &sum))
 			sum = INT64_MAX;
 	}
-	e = hlo_shape_elems(ed->m, ins(ed, src)->shape);
+	e = hlo_shape_elems(ed->m, pass_ins(ed, src)->shape);
 	return sk->ngrp && e >= 0 && sum >= e;
 }
 
@@ -159,23 +147,23 @@ sink(Sink *sk, uint32_t op)
 {
 	PassEdit *ed = sk->ed;
 	HloModule *m = ed->m;
-	uint32_t n = ins(ed, op)->nops, k, j, first = sk->grp[0], big, sl, s;
+	uint32_t n = pass_ins(ed, op)->nops, k, j, first = sk->grp[0], big, sl, s;
 	uint32_t *srcs = pass_alloc(ed->ctx, (n + 1) * sizeof *srcs);
 
 	for (k = 0; k < n; k++)
-		srcs[k] = opnd(ed, opnd(ed, op, k), 0);
+		srcs[k] = pass_opnd(ed, pass_opnd(ed, op, k), 0);
 	big = pass_copy_instr(m, ed->c, ed->c, first, n, srcs);
 	m->comps[ed->c].ins[big].shape = hlo_shape_with_type(m,
-		ins(ed, srcs[0])->shape, hlo_sh(m, ins(ed, first)->shape)->type);
+		pass_ins(ed, srcs[0])->shape, hlo_sh(m, pass_ins(ed, first)->shape)->type);
 	pass_edit_added(ed, big);
 	for (j = 0; j < sk->ngrp; j++) {
 		uint32_t user = sk->grp[j];
 
 		if (ed->nuse[user] == 0 && m->comps[ed->c].root != user)
 			continue;
-		s = opnd(ed, user, 0);
+		s = pass_opnd(ed, user, 0);
 		sl = pass_copy_instr(m, ed->c, ed->c, s, 1, &big);
-		m->comps[ed->c].ins[sl].shape = ins(ed, user)->shape;
+		m->comps[ed->c].ins[sl].shape = pass_ins(ed, user)->shape;
 		pass_edit_added(ed, sl);
 		pass_replace_uses(ed, user, sl);
 	}

@@ -25,22 +25,10 @@ typedef struct {
 	uint8_t fold[2];
 } Cand;
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
-static uint32_t
-opnd(PassEdit *ed, uint32_t i, uint32_t k)
-{
-	return pass_res(ed, ed->m->ids[ins(ed, i)->ops + k]);
-}
-
 static int
 nonidentity_transpose(PassEdit *ed, uint32_t t)
 {
-	const HloInstr *in = ins(ed, t);
+	const HloInstr *in = pass_ins(ed, t);
 	const int64_t *p;
 	uint32_t n, k;
 
@@ -60,7 +48,7 @@ static int
 row_column(PassEdit *ed, uint32_t dot, int side)
 {
 	HloModule *m = ed->m;
-	const HloInstr *d = ins(ed, dot), *t = ins(ed, opnd(ed, dot, side));
+	const HloInstr *d = pass_ins(ed, dot), *t = pass_ins(ed, pass_opnd(ed, dot, side));
 	const int64_t *batch, *perm;
 	uint32_t nb, nc, np, k, rank = hlo_sh(m, t->shape)->rank;
 
@@ -81,12 +69,12 @@ dot_candidate(PassEdit *ed, uint32_t i, Cand *cd)
 	HloModule *m = ed->m;
 	int side, any = 0;
 
-	if (ins(ed, i)->nops != 2 ||
-	    hlo_sh(m, ins(ed, opnd(ed, i, 0))->shape)->rank < 2 ||
-	    hlo_sh(m, ins(ed, opnd(ed, i, 1))->shape)->rank < 2)
+	if (pass_ins(ed, i)->nops != 2 ||
+	    hlo_sh(m, pass_ins(ed, pass_opnd(ed, i, 0))->shape)->rank < 2 ||
+	    hlo_sh(m, pass_ins(ed, pass_opnd(ed, i, 1))->shape)->rank < 2)
 		return 0;
 	for (side = 0; side < 2; side++) {
-		cd->fold[side] = nonidentity_transpose(ed, opnd(ed, i, side)) &&
+		cd->fold[side] = nonidentity_transpose(ed, pass_opnd(ed, i, side)) &&
 			row_column(ed, i, side);
 		any |= cd->fold[side];
 	}
@@ -99,10 +87,10 @@ conv_candidate(PassEdit *ed, uint32_t i, Cand *cd)
 {
 	int side, any = 0;
 
-	if (ins(ed, i)->nops != 2)
+	if (pass_ins(ed, i)->nops != 2)
 		return 0;
 	for (side = 0; side < 2; side++) {
-		cd->fold[side] = ins(ed, opnd(ed, i, side))->op ==
+		cd->fold[side] = pass_ins(ed, pass_opnd(ed, i, side))->op ==
 			HOP_TRANSPOSE;
 		any |= cd->fold[side];
 	}
@@ -121,7 +109,7 @@ map_dims(PassEdit *ed, uint32_t dot, int key, const int64_t *perm,
 	uint32_t n, k;
 	HloAttr a;
 
-	d = hlo_attr_ints(m, ins(ed, dot), key, &n);
+	d = hlo_attr_ints(m, pass_ins(ed, dot), key, &n);
 	if (!d || !n)
 		return 0;
 	if (n > 64)
@@ -142,7 +130,7 @@ dims_ok(PassEdit *ed, uint32_t dot, int key, uint32_t np)
 	const int64_t *d;
 	uint32_t n, k;
 
-	d = hlo_attr_ints(ed->m, ins(ed, dot), key, &n);
+	d = hlo_attr_ints(ed->m, pass_ins(ed, dot), key, &n);
 	if (n > 64 || np > 64)
 		return 0;
 	for (k = 0; k < n; k++)
@@ -160,8 +148,8 @@ fold_dot(PassEdit *ed, const Cand *cd)
 	const int64_t *p;
 
 	for (side = 0; side < 2; side++) {
-		old[side] = opnd(ed, cd->i, side);
-		p = hlo_attr_ints(m, ins(ed, old[side]), A_DIMENSIONS, &np);
+		old[side] = pass_opnd(ed, cd->i, side);
+		p = hlo_attr_ints(m, pass_ins(ed, old[side]), A_DIMENSIONS, &np);
 		if (cd->fold[side] && (!p || !dims_ok(ed, cd->i, side ?
 		    A_RHS_CONTRACT : A_LHS_CONTRACT, np) || !dims_ok(ed, cd->i,
 		    side ? A_RHS_BATCH : A_LHS_BATCH, np)))
@@ -171,12 +159,12 @@ fold_dot(PassEdit *ed, const Cand *cd)
 		ops[side] = old[side];
 		if (!cd->fold[side])
 			continue;
-		p = hlo_attr_ints(m, ins(ed, old[side]), A_DIMENSIONS, &np);
+		p = hlo_attr_ints(m, pass_ins(ed, old[side]), A_DIMENSIONS, &np);
 		memcpy(perm, p, np * sizeof *perm);
 		map_dims(ed, cd->i, side ? A_RHS_CONTRACT : A_LHS_CONTRACT,
 			perm, np);
 		map_dims(ed, cd->i, side ? A_RHS_BATCH : A_LHS_BATCH, perm, np);
-		ops[side] = opnd(ed, old[side], 0);
+		ops[side] = pass_opnd(ed, old[side], 0);
 	}
 	pass_edit_set_operands(ed, cd->i, 2, ops);
 	for (side = 0; side < 2; side++)
@@ -219,7 +207,7 @@ fold_conv(PassEdit *ed, const Cand *cd)
 	HloModule *m = ed->m;
 	uint32_t ops[2], old[2], np, n, side;
 	const int64_t *p;
-	const char *w = hlo_attr_word(m, ins(ed, cd->i), A_DIM_LABELS, &n);
+	const char *w = hlo_attr_word(m, pass_ins(ed, cd->i), A_DIM_LABELS, &n);
 	char lab[256];
 	HloAttr a;
 
@@ -227,13 +215,13 @@ fold_conv(PassEdit *ed, const Cand *cd)
 		return;
 	memcpy(lab, w, n);
 	for (side = 0; side < 2; side++) {
-		ops[side] = old[side] = opnd(ed, cd->i, side);
+		ops[side] = old[side] = pass_opnd(ed, cd->i, side);
 		if (!cd->fold[side])
 			continue;
-		p = hlo_attr_ints(m, ins(ed, old[side]), A_DIMENSIONS, &np);
+		p = hlo_attr_ints(m, pass_ins(ed, old[side]), A_DIMENSIONS, &np);
 		if (!p || permute_labels(lab, n, side, p, np) < 0)
 			return;
-		ops[side] = opnd(ed, old[side], 0);
+		ops[side] = pass_opnd(ed, old[side], 0);
 	}
 	a = hlo_mk_bytes(m, A_DIM_LABELS, K_WORD, lab, n);
 	hlo_attr_set(m, ed->c, cd->i, &a);
@@ -246,31 +234,6 @@ fold_conv(PassEdit *ed, const Cand *cd)
 }
 
 /* fusion computations and computations called as composites */
-static uint8_t *
-skipped(const HloModule *m, PassCtx *ctx)
-{
-	uint8_t *skip = pass_zalloc(ctx, m->ncomps + 1, 1);
-	uint32_t c, i, k, d;
-
-	for (c = 0; c < m->ncomps; c++) {
-		const HloComp *cp = &m->comps[c];
-
-		if (cp->flags & HC_FUSION)
-			skip[c] = 1;
-		for (i = 0; i < cp->nins; i++) {
-			const HloInstr *in = &cp->ins[i];
-
-			if ((in->flags & HI_DEAD) || in->op != HOP_CALL ||
-			    !hlo_attr_int(m, in, A_IS_COMPOSITE, 0))
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					skip[d] = 1;
-		}
-	}
-	return skip;
-}
-
 static int
 run_comp(PassEdit *ed, PassCtx *ctx)
 {
@@ -301,32 +264,29 @@ run_comp(PassEdit *ed, PassCtx *ctx)
 	return nd + nv > 0;
 }
 
+static int
+visit_comp(PassEdit *ed, void *ctx)
+{
+	return run_comp(ed, ctx);
+}
+
 int
 pass_transpose_folding(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
+	PassVisit v = {0};
 	uint8_t *skip, *fx;
-	uint32_t c;
-	int changed = 0;
+	int changed;
 
 	fx = xmalloc(m->ncomps + 1);
 	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	skip = xmalloc(m->ncomps + 1);
-	memcpy(skip, skipped(m, ctx), m->ncomps);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
-	for (c = 0; c < m->ncomps; c++) {
-		if (skip[c])
-			continue;
-		pass_edit_begin(&ed, c);
-		changed |= run_comp(&ed, ctx);
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	skip = pass_skipped_comps(m, 1);
+	v.fx = fx;
+	v.nfx = m->ncomps;
+	v.skip = skip;
+	v.comp = visit_comp;
+	v.arg = ctx;
+	changed = pass_visit(m, ctx, &ed, &v);
 	free(fx);
 	free(skip);
 	return changed;

@@ -14,12 +14,6 @@
 
 #include "pass.h"
 
-static const HloInstr *
-ins(PassEdit *ed, uint32_t i)
-{
-	return &ed->m->comps[ed->c].ins[i];
-}
-
 static uint32_t
 op(PassEdit *ed, const HloInstr *in, uint32_t k)
 {
@@ -36,10 +30,10 @@ relay(PassEdit *ed, uint32_t i, uint32_t repl)
 
 	if (!ed->ctl[i])
 		return;
-	npred = ins(ed, i)->nctrl;
+	npred = pass_ins(ed, i)->nctrl;
 	pred = pass_alloc(ed->ctx, (npred + 1) * sizeof *pred);
 	for (k = 0; k < npred; k++)
-		pred[k] = pass_res(ed, m->ids[ins(ed, i)->ctrl + k]);
+		pred[k] = pass_res(ed, m->ids[pass_ins(ed, i)->ctrl + k]);
 	pass_ctrl_succs(ed, i, &succ, &n);
 	users = pass_alloc(ed->ctx, (ed->nuse[i] + 1) * sizeof *users);
 	for (j = 0; j < cp->nins && nusers < ed->nuse[i]; j++) {
@@ -71,20 +65,20 @@ static int
 whole_tuple(PassEdit *ed, uint32_t t)
 {
 	HloModule *m = ed->m;
-	const HloInstr *in = ins(ed, t);
+	const HloInstr *in = pass_ins(ed, t);
 	uint32_t k, top = HLO_NONE, g;
 
 	for (k = 0; k < in->nops; k++) {
 		const HloInstr *gi;
 
 		g = op(ed, in, k);
-		gi = ins(ed, g);
+		gi = pass_ins(ed, g);
 		if (gi->op != HOP_GTE || hlo_attr_int(m, gi, A_INDEX, -1) !=
 		    (int64_t)k || !gi->nops)
 			return 0;
 		if (top == HLO_NONE) {
 			top = op(ed, gi, 0);
-			if (!hlo_shape_eq_nolayout(m, ins(ed, top)->shape,
+			if (!hlo_shape_eq_nolayout(m, pass_ins(ed, top)->shape,
 			    in->shape))
 				return 0;
 		} else if (top != op(ed, gi, 0)) {
@@ -106,7 +100,7 @@ gte_chain(PassEdit *ed, uint32_t g)
 	int64_t *path, idx;
 	const HloInstr *in;
 
-	while ((in = ins(ed, x))->op == HOP_GTE && in->nops) {
+	while ((in = pass_ins(ed, x))->op == HOP_GTE && in->nops) {
 		depth++;
 		x = op(ed, in, 0);
 	}
@@ -114,12 +108,12 @@ gte_chain(PassEdit *ed, uint32_t g)
 		return 0;
 	path = pass_alloc(ed->ctx, depth * sizeof *path);
 	for (k = depth, x = g; k-- > 0;) {
-		in = ins(ed, x);
+		in = pass_ins(ed, x);
 		path[k] = hlo_attr_int(m, in, A_INDEX, -1);
 		x = op(ed, in, 0);
 	}
 	for (k = 0; k < depth; k++) {
-		in = ins(ed, x);
+		in = pass_ins(ed, x);
 		idx = path[k];
 		if (in->op != HOP_TUPLE || idx < 0 || idx >= in->nops)
 			return 0;

@@ -37,34 +37,6 @@ zero_sized(const HloModule *m, const HloInstr *in)
 		hlo_shape_elems(m, in->shape) == 0;
 }
 
-/* computations called as fusions or composite calls are left alone */
-static uint8_t *
-skipped(const HloModule *m, PassCtx *ctx)
-{
-	uint8_t *skip = pass_zalloc(ctx, m->ncomps + 1, 1);
-	uint32_t c, i, k, d;
-
-	for (c = 0; c < m->ncomps; c++) {
-		const HloComp *cp = &m->comps[c];
-
-		if (cp->flags & HC_FUSION)
-			skip[c] = 1;
-		for (i = 0; i < cp->nins; i++) {
-			const HloInstr *in = &cp->ins[i];
-
-			if (in->flags & HI_DEAD)
-				continue;
-			if (in->op != HOP_FUSION && !(in->op == HOP_CALL &&
-			    hlo_attr_int(m, in, A_IS_COMPOSITE, 0)))
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					skip[d] = 1;
-		}
-	}
-	return skip;
-}
-
 static int
 rewrite(PassEdit *ed, uint32_t i)
 {
@@ -89,37 +61,28 @@ rewrite(PassEdit *ed, uint32_t i)
 	return 0;
 }
 
+static int
+visit(PassEdit *ed, uint32_t i, void *arg)
+{
+	return rewrite(ed, i);
+}
+
+/* computations called as fusions or composite calls are left alone */
 int
 pass_zero_sized(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
+	PassVisit v = {0};
 	uint8_t *fx = xmalloc(m->ncomps + 1), *skip;
-	uint32_t c, i, cnt, *order, ncomps = m->ncomps;
-	int changed = 0;
+	int changed;
 
 	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	skip = xmalloc(m->ncomps + 1);
-	memcpy(skip, skipped(m, ctx), m->ncomps);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
-	for (c = 0; c < ncomps; c++) {
-		if (skip[c])
-			continue;
-		pass_edit_begin(&ed, c);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) *
-			sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (i = 0; i < cnt; i++)
-			if (!(m->comps[c].ins[order[i]].flags & HI_DEAD))
-				ctx->stats.rewrites += rewrite(&ed, order[i]);
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	skip = pass_skipped_comps(m, 1);
+	v.fx = fx;
+	v.nfx = m->ncomps;
+	v.skip = skip;
+	v.instr = visit;
+	changed = pass_visit(m, ctx, &ed, &v);
 	free(fx);
 	free(skip);
 	return changed;
