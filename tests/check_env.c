@@ -10,6 +10,7 @@
 
 #include "envi.h"
 #include "pass.h"
+#include "search.h"
 #include "testutil.h"
 
 /* x + 0 (algsimp removes the add, the broadcast and the constant) and a
@@ -309,6 +310,102 @@ START_TEST(hash_ignores_names)
 }
 END_TEST
 
+
+static SearchResult
+search(const char *src, int algo, int jobs, int64_t budget)
+{
+	HloError e;
+	HloModule *m = tu_parse(src, &e);
+	SearchOpts o;
+	SearchResult r;
+
+	ck_assert_ptr_nonnull(m);
+	search_opts_default(&o);
+	o.algo = algo;
+	o.jobs = jobs;
+	o.budget = budget;
+	o.seed = 9;
+	ck_assert_int_eq(search_run(m, &o, &r, &e), 0);
+	hlo_module_free(m);
+	return r;
+}
+
+START_TEST(search_small_optimum)
+{
+	int algo;
+
+	for (algo = 0; algo < SEARCH_NALGO; algo++) {
+		SearchResult r = search(small, algo, 1, 3000);
+
+		ck_assert_double_eq(r.initial, 6);
+		ck_assert_double_eq(r.best, 2);
+		ck_assert_int_eq(r.nseq, 2);
+		ck_assert_int_ge(r.nlog, 1);
+		ck_assert_double_eq(r.log[r.nlog - 1].best, 2);
+		if (algo != SEARCH_RANDOM) {
+			/* the lower action id wins ties: algsimp first */
+			ck_assert_int_eq(r.seq[0], PASS_algsimp);
+			ck_assert_int_eq(r.seq[1], PASS_dce);
+		}
+		search_result_free(&r);
+	}
+}
+END_TEST
+
+/* any number of workers: the same sequence, the same steps */
+START_TEST(search_jobs_independent)
+{
+	char *src = tu_read(TU_DATA "/hloenv-jax/jraph/module_0047.jit__"
+		"truncated_normal.20.before_optimizations.hlo", NULL);
+	int algo;
+
+	ck_assert_ptr_nonnull(src);
+	for (algo = 0; algo < SEARCH_NALGO; algo++) {
+		SearchResult a = search(src, algo, 1, 800);
+		SearchResult b = search(src, algo, 3, 800);
+
+		ck_assert_double_eq(a.best, b.best);
+		ck_assert_int_eq(a.nseq, b.nseq);
+		ck_assert(!memcmp(a.seq, b.seq, a.nseq * sizeof *a.seq));
+		ck_assert_int_eq(a.steps, b.steps);
+		ck_assert_str_eq(a.found_by, b.found_by);
+		ck_assert_double_le(a.best, a.initial);
+		search_result_free(&a);
+		search_result_free(&b);
+	}
+	free(src);
+}
+END_TEST
+
+START_TEST(search_replay_and_minimize)
+{
+	HloError e;
+	HloModule *m = tu_parse(small, &e), *out;
+	int seq[] = {PASS_cse, PASS_dce, PASS_cse, PASS_tuple_simplifier,
+		PASS_algsimp, PASS_cse, PASS_dce};
+	int *min, nmin, tests;
+	double v;
+
+	ck_assert_int_eq(search_replay(m, seq, 7, ENV_OBJ_INSTRUCTIONS, &v,
+		&out, NULL, &e), 0);
+	ck_assert_double_eq(v, 2);
+	ck_assert_int_eq(hlo_cost_count(out), 2);
+	hlo_module_free(out);
+	ck_assert_int_eq(search_minimize(m, seq, 7, ENV_OBJ_INSTRUCTIONS, 2,
+		&min, &nmin, &tests, &e), 0);
+	ck_assert_int_eq(nmin, 2);
+	ck_assert(min[0] == PASS_dce || min[0] == PASS_algsimp);
+	ck_assert_int_gt(tests, 2);
+	free(min);
+	/* a target nothing reaches keeps the whole sequence */
+	ck_assert_int_eq(search_minimize(m, seq, 7, ENV_OBJ_INSTRUCTIONS, 1,
+		&min, &nmin, &tests, &e), 0);
+	ck_assert_int_eq(nmin, 7);
+	free(min);
+	hlo_module_free(m);
+}
+END_TEST
+
 static Suite *
 env_suite(void)
 {
@@ -324,6 +421,9 @@ env_suite(void)
 	tcase_add_test(tc, sampling_is_seeded);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, hash_ignores_names);
+	tcase_add_test(tc, search_small_optimum);
+	tcase_add_test(tc, search_jobs_independent);
+	tcase_add_test(tc, search_replay_and_minimize);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,143 @@
+#!/bin/sh
+# search.sh: hlopt search: flags and exit statuses, the same result for
+# any -j, replay lines that reproduce R, greedy never worse than the
+# input, the evaluator check, --minimize, --log, progress on stderr only.
+# HLOPT names the binary.
+H=${HLOPT:-./hlopt}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+mid=data/hloenv-jax/jraph/module_0047.jit__truncated_normal.20.before_optimizations.hlo
+lin=data/graphhelper-ptxla/wenboqian/linear_module_backward.hlo
+
+cat >"$T/small.hlo" <<'HLO'
+HloModule t
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[4] broadcast(z), dimensions={}
+  a = f32[4] add(x, zb)
+  n = f32[4] negate(x)
+  ROOT r = f32[4] multiply(a, a)
+}
+HLO
+
+expect() {
+	want=$1 what=$2
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what: exit $got, want $want"
+		sed 's/^/  | /' "$T/err" | head -5
+	fi
+}
+
+check() {
+	what=$1
+	shift 2
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+# the value of a numeric key in a --format json report
+jget() {
+	sed -n "s/^  \"$1\": \([-0-9.e+]*\),*$/\1/p" "$2"
+}
+
+expect 0 "search --help" -- $H search --help
+check "--help names every algorithm" -- grep -q 'random|greedy|beam' "$T/out"
+expect 2 "unknown algorithm" -- $H search --algo annealing "$T/small.hlo"
+expect 2 "unknown objective" -- $H search --objective speed "$T/small.hlo"
+expect 2 "-j 0" -- $H search -j 0 "$T/small.hlo"
+expect 2 "--budget 0" -- $H search --budget 0 "$T/small.hlo"
+expect 2 "bad --format" -- $H search --format xml "$T/small.hlo"
+expect 1 "missing input" -- $H search "$T/none.hlo"
+
+# the small module's best is known: algsimp and dce leave 2 of 6
+for a in random greedy beam; do
+	expect 0 "$a on the small module" -- $H search --algo $a --format json "$T/small.hlo"
+	check "$a reaches the known best" -- test "$(jget best "$T/out")" = 2
+	check "$a reports I and D" -- test "$(jget initial "$T/out")/$(jget default "$T/out")" = 6/2
+	check "$a verifies" -- grep -q '"verified": true' "$T/out"
+done
+for k in initial default saturate best ratio objective flops_before flops_after \
+    sequence replay steps steps_per_second seconds verified found_by; do
+	check "json has $k" -- grep -q "^  \"$k\":" "$T/out"
+done
+
+# same seed, same sequence and same bytes for -j 1 and -j 2; the replay
+# line reproduces R exactly
+for a in random greedy beam; do
+	expect 0 "$a -j 1" -- $H search --algo $a --budget 1500 --seed 5 -j 1 \
+		--format json -o "$T/$a.1.hlo" "$mid" --report "$T/$a.1.json"
+	expect 0 "$a -j 2" -- $H search --algo $a --budget 1500 --seed 5 -j 2 \
+		--format json -o "$T/$a.2.hlo" "$mid" --report "$T/$a.2.json"
+	check "$a: -j 2 writes the bytes -j 1 writes" -- cmp -s "$T/$a.1.hlo" "$T/$a.2.hlo"
+	check "$a: -j 2 finds the sequence -j 1 finds" -- \
+		test "$(grep '"sequence"' "$T/$a.1.json")" = "$(grep '"sequence"' "$T/$a.2.json")"
+	r=$(jget best "$T/$a.1.json")
+	i=$(jget initial "$T/$a.1.json")
+	check "$a: never worse than the input" -- test "$r" -le "$i"
+	cmd=$(sed -n 's/^  "replay": "hlopt \(.*\)",$/\1/p' "$T/$a.1.json")
+	eval "$H $cmd" -o "$T/$a.replay.hlo" --report "$T/$a.replay.txt" --format json 2>"$T/err"
+	check "$a: the replay line reproduces R" -- \
+		test "$(jget instructions_after "$T/$a.replay.txt")" = "$r"
+	check "$a: the replayed module is the one written" -- cmp -s "$T/$a.replay.hlo" "$T/$a.1.hlo"
+done
+check "greedy beats default on $mid" -- test "$(jget best "$T/greedy.1.json")" -lt \
+	"$(jget default "$T/greedy.1.json")"
+
+# another seed gives another random run
+expect 0 "random --seed 6" -- $H search --budget 1500 --seed 6 --format json "$mid"
+check "the seed changes the run" -- test "$(grep found_by "$T/out")" != \
+	"$(grep found_by "$T/random.1.json")"
+
+# --minimize: no longer, same R, attribution sums to I - R
+expect 0 "random, 3 passes per episode" -- $H search --budget 2000 --seed 3 --format json "$mid"
+cp "$T/out" "$T/full.json"
+expect 0 "random --minimize" -- $H search --budget 2000 --seed 3 --minimize --format json "$mid"
+check "--minimize keeps R" -- test "$(jget best "$T/out")" -le "$(jget best "$T/full.json")"
+check "--minimize reports the lengths" -- grep -q '"minimized": {"from": [0-9]*, "to": [0-9]*' "$T/out"
+check "--minimize is no longer" -- test "$(grep -o '"[a-z_-]*"' "$T/out" | sed -n '/"sequence"/,/"replay"/p' | wc -l)" -le \
+	"$(grep -o '"[a-z_-]*"' "$T/full.json" | sed -n '/"sequence"/,/"replay"/p' | wc -l)"
+removed=$(grep -o '"removed": [0-9]*' "$T/out" | awk '{s += $2} END {print s}')
+added=$(grep -o '"added": [0-9]*' "$T/out" | awk '{s += $2} END {print s}')
+check "attribution accounts for I - R" -- \
+	test $((removed - added)) = $(($(jget initial "$T/out") - $(jget best "$T/out")))
+
+# other objectives
+expect 0 "greedy on flops" -- $H search --algo greedy --objective flops --format json "$lin"
+check "flops: objective keys" -- grep -q '"objective_best"' "$T/out"
+check "flops: the objective is named" -- grep -q '"objective": "flops"' "$T/out"
+
+# --log: a header and one row per improvement
+expect 0 "--log" -- $H search --algo greedy --log "$T/log.csv" "$mid"
+check "--log header" -- test "$(head -1 "$T/log.csv")" = "input,step,best,sequence"
+check "--log one row per improvement" -- test "$(wc -l <"$T/log.csv")" -ge 2
+
+# -o - carries the module on stdout, the report goes to stderr
+expect 0 "-o -" -- $H search --algo greedy -o - "$T/small.hlo"
+check "-o -: the module on stdout" -- grep -q '^HloModule' "$T/out"
+check "-o -: the report on stderr" -- grep -q '^best (R)' "$T/err"
+# --progress on a pipe; nothing without it
+expect 0 "no progress on a pipe" -- $H search --budget 500 "$mid"
+check "stderr empty without --progress" -- test ! -s "$T/err"
+expect 0 "--progress" -- $H search --time 1.5 --budget 100000000 --progress "$mid"
+check "--progress writes to stderr" -- grep -q 'steps/s' "$T/err"
+check "--progress keeps stdout for the report" -- grep -q '^best (R)' "$T/out"
+
+# a module the evaluator cannot run: exit 3, nothing written; --no-verify
+# writes it and says so
+expect 3 "unevaluable" -- $H search --algo greedy tests/cli/unevaluable.hlo -o "$T/uv.hlo"
+check "unevaluable: the reason" -- grep -q 'cannot evaluate ragged-dot' "$T/err"
+check "unevaluable: no module written" -- test ! -e "$T/uv.hlo"
+expect 0 "--no-verify" -- $H search --algo greedy --no-verify tests/cli/unevaluable.hlo -o "$T/uv.hlo"
+check "--no-verify: written" -- test -s "$T/uv.hlo"
+check "--no-verify: the report says so" -- grep -q 'skipped (--no-verify)' "$T/out"
+
+echo "search: $pass passed, $fail failed"
+[ "$fail" = 0 ]
