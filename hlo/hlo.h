@@ -296,8 +296,11 @@ HloAttr hlo_mk_int(int key, int64_t v);
 HloAttr hlo_mk_ints(HloModule *m, int key, const int64_t *v, uint32_t n);
 HloAttr hlo_mk_bytes(HloModule *m, int key, int kind, const void *v,
 	uint32_t n);
+int hlo_attr_equal(const HloModule *m, const HloAttr *a, const HloAttr *b);
 int hlo_attrs_equal(const HloModule *m, const HloInstr *a,
-	const HloInstr *b, int with_meta);
+	const HloInstr *b, const uint8_t *ignore);
+				/* ignore[key] set: passed over; may be
+				 * NULL */
 const void *hlo_literal(const HloModule *m, const HloInstr *in,
 	uint32_t *nbytes);	/* NULL if absent or elided */
 

@@ -946,8 +946,10 @@ hlo_mk_bytes(HloModule *m, int key, int kind, const void *v, uint32_t n)
 	return a;
 }
 
-static int
-attreq(const HloModule *m, const HloAttr *a, const HloAttr *b)
+/* one attribute: same key, kind, name and value; an elided value is
+ * unknown and equals nothing */
+int
+hlo_attr_equal(const HloModule *m, const HloAttr *a, const HloAttr *b)
 {
 	if (a->key != b->key || a->kind != b->kind || a->name != b->name ||
 	    a->n != b->n)
@@ -960,34 +962,33 @@ attreq(const HloModule *m, const HloAttr *a, const HloAttr *b)
 	case K_SLICE:
 	case K_PAD:
 	case K_WINDOW:
-		return !a->n || !memcmp(m->ints + a->v, m->ints + b->v,
-			a->n * 8u);
+		return !a->n || a->v == b->v || !memcmp(m->ints + a->v,
+			m->ints + b->v, a->n * 8u);
 	default:
 		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
 			return 0;	/* unknown values: never equal */
-		return !a->n || !memcmp(m->bytes + a->v, m->bytes + b->v,
-			a->n);
+		return !a->n || a->v == b->v || !memcmp(m->bytes + a->v,
+			m->bytes + b->v, a->n);
 	}
 }
 
-/* equal attributes; with_meta 0 ignores AF_META ones (metadata, ...) */
+/* equal attributes, those whose key has ignore[key] set passed over
+ * (ignore may be NULL) */
 int
 hlo_attrs_equal(const HloModule *m, const HloInstr *a, const HloInstr *b,
-	int with_meta)
+	const uint8_t *ignore)
 {
 	const HloAttr *x = m->attrv + a->attrs, *y = m->attrv + b->attrs;
 	uint32_t i = 0, j = 0;
 
 	for (;;) {
-		while (!with_meta && i < a->nattrs &&
-		    (hlo_attrinfo[x[i].key].flags & AF_META))
+		while (ignore && i < a->nattrs && ignore[x[i].key])
 			i++;
-		while (!with_meta && j < b->nattrs &&
-		    (hlo_attrinfo[y[j].key].flags & AF_META))
+		while (ignore && j < b->nattrs && ignore[y[j].key])
 			j++;
 		if (i == a->nattrs || j == b->nattrs)
 			return i == a->nattrs && j == b->nattrs;
-		if (!attreq(m, &x[i], &y[j]))
+		if (!hlo_attr_equal(m, &x[i], &y[j]))
 			return 0;
 		i++, j++;
 	}

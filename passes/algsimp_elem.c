@@ -456,7 +456,7 @@ identical(Alg *a, uint32_t x, uint32_t y)
 		if (!pass_comp_equal(a->m, a->m->ids[p->called + k],
 		    a->m->ids[q->called + k], 1, a->ctx))
 			return 0;
-	return pass_attrs_equal(a->m, p, q, ign);
+	return hlo_attrs_equal(a->m, p, q, ign);
 }
 
 int

@@ -138,7 +138,7 @@ same_instr(Alg *a, uint32_t x, uint32_t y)
 	for (k = 0; k < p->nops; k++)
 		if (opnd(a, x, k) != opnd(a, y, k))
 			return 0;
-	return pass_attrs_equal(a->m, p, q, ign);
+	return hlo_attrs_equal(a->m, p, q, ign);
 }
 
 /* a parameter of comp numbered num at instruction x of comp */

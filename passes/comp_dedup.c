@@ -124,7 +124,7 @@ same(const HloModule *m, uint32_t a, const Canon *x, uint32_t b,
 			if (find(rep, m->ids[p->called + j]) !=
 			    find(rep, m->ids[q->called + j]))
 				return 0;
-		if (!pass_attrs_equal(m, p, q, ignored()))
+		if (!hlo_attrs_equal(m, p, q, ignored()))
 			return 0;
 	}
 	return 1;

@@ -192,7 +192,7 @@ same(Cse *s, uint32_t i, uint32_t j)
 		return 0;
 	if (a->op == HOP_PARAMETER && a->num != b->num)
 		return 0;
-	if (!pass_attrs_equal(m, a, b, ignored()))
+	if (!hlo_attrs_equal(m, a, b, ignored()))
 		return 0;
 	for (k = 0; k < a->ncalled; k++)
 		if (!pass_comp_equal(m, m->ids[a->called + k],

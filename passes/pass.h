@@ -152,11 +152,6 @@ int pass_is_custom_call(const HloModule *m, const HloInstr *in,
 	const char *target);
 int pass_metadata_has_op_name(const HloModule *m, const HloInstr *in);
 
-/* attribute comparison: equal unless an attribute whose key has
- * ignore[key] set differs (ignore may be NULL) */
-int pass_attrs_equal(const HloModule *m, const HloInstr *a,
-	const HloInstr *b, const uint8_t *ignore);
-
 /* computations: callers and deletion */
 typedef struct {
 	uint32_t comp, instr;

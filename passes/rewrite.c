@@ -301,50 +301,6 @@ pass_metadata_has_op_name(const HloModule *m, const HloInstr *in)
 	return 0;
 }
 
-static int
-attreq(const HloModule *m, const HloAttr *a, const HloAttr *b)
-{
-	if (a->key != b->key || a->kind != b->kind || a->name != b->name ||
-	    a->n != b->n)
-		return 0;
-	switch (a->kind) {
-	case K_INT:
-	case K_BOOL:
-		return a->v == b->v;
-	case K_INTS:
-	case K_SLICE:
-	case K_PAD:
-	case K_WINDOW:
-		return !a->n || a->v == b->v || !memcmp(m->ints + a->v,
-			m->ints + b->v, a->n * 8u);
-	default:
-		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
-			return 0;
-		return !a->n || a->v == b->v || !memcmp(m->bytes + a->v,
-			m->bytes + b->v, a->n);
-	}
-}
-
-int
-pass_attrs_equal(const HloModule *m, const HloInstr *a, const HloInstr *b,
-	const uint8_t *ignore)
-{
-	const HloAttr *x = m->attrv + a->attrs, *y = m->attrv + b->attrs;
-	uint32_t i = 0, j = 0;
-
-	for (;;) {
-		while (ignore && i < a->nattrs && ignore[x[i].key])
-			i++;
-		while (ignore && j < b->nattrs && ignore[y[j].key])
-			j++;
-		if (i == a->nattrs || j == b->nattrs)
-			return i == a->nattrs && j == b->nattrs;
-		if (!attreq(m, &x[i], &y[j]))
-			return 0;
-		i++, j++;
-	}
-}
-
 /* computations */
 
 void
@@ -450,7 +406,7 @@ identical_noops(const HloModule *m, const HloInstr *x, const HloInstr *y,
 		return 0;
 	if (x->op == HOP_PARAMETER && x->num != y->num)
 		return 0;
-	if (!pass_attrs_equal(m, x, y, identical_ignores()))
+	if (!hlo_attrs_equal(m, x, y, identical_ignores()))
 		return 0;
 	for (k = 0; k < x->ncalled; k++)
 		if (!compequal(m, m->ids[x->called + k],
@@ -820,7 +776,7 @@ same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b, int key)
 
 	if (!x || !y)
 		return !x && !y;
-	return attreq(m, x, y);
+	return hlo_attr_equal(m, x, y);
 }
 
 static void

@@ -83,7 +83,7 @@ same_op(PassEdit *ed, uint32_t a, uint32_t b)
 	return x->op == y->op && x->nops == y->nops &&
 		x->ncalled == y->ncalled && (!x->ncalled ||
 		!memcmp(m->ids + x->called, m->ids + y->called,
-		x->ncalled * 4u)) && pass_attrs_equal(m, x, y, meta_keys());
+		x->ncalled * 4u)) && hlo_attrs_equal(m, x, y, meta_keys());
 }
 
 /* IsSimilarOperationOnSlices(op, cand) */

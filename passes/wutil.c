@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "eval.h"
 #include "wutil.h"
 
 /* building */
@@ -368,209 +369,152 @@ wu_scalar_int(const HloModule *m, const HloInstr *in, int64_t *out)
 	return 0;
 }
 
+/* the value of one scalar operation is the evaluator's (ev_ew_run), so
+ * that the loop analysis can never disagree with running the module;
+ * wu_eval_op only chooses which operations the analysis relies on and
+ * refuses the cases where the value is not a plain number: integer
+ * division by zero or overflow, a float converted out of an integer
+ * type's range, total-order comparisons */
+
+static Lane
+to_lane(const WuVal *v)
+{
+	Lane l;
+
+	memset(&l, 0, sizeof l);
+	switch (hlo_typeinfo[v->type].cls) {
+	case C_FLOAT: l.f = v->f; break;
+	case C_SINT: l.s = v->s; break;
+	default: l.u = v->u; break;
+	}
+	return l;
+}
+
+static void
+from_lane(int t, Lane l, WuVal *r)
+{
+	memset(r, 0, sizeof *r);
+	switch (hlo_typeinfo[t].cls) {
+	case C_PRED: set_pred(r, l.u != 0); break;
+	case C_FLOAT: set_float(r, t, l.f); break;
+	case C_SINT: set_int(r, t, (uint64_t)l.s); break;
+	default: set_int(r, t, l.u); break;
+	}
+}
+
+/* a compare's direction as CMP_*, -1 if none */
 static int
 cmp_dir(const HloModule *m, const HloInstr *in)
 {
-	static const char *dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+	uint32_t n;
+	const char *w = hlo_attr_word(m, in, A_DIRECTION, &n);
+
+	return w ? ev_cmp_dir(w, n) : -1;
+}
+
+/* runs in's operation on o with the evaluator's arithmetic */
+static int
+run(const HloModule *m, const HloInstr *in, const WuVal *o, WuVal *r)
+{
+	EwOp op;
+	Lane a[3], out;
+	uint32_t k;
 	int d;
 
-	for (d = 0; d < 6; d++)
-		if (hlo_attr_is(m, in, A_DIRECTION, dirs[d]))
-			return d;
-	return -1;
-}
-
-/* a <=> b as -1, 0, 1; 2 unordered */
-static int
-order(const WuVal *a, const WuVal *b)
-{
-	switch (hlo_typeinfo[a->type].cls) {
-	case C_FLOAT:
-		if (isnan(a->f) || isnan(b->f))
-			return 2;
-		return a->f < b->f ? -1 : a->f > b->f;
-	case C_SINT:
-		return a->s < b->s ? -1 : a->s > b->s;
-	default:
-		return a->u < b->u ? -1 : a->u > b->u;
+	memset(&op, 0, sizeof op);
+	memset(a, 0, sizeof a);
+	op.op = in->op;
+	op.type = hlo_sh(m, in->shape)->type;
+	op.t0 = op.t1 = op.t2 = TY_INVALID;
+	for (k = 0; k < in->nops && k < 3; k++) {
+		(&op.t0)[k] = o[k].type;
+		a[k] = to_lane(&o[k]);
 	}
-}
-
-static int
-compare(const HloModule *m, const HloInstr *in, const WuVal *o, WuVal *r)
-{
-	int d = cmp_dir(m, in), c = order(&o[0], &o[1]);
-
-	if (d < 0 || hlo_attr_is(m, in, A_CMP_TYPE, "TOTALORDER"))
+	if (in->op == HOP_COMPARE) {
+		if ((d = cmp_dir(m, in)) < 0 ||
+		    hlo_attr_is(m, in, A_CMP_TYPE, "TOTALORDER"))
+			return -1;
+		op.dir = d;
+	}
+	if (ev_ew_check(&op))
 		return -1;
-	switch (d) {
-	case 0: set_pred(r, c == 0); break;
-	case 1: set_pred(r, c != 0); break;
-	case 2: set_pred(r, c == -1); break;
-	case 3: set_pred(r, c == -1 || c == 0); break;
-	case 4: set_pred(r, c == 1); break;
-	default: set_pred(r, c == 1 || c == 0); break;
-	}
+	ev_ew_run(&op, 1, &out, &a[0], &a[1], &a[2]);
+	ev_lane_round(op.type, &out, 1);
+	from_lane(op.type, out, r);
 	return 0;
 }
 
+/* a float converted to integer type t is in t's range */
 static int
-convert(const WuVal *a, int t, WuVal *r)
+converts_exactly(const WuVal *a, int t)
 {
-	int fc = hlo_typeinfo[a->type].cls, tc = hlo_typeinfo[t].cls;
-	double f;
+	WuVal r;
+	double f = trunc(a->f);
 
-	memset(r, 0, sizeof *r);
-	if (tc == C_PRED) {
-		set_pred(r, fc == C_FLOAT ? a->f != 0 : a->u != 0);
-		return 0;
-	}
-	if (tc == C_FLOAT) {
-		f = fc == C_FLOAT ? a->f : fc == C_SINT ? (double)a->s :
-			(double)a->u;
-		set_float(r, t, f);
-		return 0;
-	}
-	if (tc != C_SINT && tc != C_UINT)
-		return -1;
-	if (fc != C_FLOAT) {
-		set_int(r, t, a->u);
-		return 0;
-	}
-	f = trunc(a->f);
 	if (isnan(f) || f < -9.2e18 || f > 9.2e18)
-		return -1;
-	set_int(r, t, (uint64_t)(int64_t)f);
-	if (r->f != f)
-		return -1;	/* out of the target's range */
-	return 0;
+		return 0;
+	set_int(&r, t, (uint64_t)(int64_t)f);
+	return r.f == f;
 }
 
 static int
-int_binary(int op, const WuVal *a, const WuVal *b, int t, WuVal *r)
+supported(const HloInstr *in, const WuVal *o, int t)
 {
-	int sgn = hlo_typeinfo[t].cls == C_SINT;
-	uint64_t x = a->u, y = b->u;
+	int cls = hlo_typeinfo[t].cls, sgn = cls == C_SINT;
 
-	switch (op) {
-	case HOP_ADD: set_int(r, t, x + y); return 0;
-	case HOP_SUBTRACT: set_int(r, t, x - y); return 0;
-	case HOP_MUL: set_int(r, t, x * y); return 0;
-	case HOP_AND: set_int(r, t, x & y); return 0;
-	case HOP_OR: set_int(r, t, x | y); return 0;
-	case HOP_XOR: set_int(r, t, x ^ y); return 0;
-	case HOP_MAX:
-		set_int(r, t, (sgn ? a->s >= b->s : x >= y) ? x : y);
+	if (cls != C_PRED && cls != C_SINT && cls != C_UINT && cls != C_FLOAT)
 		return 0;
-	case HOP_MIN:
-		set_int(r, t, (sgn ? a->s <= b->s : x <= y) ? x : y);
-		return 0;
-	case HOP_DIVIDE:
-	case HOP_REMAINDER:
-		if (y == 0 || (sgn && b->s == -1 && a->s == INT64_MIN))
-			return -1;
-		if (sgn)
-			set_int(r, t, (uint64_t)(op == HOP_DIVIDE ?
-				a->s / b->s : a->s % b->s));
-		else
-			set_int(r, t, op == HOP_DIVIDE ? x / y : x % y);
-		return 0;
-	}
-	return -1;
-}
-
-static int
-float_binary(int op, double x, double y, int t, WuVal *r)
-{
-	switch (op) {
-	case HOP_ADD: set_float(r, t, x + y); return 0;
-	case HOP_SUBTRACT: set_float(r, t, x - y); return 0;
-	case HOP_MUL: set_float(r, t, x * y); return 0;
-	case HOP_DIVIDE: set_float(r, t, x / y); return 0;
-	case HOP_MAX:
-		set_float(r, t, isnan(x) || isnan(y) ? NAN : x >= y ? x : y);
-		return 0;
-	case HOP_MIN:
-		set_float(r, t, isnan(x) || isnan(y) ? NAN : x <= y ? x : y);
-		return 0;
-	}
-	return -1;
-}
-
-static int
-unary(int op, const WuVal *a, int t, WuVal *r)
-{
-	int cls = hlo_typeinfo[t].cls;
-
-	switch (op) {
+	switch (in->op) {
+	case HOP_COMPARE:
+		return in->nops == 2 && o[0].type == o[1].type;
+	case HOP_CONVERT:
+		if (in->nops != 1)
+			return 0;
+		if (hlo_typeinfo[o[0].type].cls == C_FLOAT &&
+		    (cls == C_SINT || cls == C_UINT))
+			return converts_exactly(&o[0], t);
+		return cls == C_PRED || cls == C_FLOAT || cls == C_SINT ||
+			cls == C_UINT;
+	case HOP_SELECT:
+		return in->nops == 3;
 	case HOP_COPY:
-		*r = *a;
-		return 0;
-	case HOP_NOT:
-		if (cls == C_PRED)
-			set_pred(r, !a->u);
-		else if (cls == C_SINT || cls == C_UINT)
-			set_int(r, t, ~a->u);
-		else
-			return -1;
-		return 0;
-	case HOP_NEGATE:
-		if (cls == C_FLOAT)
-			set_float(r, t, -a->f);
-		else if (cls == C_SINT || cls == C_UINT)
-			set_int(r, t, (uint64_t)0 - a->u);
-		else
-			return -1;
-		return 0;
-	case HOP_ABS:
-		if (cls == C_FLOAT)
-			set_float(r, t, fabs(a->f));
-		else if (cls == C_SINT)
-			set_int(r, t, a->s < 0 ? (uint64_t)0 - a->u : a->u);
-		else if (cls == C_UINT)
-			*r = *a;
-		else
-			return -1;
-		return 0;
+		return in->nops == 1;
+	case HOP_NOT: case HOP_NEGATE: case HOP_ABS:
+		return in->nops == 1 && (cls == C_SINT || cls == C_UINT ||
+			(in->op == HOP_NOT ? cls == C_PRED : cls == C_FLOAT));
 	}
-	return -1;
+	if (in->nops != 2 || o[0].type != t || o[1].type != t)
+		return 0;
+	switch (in->op) {
+	case HOP_AND: case HOP_OR: case HOP_XOR:
+		return cls != C_FLOAT;
+	case HOP_ADD: case HOP_SUBTRACT: case HOP_MUL: case HOP_MAX:
+	case HOP_MIN:
+		return cls != C_PRED;
+	case HOP_DIVIDE:
+		if (cls == C_FLOAT)
+			return 1;
+		/* fallthrough */
+	case HOP_REMAINDER:
+		return (cls == C_SINT || cls == C_UINT) && o[1].u != 0 &&
+			!(sgn && o[1].s == -1 && o[0].s == INT64_MIN);
+	}
+	return 0;
 }
 
 int
 wu_eval_op(const HloModule *m, const HloInstr *in, const WuVal *o, WuVal *r)
 {
-	int t = hlo_sh(m, in->shape)->type, cls = hlo_typeinfo[t].cls;
+	int t = hlo_sh(m, in->shape)->type;
 
 	memset(r, 0, sizeof *r);
-	switch (in->op) {
-	case HOP_COMPARE:
-		return in->nops == 2 && o[0].type == o[1].type ?
-			compare(m, in, o, r) : -1;
-	case HOP_CONVERT:
-		return in->nops == 1 ? convert(&o[0], t, r) : -1;
-	case HOP_SELECT:
-		if (in->nops != 3)
-			return -1;
-		*r = o[0].u ? o[1] : o[2];
+	if (!supported(in, o, t))
+		return -1;
+	if (in->op == HOP_SELECT || in->op == HOP_COPY) {
+		*r = in->op == HOP_COPY ? o[0] : o[0].u ? o[1] : o[2];
 		return 0;
-	case HOP_COPY: case HOP_NOT: case HOP_NEGATE: case HOP_ABS:
-		return in->nops == 1 ? unary(in->op, &o[0], t, r) : -1;
 	}
-	if (in->nops != 2 || o[0].type != t || o[1].type != t)
-		return -1;
-	if (cls == C_PRED) {
-		switch (in->op) {
-		case HOP_AND: set_pred(r, o[0].u && o[1].u); return 0;
-		case HOP_OR: set_pred(r, o[0].u || o[1].u); return 0;
-		case HOP_XOR: set_pred(r, o[0].u != o[1].u); return 0;
-		}
-		return -1;
-	}
-	if (cls == C_SINT || cls == C_UINT)
-		return int_binary(in->op, &o[0], &o[1], t, r);
-	if (cls == C_FLOAT)
-		return float_binary(in->op, o[0].f, o[1].f, t, r);
-	return -1;
+	return run(m, in, o, r);
 }
 
 /* while-loop analysis */
@@ -912,11 +856,11 @@ trivial_trips(const HloModule *m, uint32_t body, uint32_t cond, int64_t k,
 	if (cr->op != HOP_COMPARE || opnd(m, cond, croot, 0) != civ)
 		return -1;
 	dir = cmp_dir(m, cr);
-	if (dir != 2 && dir != 3)
+	if (dir != CMP_LT && dir != CMP_LE)
 		return -1;
 	if (checked_sub(bound, init, &trips) < 0)
 		return -1;
-	if (dir == 2) {
+	if (dir == CMP_LT) {
 		if (trips <= 0)
 			return 0;
 		r = (trips - 1) / step;

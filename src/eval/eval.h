@@ -200,6 +200,7 @@ int ev_ew_check(const EwOp *o);
 void ev_ew_run(const EwOp *o, int64_t n, Lane *r, const Lane *a,
 	const Lane *b, const Lane *c);
 int ev_ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o);
+int ev_cmp_dir(const char *w, uint32_t n);	/* CMP_*, -1 if none */
 int ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 int ev_bitcast_convert(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

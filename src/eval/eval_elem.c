@@ -480,8 +480,9 @@ ev_from_float(int type, const float *src, int64_t n, void *dst)
 
 /* binding an instruction to an EwOp */
 
-static int
-cmpdir(const char *w, uint32_t n)
+/* comparison_direction's word as CMP_*, -1 if none */
+int
+ev_cmp_dir(const char *w, uint32_t n)
 {
 	static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 	int k;
@@ -521,7 +522,7 @@ ev_ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o)
 	o->t2 = optype(m, c, in, 2);
 	if (in->op == HOP_COMPARE) {
 		w = hlo_attr_word(m, in, A_DIRECTION, &n);
-		d = w ? cmpdir(w, n) : -1;
+		d = w ? ev_cmp_dir(w, n) : -1;
 		if (d < 0)
 			return -1;
 		o->dir = d;
