@@ -1,10 +1,9 @@
 /* check_algsimp.c: the algebraic simplifier (passes/algsimp*.c) where a
  * golden file cannot say it: the rules under options hlopt has no flag
- * for, side effects and dead operands kept or removed, and a sweep over
- * data/ and the corpus that checks the verifier and, where the module can
+ * for, and a sweep over data/ and the corpus that checks the verifier and, where the module can
  * be evaluated, the evaluator; determinism and a fixed point. The rules
- * themselves, and where they must not fire, are golden tests in
- * tests/golden/algsimp.
+ * themselves, where they must not fire, side effects and dead operands
+ * are golden tests in tests/golden/algsimp.
  *
  * expect_opts compares by structure: every computation is renumbered in
  * post order from its root, unreachable instructions dropped, so the
@@ -160,12 +159,6 @@ simp_opts(HloModule *m, const AlgOpts *o)
 	return r;
 }
 
-static int
-simp(HloModule *m)
-{
-	return simp_opts(m, algsimp_cpu_opts());
-}
-
 /* in simplifies to out (compared by structure) */
 static void
 expect_opts(const char *in, const char *out, const AlgOpts *o)
@@ -237,69 +230,6 @@ T(log_exp_with_fast_math)
 		"  ROOT x = f32[] parameter(0)\n}\n", &o);
 }
 E
-
-/* ---- what must not happen ---- */
-
-T(side_effects_stay)
-{
-	HloModule *m = parse("HloModule m\nENTRY e {\n"
-		"  c = s32[] custom-call(), custom_call_target=\"f\", "
-		"custom_call_has_side_effect=true\n"
-		"  z = s32[] constant(0)\n"
-		"  r = s32[] multiply(c, z)\n"
-		"  ROOT a = s32[] add(r, c)\n}\n");
-	uint32_t i;
-	int found = 0;
-
-	ck_assert_int_eq(simp(m), 1);
-	for (i = 0; i < m->comps[m->entry].nins; i++)
-		found += m->comps[m->entry].ins[i].op == HOP_CUSTOMCALL;
-	ck_assert_int_eq(found, 1);
-	hlo_module_free(m);
-	/* the dead operand cone of a replaced instruction goes, but not the
-	 * side-effecting part of it */
-	m = parse("HloModule m\nENTRY e {\n"
-		"  t = token[] after-all()\n"
-		"  r = (s32[], u32[], token[]) recv(t), channel_id=1\n"
-		"  d = (s32[], token[]) recv-done(r), channel_id=1\n"
-		"  v = s32[] get-tuple-element(d), index=0\n"
-		"  z = s32[] constant(0)\n"
-		"  ROOT a = s32[] multiply(v, z)\n}\n");
-	simp(m);
-	found = 0;
-	for (i = 0; i < m->comps[m->entry].nins; i++)
-		found += m->comps[m->entry].ins[i].op == HOP_RECVDONE;
-	ck_assert_int_eq(found, 1);
-	hlo_module_free(m);
-}
-E
-
-
-T(replaced_instruction_and_dead_operands_go)
-{
-	HloModule *m = parse("HloModule m\nENTRY e {\n"
-		"  x = f32[4] parameter(0)\n"
-		"  c = f32[] constant(1)\n"
-		"  b = f32[4] broadcast(c), dimensions={}\n"
-		"  r = f32[4] multiply(x, b)\n"
-		"  ROOT n = f32[4] negate(r)\n}\n");
-
-	ck_assert_int_eq(simp(m), 1);
-	/* the multiply and its constant operands are removed as xla's
-	 * ReplaceInstruction removes them */
-	ck_assert_int_eq(live(m), 2);
-	hlo_module_free(m);
-	/* dead code the pass does not touch stays for dce */
-	m = parse("HloModule m\nENTRY e {\n"
-		"  x = f32[4] parameter(0)\n"
-		"  d = f32[4] sine(x)\n"
-		"  ROOT n = f32[4] negate(x)\n}\n");
-	ck_assert_int_eq(simp(m), 0);
-	ck_assert_int_eq(live(m), 3);
-	hlo_module_free(m);
-}
-E
-
 
 /* ---- sweeps ---- */
 
@@ -508,8 +438,6 @@ suite(void)
 
 	tcase_add_test(t, minmax_without_nan_propagation);
 	tcase_add_test(t, log_exp_with_fast_math);
-	tcase_add_test(t, side_effects_stay);
-	tcase_add_test(t, replaced_instruction_and_dead_operands_go);
 	tcase_add_test(w, sweep_data);
 	tcase_add_test(w, sweep_corpus);
 	tcase_add_test(w, deterministic);

@@ -1,7 +1,6 @@
 /* check_passes.c: the pass framework (registry, sequences, pipeline log,
- * scratch arena), the core passes where a golden file cannot say it
- * (counts over several runs, computations removed, cloned or merged), a
- * sweep of every pass over data/ (and part of the corpus), random
+ * scratch arena), flatten-call-graph and computation-deduplicator over
+ * several runs (what a one-run golden file cannot say), a sweep of every pass over data/ (and part of the corpus), random
  * sequences under a fixed seed, and determinism. The before/after rules
  * of the passes are golden tests in tests/golden/PASS.
  *
@@ -179,169 +178,8 @@ START_TEST(scratch_arena)
 }
 END_TEST
 
-/* ---- dce (the rules with a golden output: tests/golden/dce) ---- */
-
-START_TEST(dce_keeps_effectful_while)
-{
-	const char *in = "HloModule t\n\n"
-		"cond {\n  c = (s32[]) parameter(0)\n"
-		"  i = s32[] get-tuple-element(c), index=0\n"
-		"  k = s32[] constant(3)\n"
-		"  ROOT lt = pred[] compare(i, k), direction=LT\n}\n\n"
-		"body {\n  b = (s32[]) parameter(0)\n"
-		"  i = s32[] get-tuple-element(b), index=0\n"
-		"  cc = s32[] custom-call(i), custom_call_target=\"log\", "
-		"custom_call_has_side_effect=true\n"
-		"  one = s32[] constant(1)\n"
-		"  n = s32[] add(i, one)\n"
-		"  ROOT t = (s32[]) tuple(n)\n}\n\n"
-		"ENTRY e {\n  p = s32[] parameter(0)\n"
-		"  t = (s32[]) tuple(p)\n"
-		"  w = (s32[]) while(t), condition=cond, body=body\n"
-		"  ROOT r = s32[] negate(p)\n}\n";
-	HloModule *m = parse(in);
-
-	/* the while stays for its body's side effect; the body keeps cc */
-	run(m, "dce");
-	ck_assert_int_eq(count_op(m, HOP_WHILE), 1);
-	ck_assert_int_eq(count_op(m, HOP_CUSTOMCALL), 1);
-	hlo_module_free(m);
-}
-END_TEST
-
-START_TEST(dce_removes_dead_computations)
-{
-	HloModule *m = parse("HloModule t\n\n"
-		"f {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n\n"
-		"g {\n  x = f32[] parameter(0)\n  ROOT n = f32[] exponential(x)\n}\n\n"
-		"ENTRY e {\n  p = f32[] parameter(0)\n"
-		"  c = f32[] call(p), to_apply=f\n"
-		"  ROOT r = f32[] add(p, p)\n}\n");
-
-	ck_assert_uint_eq(m->ncomps, 3);
-	ck_assert_int_eq(run(m, "dce"), 1);
-	ck_assert_uint_eq(m->ncomps, 1);
-	ck_assert_int_eq(count_op(m, HOP_CALL), 0);
-	hlo_module_free(m);
-}
-END_TEST
-
-/* ---- cse (tests/golden/cse) ---- */
-
-START_TEST(cse_deep_computation_equality)
-{
-	HloModule *m = parse("HloModule t\n\n"
-		"add1 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
-		"  ROOT s = f32[] add(x, y)\n}\n\n"
-		"add2 {\n  x2 = f32[] parameter(0)\n  y2 = f32[] parameter(1)\n"
-		"  ROOT s2 = f32[] add(x2, y2)\n}\n\n"
-		"max {\n  x3 = f32[] parameter(0)\n  y3 = f32[] parameter(1)\n"
-		"  ROOT s3 = f32[] maximum(x3, y3)\n}\n\n"
-		"ENTRY e {\n  p = f32[4] parameter(0)\n"
-		"  z = f32[] constant(0)\n"
-		"  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add1\n"
-		"  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add2\n"
-		"  r3 = f32[] reduce(p, z), dimensions={0}, to_apply=max\n"
-		"  ROOT t = (f32[], f32[], f32[]) tuple(r1, r2, r3)\n}\n");
-
-	ck_assert_int_eq(run(m, "cse"), 1);
-	ck_assert_int_eq(count_op(m, HOP_REDUCE), 2);
-	hlo_module_free(m);
-}
-END_TEST
-
-START_TEST(cse_iotas_and_after_all)
-{
-	HloModule *m = parse("HloModule t\n\nENTRY e {\n"
-		"  p = s32[4] parameter(0)\n"
-		"  i0 = s32[4] iota(), iota_dimension=0\n"
-		"  i1 = s32[4] iota(), iota_dimension=0\n"
-		"  a = s32[4] add(p, i0)\n"
-		"  b = s32[4] add(p, i1)\n"
-		"  t0 = token[] after-all()\n"
-		"  t1 = token[] after-all()\n"
-		"  ROOT r = (s32[4], s32[4], token[], token[]) "
-		"tuple(a, b, t0, t1)\n}\n");
-
-	ck_assert_int_eq(run(m, "cse"), 1);
-	ck_assert_int_eq(count_op(m, HOP_ADD), 1);
-	ck_assert_int_eq(count_op(m, HOP_AFTERALL), 2);
-	hlo_module_free(m);
-}
-END_TEST
-
-/* ---- zero_sized_hlo_elimination ---- */
-
-START_TEST(zero_sized_replaced)
-{
-	HloModule *m = parse("HloModule t\n\nENTRY e {\n"
-		"  p = f32[0,3] parameter(0)\n"
-		"  q = f32[3] parameter(1)\n"
-		"  n = f32[0,3] negate(p)\n"
-		"  b = f32[0,3] broadcast(q), dimensions={1}\n"
-		"  ROOT a = f32[0,3] add(n, b)\n}\n");
-
-	ck_assert_int_eq(run(m, "zero_sized_hlo_elimination"), 1);
-	ck_assert_int_eq(count_op(m, HOP_ADD), 0);
-	ck_assert_int_eq(count_op(m, HOP_BROADCAST), 0);
-	ck_assert_int_eq(m->comps[m->entry].ins[m->comps[m->entry].root].op,
-		HOP_CONSTANT);
-	ck_assert_int_eq(count_op(m, HOP_CONSTANT), 1);
-	ck_assert_int_eq(run(m, "dce"), 0);
-	hlo_module_free(m);
-}
-END_TEST
-
-/* ---- simplify-sorts ---- */
-
-static const char sort_in[] = "HloModule t\n\n"
-	"cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-	"  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
-	"  ROOT lt = pred[] compare(a, b), direction=LT\n}\n\n"
-	"ENTRY e {\n  k = f32[8] parameter(0)\n  v = s32[8] parameter(1)\n"
-	"  s = (f32[8], s32[8]) sort(k, v), dimensions={0}, to_apply=cmp\n"
-	"  ROOT g = f32[8] get-tuple-element(s), index=0\n}\n";
-
-START_TEST(sort_drops_unused)
-{
-	HloModule *m = parse(sort_in);
-	const HloComp *cp;
-	const HloInstr *root;
-
-	ck_assert_int_eq(run(m, "simplify-sorts"), 1);
-	cp = &m->comps[m->entry];
-	root = &cp->ins[cp->root];
-	ck_assert_int_eq(root->op, HOP_SORT);
-	ck_assert_uint_eq(root->nops, 1);
-	ck_assert_int_eq(hlo_param_count(m, m->ids[root->called]), 2);
-	run(m, "dce");
-	ck_assert_uint_eq(m->ncomps, 2);
-	hlo_module_free(m);
-}
-END_TEST
-
-/* ---- call-inliner ---- */
-
-START_TEST(call_inlined)
-{
-	HloModule *m = parse("HloModule t\n\n"
-		"inner {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\n"
-		"outer {\n  y = f32[4] parameter(0)\n  z = f32[4] parameter(1)\n"
-		"  c = f32[4] call(y), to_apply=inner\n"
-		"  ROOT a = f32[4] add(c, z)\n}\n\n"
-		"ENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n"
-		"  ROOT r = f32[4] call(p, q), to_apply=outer\n}\n");
-
-	ck_assert_int_eq(run(m, "call-inliner"), 1);
-	ck_assert_uint_eq(m->ncomps, 1);
-	ck_assert_int_eq(count_op(m, HOP_CALL), 0);
-	ck_assert_int_eq(count_op(m, HOP_NEGATE), 1);
-	ck_assert_int_eq(count_op(m, HOP_ADD), 1);
-	hlo_module_free(m);
-}
-END_TEST
-
-/* ---- flatten-call-graph ---- */
+/* ---- flatten-call-graph, computation-deduplicator: over several runs
+ * (the single-run rules of every pass are golden tests, tests/golden) ---- */
 
 START_TEST(flatten_clones)
 {
@@ -360,8 +198,6 @@ START_TEST(flatten_clones)
 	hlo_module_free(m);
 }
 END_TEST
-
-/* ---- computation-deduplicator ---- */
 
 START_TEST(dedup_merges)
 {
@@ -638,13 +474,6 @@ passes_suite(void)
 	tcase_add_test(tc, sequence_parse);
 	tcase_add_test(tc, pipeline_log);
 	tcase_add_test(tc, scratch_arena);
-	tcase_add_test(tc, dce_keeps_effectful_while);
-	tcase_add_test(tc, dce_removes_dead_computations);
-	tcase_add_test(tc, cse_deep_computation_equality);
-	tcase_add_test(tc, cse_iotas_and_after_all);
-	tcase_add_test(tc, zero_sized_replaced);
-	tcase_add_test(tc, sort_drops_unused);
-	tcase_add_test(tc, call_inlined);
 	tcase_add_test(tc, flatten_clones);
 	tcase_add_test(tc, dedup_merges);
 	tcase_add_test(sw, sweep_every_pass);

@@ -6,9 +6,8 @@
  * over data/ (and the corpus with HLOPT_SWEEP=full) keeps the verifier
  * happy and, for modules small enough to evaluate quickly, computes the
  * same outputs as before; random sequences of them under a fixed seed
- * do too. Also: all ten registered, and a control dependency kept
- * through loop inlining. Their rules, before/after, are golden tests in
- * tests/golden/PASS (tests/golden/README). */
+ * do too; and all ten are registered. Their rules, before/after, are
+ * golden tests in tests/golden/PASS (tests/golden/README). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,36 +26,6 @@ static const char *const mine[] = {
 	"convert-mover", "simplify-fp-conversions",
 };
 
-static HloModule *
-parse(const char *text)
-{
-	HloError e;
-	HloModule *m = tu_parse(text, &e);
-
-	if (!m)
-		ck_abort_msg("parse: %s\n%s", e.msg, text);
-	if (hlo_verify(m, &e) < 0)
-		ck_abort_msg("verify input: %s\n%s", e.msg, text);
-	return m;
-}
-
-/* one pass by name with the verifier on; what it returned */
-static int
-run_pass(HloModule *m, const char *name)
-{
-	int id = pass_lookup(name, strlen(name)), r;
-	PassCtx ctx;
-
-	ck_assert_msg(id >= 0, "no pass %s", name);
-	pass_ctx_init(&ctx);
-	ctx.flags = PASS_VERIFY;
-	r = pass_run(m, id, &ctx, NULL);
-	if (r < 0)
-		ck_abort_msg("%s: %s", name, ctx.err.msg);
-	pass_ctx_free(&ctx);
-	return r;
-}
-
 START_TEST(registered)
 {
 	size_t k;
@@ -64,47 +33,6 @@ START_TEST(registered)
 	for (k = 0; k < sizeof mine / sizeof *mine; k++)
 		ck_assert_msg(pass_lookup(mine[k], strlen(mine[k])) >= 0,
 			"%s is not registered", mine[k]);
-}
-END_TEST
-
-/* a trip-count-1 loop whose body has a control dependency keeps it after
- * inlining (xla: LoopWithControlDependencySimplifiedDependencyPreserved) */
-START_TEST(inline_keeps_control_deps)
-{
-	HloModule *m = parse("HloModule m\n"
-		"body {\n"
-		"  p = (s32[]) parameter(0)\n"
-		"  i = s32[] get-tuple-element(p), index=0\n"
-		"  one = s32[] constant(1)\n"
-		"  t = pred[] constant(true)\n"
-		"  a = s32[] add(i, one), control-predecessors={t}\n"
-		"  ROOT r = (s32[]) tuple(a)\n"
-		"}\n"
-		"cond {\n"
-		"  p = (s32[]) parameter(0)\n"
-		"  i = s32[] get-tuple-element(p), index=0\n"
-		"  ROOT lt = pred[] compare(i, s32[] constant(1)), direction=LT\n"
-		"}\n"
-		"ENTRY e {\n"
-		"  z = s32[] constant(0)\n"
-		"  init = (s32[]) tuple(z)\n"
-		"  ROOT w = (s32[]) while(init), condition=cond, body=body\n"
-		"}\n");
-	const HloComp *cp;
-	uint32_t i, n = 0;
-
-	ck_assert_int_eq(run_pass(m, "simplify-while-loops"), 1);
-	ck_assert_uint_eq(m->ncomps, 1);
-	cp = &m->comps[m->entry];
-	for (i = 0; i < cp->nins; i++)
-		if (cp->ins[i].op == HOP_ADD) {
-			ck_assert_uint_eq(cp->ins[i].nctrl, 1);
-			ck_assert_int_eq(cp->ins[hlo_ctrl(m, &cp->ins[i])[0]].op,
-				HOP_CONSTANT);
-			n++;
-		}
-	ck_assert_uint_eq(n, 1);
-	hlo_module_free(m);
 }
 END_TEST
 
@@ -298,7 +226,6 @@ suite(void)
 	TCase *t = tcase_create("passes");
 
 	tcase_add_test(t, registered);
-	tcase_add_test(t, inline_keeps_control_deps);
 	suite_add_tcase(s, t);
 	t = tcase_create("sweep");
 	tcase_set_timeout(t, 600);
