@@ -109,6 +109,9 @@ clean:
 $(BUILD)/bench_io: scripts/bench_io.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INC_ALL) -o $@ scripts/bench_io.c $(LIBOBJS) $(LIBS)
 
+$(BUILD)/bench_env: scripts/bench_env.c $(LIBOBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INC_ALL) -o $@ scripts/bench_env.c $(LIBOBJS) $(LIBS)
+
 # fuzzing (tests/fuzz): `make fuzz FUZZ_SECONDS=N` runs every libFuzzer
 # target for N seconds each (FUZZ_RUNS=N: until N executions instead;
 # FUZZ_TARGETS=text picks targets); `make fuzz-afl` builds AFL++-style binaries

@@ -251,6 +251,11 @@ report_text(const Search *s, HloBuf *b)
 	hlo_buf_printf(b, "table          %llu lookups, %llu hits (%.1f%%)\n",
 		(unsigned long long)r->lookups, (unsigned long long)r->hits,
 		r->lookups ? 100.0 * r->hits / r->lookups : 0);
+	hlo_buf_printf(b, "thread time    %.3f s: passes %.3f, clones %.3f, "
+		"objective %.3f, hashes %.3f\n", r->times.reset +
+		r->times.pass + r->times.objective + r->times.hash,
+		r->times.pass, r->times.reset, r->times.objective,
+		r->times.hash);
 	if (s->minimized)
 		hlo_buf_printf(b, "minimized      %d -> %d passes (%d "
 			"replays)\n", s->nfull, r->nseq, s->tests);
@@ -339,6 +344,10 @@ report_json(const Search *s, HloBuf *b)
 		(unsigned long long)r->hits, s->verified == 0 ? "true" :
 		"false", s->verified < 0 ? "skipped" : verdict(s->verified));
 	json_str(b, r->found_by);
+	hlo_buf_printf(b, ",\n  \"thread_seconds\": {\"passes\": %.6f, "
+		"\"clones\": %.6f, \"objective\": %.6f, \"hashes\": %.6f}",
+		r->times.pass, r->times.reset, r->times.objective,
+		r->times.hash);
 	hlo_buf_puts(b, ",\n  \"warning\": ");
 	json_str(b, r->warning);
 	if (s->minimized)

@@ -21,6 +21,7 @@ typedef struct {
 	atomic_int refs;
 	HloCost cost;		/* of the input */
 	uint64_t hash;
+	uint32_t frozen;	/* bytes of its string pool (env_hash_frozen) */
 } EnvInput;
 
 struct Env {
@@ -46,6 +47,7 @@ struct Env {
 	uint64_t *keys, *noop;
 	uint32_t cap, n, words;
 	uint64_t lookups, hits;
+	EnvTimes times;
 	char err[1024];
 };
 
@@ -244,7 +246,8 @@ env_create_module(HloModule *m, const EnvOpts *o)
 	atomic_init(&in->refs, 1);
 	if (hlo_cost(m, &in->cost, &e) < 0)
 		memset(&in->cost, 0, sizeof in->cost);
-	in->hash = env_hash_module(m);
+	in->frozen = m->nbytes;
+	in->hash = env_hash_frozen(m, in->frozen);
 	return mkenv(in, o);
 }
 
@@ -423,6 +426,8 @@ env_observe(Env *env, double *obs)
 	int i, k, n = env_obs_size(env);
 	double *f = obs + HOP_COUNT;
 
+	double t0 = env_now();
+
 	memset(obs, 0, n * sizeof *obs);
 	if (!env->cur)
 		c = &env->in->cost;
@@ -439,6 +444,7 @@ env_observe(Env *env, double *obs)
 	for (k = 0; k < env->o.last_k && k < env->steps; k++)
 		f[ENV_OBS_FEATURES + k * env->nact +
 		    env->acts[env->steps - 1 - k]] = 1;
+	env->times.observe += env_now() - t0;
 }
 
 /* episodes */
@@ -453,9 +459,11 @@ int
 env_reset(Env *env, double *obs)
 {
 	int found;
+	double t0 = env_now();
 
 	hlo_module_free(env->cur);
 	env->cur = hlo_module_clone(env->in->m);
+	env->times.reset += env_now() - t0;
 	env->done = 0;
 	env->steps = env->since = 0;
 	env->obj = env->best = env->init;
@@ -497,13 +505,17 @@ apply(Env *env, int a, EnvInfo *info)
 	uint64_t *nb = tt_noop(env, env->hash);
 	HloError e;
 	int r, found;
-	uint32_t slot;
+	double t0, t1;
 
 	if (nb && (nb[a / 64] >> (a % 64) & 1)) {
 		info->cached = 1;
 		return 0;
 	}
+	t0 = env_now();
 	r = pass_run(env->cur, a, &env->ctx, NULL);
+	t1 = env_now();
+	env->times.pass += t1 - t0;
+	env->times.passes++;
 	if (r < 0) {
 		snprintf(env->err, sizeof env->err, "%s", env->ctx.err.msg);
 		return -1;
@@ -520,10 +532,12 @@ apply(Env *env, int a, EnvInfo *info)
 			hlo_passes[a].name, e.msg);
 		return -1;
 	}
-	env->hash = env_hash_module(env->cur);
+	t0 = env_now();
+	env->times.objective += t0 - t1;
+	env->hash = env_hash_frozen(env->cur, env->in->frozen);
+	env->times.hash += env_now() - t0;
 	env->lookups++;
-	slot = tt_get(env, env->hash, &found);
-	(void)slot;
+	tt_get(env, env->hash, &found);
 	if (found)
 		env->hits++;
 	info->seen = found;
@@ -570,6 +584,7 @@ env_step(Env *env, int action, double *obs, EnvInfo *info)
 		ENV_OBJ_INSTRUCTIONS ? (int64_t)env->obj :
 		hlo_cost_count(env->cur);
 	push_action(env, action);
+	env->times.steps++;
 	info->objective = env->obj;
 	info->reward = env->init != 0 ? (before - env->obj) / env->init :
 		before - env->obj;
@@ -631,4 +646,10 @@ env_table_stats(const Env *env, uint64_t *lookups, uint64_t *hits)
 {
 	*lookups = env->lookups;
 	*hits = env->hits;
+}
+
+void
+env_times(const Env *env, EnvTimes *t)
+{
+	*t = env->times;
 }

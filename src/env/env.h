@@ -126,6 +126,17 @@ double env_objective(const Env *env);	/* objective now */
 double env_objective_initial(const Env *env);
 double env_best_objective(const Env *env);	/* best in this episode */
 
+/* where an Env's time went, in seconds, since it was created */
+typedef struct {
+	double reset;		/* env_reset: cloning the input */
+	double pass;		/* running passes */
+	double objective;	/* measuring the objective after a change */
+	double hash;		/* hashing states after a change */
+	double observe;		/* building observations */
+	uint64_t steps, passes;	/* steps taken, passes really run */
+} EnvTimes;
+void env_times(const Env *env, EnvTimes *t);
+
 /* the transposition table (structural hashes of the states reached) */
 uint64_t env_state_hash(Env *env);	/* of the current state */
 void env_table_stats(const Env *env, uint64_t *lookups, uint64_t *hits);

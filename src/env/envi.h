@@ -22,6 +22,10 @@ uint64_t env_hash_module(const HloModule *m);
 				 * attributes, called computations; not the
 				 * instruction names. equal modules hash
 				 * equal */
+uint64_t env_hash_frozen(const HloModule *m, uint32_t frozen);
+				/* the same for modules derived from one
+				 * input whose string pool had frozen bytes:
+				 * equal only among those */
 int env_module_objective(const HloModule *m, int objective, double *v,
 	HloError *e);		/* the objective's value for m */
 uint64_t env_mix(uint64_t seed, uint64_t k);

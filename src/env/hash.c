@@ -4,6 +4,10 @@
  * literals of the live instructions of every computation, and the entry.
  * Instruction and computation names are left out, so that two pass orders
  * that build the same graph under different fresh names meet.
+ * env_hash_frozen hashes the strings and byte attributes (literals,
+ * metadata) that lie in the bytes every module derived from one input
+ * shares by their offset: the pools only grow, so equal offsets there
+ * mean equal content.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +44,31 @@ mixbytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t
-strhash(const HloModule *m, uint32_t id)
-{
-	const char *s = hlo_cstr(m, id);
+/* what a hash call shares: bytes below frozen are the same in every
+ * module hashed together (the input's pool, which passes only append to),
+ * so they are hashed by offset, not content */
+typedef struct {
+	const HloModule *m;
+	uint64_t *memo;		/* shape hashes, 0: not yet */
+	uint32_t frozen;
+} Hasher;
 
+static uint64_t
+strhash(const Hasher *hs, uint32_t id)
+{
+	const char *s = hlo_cstr(hs->m, id);
+
+	if (id < hs->frozen)
+		return mix(K2, id);
 	return id ? mixbytes(0, s, strlen(s)) : 0;
 }
 
 /* the shape's hash, memoized in memo[s] (0: not yet) */
 static uint64_t
-shapehash(const HloModule *m, uint32_t s, uint64_t *memo)
+shapehash(const Hasher *hs, uint32_t s)
 {
+	const HloModule *m = hs->m;
+	uint64_t *memo = hs->memo;
 	const HloShape *sh;
 	uint64_t h;
 	uint32_t i, n;
@@ -64,11 +81,11 @@ shapehash(const HloModule *m, uint32_t s, uint64_t *memo)
 	h = mix(0, sh->type | (uint64_t)sh->flags << 8 |
 		(uint64_t)sh->rank << 16);
 	h = mix(h, sh->dynmask);
-	h = mix(h, strhash(m, sh->tail));
+	h = mix(h, strhash(hs, sh->tail));
 	if (sh->type == TY_TUPLE || sh->type == TY_BUFFER) {
 		h = mix(h, sh->ntuple);
 		for (i = 0; i < sh->ntuple; i++)
-			h = mix(h, shapehash(m, m->ids[sh->tuple + i], memo));
+			h = mix(h, shapehash(hs, m->ids[sh->tuple + i]));
 	} else {
 		n = sh->rank * (sh->flags & SH_LAYOUT ? 2u : 1u);
 		h = mixbytes(h, m->ints + sh->dims, n * 8u);
@@ -80,11 +97,13 @@ shapehash(const HloModule *m, uint32_t s, uint64_t *memo)
 }
 
 static uint64_t
-attrhash(const HloModule *m, const HloAttr *a, uint64_t h)
+attrhash(const Hasher *hs, const HloAttr *a, uint64_t h)
 {
+	const HloModule *m = hs->m;
+
 	h = mix(h, a->key | (uint64_t)a->kind << 16 | (uint64_t)a->n << 32);
 	if (a->name)
-		h = mix(h, strhash(m, a->name));
+		h = mix(h, strhash(hs, a->name));
 	switch (a->kind) {
 	case K_INT:
 	case K_BOOL:
@@ -97,34 +116,47 @@ attrhash(const HloModule *m, const HloAttr *a, uint64_t h)
 	default:
 		if (a->v == HLO_ELIDED)
 			return mix(h, K2);
+		if (a->v + (int64_t)a->n <= hs->frozen)
+			return mix(h, (uint64_t)a->v);
 		return a->n ? mixbytes(h, m->bytes + a->v, a->n) : h;
 	}
 }
 
+/* ids two to a word; the count is hashed by the caller */
 static uint64_t
-instrhash(const HloModule *m, const HloInstr *in, uint64_t *memo,
-	uint64_t h)
+mixids(uint64_t h, const uint32_t *v, uint32_t n)
 {
 	uint32_t k;
 
+	for (k = 0; k + 1 < n; k += 2)
+		h = mix(h, v[k] | (uint64_t)v[k + 1] << 32);
+	return k < n ? mix(h, v[k]) : h;
+}
+
+static uint64_t
+instrhash(const Hasher *hs, const HloInstr *in, uint64_t h)
+{
+	const HloModule *m = hs->m;
+	uint32_t k;
+
 	h = mix(h, in->op | (uint64_t)(in->flags & ~HI_DEAD) << 16 |
-		(uint64_t)in->nops << 32);
-	h = mix(h, shapehash(m, in->shape, memo));
-	h = mixbytes(h, m->ids + in->ops, in->nops * 4u);
-	if (in->ncalled)
-		h = mixbytes(h, m->ids + in->called, in->ncalled * 4u);
-	if (in->nctrl)
-		h = mixbytes(h, m->ids + in->ctrl, in->nctrl * 4u);
-	h = mix(h, (uint64_t)in->num);
+		(uint64_t)in->nops << 32 | (uint64_t)in->ncalled << 48 |
+		(uint64_t)in->nctrl << 56);
+	h = mix(h, shapehash(hs, in->shape) ^ in->nattrs);
+	h = mixids(h, m->ids + in->ops, in->nops);
+	h = mixids(h, m->ids + in->called, in->ncalled);
+	h = mixids(h, m->ids + in->ctrl, in->nctrl);
+	if (in->op == HOP_PARAMETER)
+		h = mix(h, (uint64_t)in->num);
 	for (k = 0; k < in->nattrs; k++)
-		h = attrhash(m, &m->attrv[in->attrs + k], h);
+		h = attrhash(hs, &m->attrv[in->attrs + k], h);
 	return h;
 }
 
 uint64_t
-env_hash_module(const HloModule *m)
+env_hash_frozen(const HloModule *m, uint32_t frozen)
 {
-	uint64_t *memo = xcalloc(m->nshapes + 1, sizeof *memo);
+	Hasher hs = {m, xcalloc(m->nshapes + 1, sizeof *hs.memo), frozen};
 	uint64_t h = mix(0, m->entry | (uint64_t)m->ncomps << 32);
 	uint32_t c, i;
 
@@ -132,12 +164,17 @@ env_hash_module(const HloModule *m)
 		const HloComp *cp = &m->comps[c];
 
 		h = mix(h, cp->root | (uint64_t)cp->flags << 32);
-		h = mix(h, strhash(m, cp->thread));
+		h = mix(h, strhash(&hs, cp->thread));
 		for (i = 0; i < cp->nins; i++)
 			if (!(cp->ins[i].flags & HI_DEAD))
-				h = instrhash(m, &cp->ins[i], memo,
-					mix(h, i));
+				h = instrhash(&hs, &cp->ins[i], h);
 	}
-	free(memo);
+	free(hs.memo);
 	return h ? h : 1;
+}
+
+uint64_t
+env_hash_module(const HloModule *m)
+{
+	return env_hash_frozen(m, 0);
 }

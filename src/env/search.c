@@ -85,6 +85,7 @@ typedef struct {
 	Episode *eps;		/* by index, under mu */
 	int64_t neps, capeps;
 	uint64_t lookups, hits;	/* summed by the workers, under mu */
+	EnvTimes times;		/* likewise */
 	/* greedy and beam: one task per (state, action) */
 	atomic_llong task;
 	int64_t ntasks;
@@ -287,6 +288,18 @@ episode(Shared *sh, Env *env, int64_t e, Episode *ep)
 	free(seq);
 }
 
+static void
+addtimes(EnvTimes *a, const EnvTimes *b)
+{
+	a->reset += b->reset;
+	a->pass += b->pass;
+	a->objective += b->objective;
+	a->hash += b->hash;
+	a->observe += b->observe;
+	a->steps += b->steps;
+	a->passes += b->passes;
+}
+
 static void *
 random_worker(void *p)
 {
@@ -295,6 +308,7 @@ random_worker(void *p)
 	Episode ep;
 	int64_t e;
 	uint64_t lk, hits;
+	EnvTimes tm;
 
 	for (;;) {
 		if (atomic_load(&sh->stop))
@@ -309,9 +323,11 @@ random_worker(void *p)
 			break;
 	}
 	env_table_stats(env, &lk, &hits);
+	env_times(env, &tm);
 	pthread_mutex_lock(&sh->mu);
 	sh->lookups += lk;
 	sh->hits += hits;
+	addtimes(&sh->times, &tm);
 	pthread_mutex_unlock(&sh->mu);
 	env_free(env);
 	worker_done(sh);
@@ -481,10 +497,10 @@ keep_offer(Level *lv, Node *c)
 }
 
 static void
-child(Shared *sh, Level *lv, int i, int a, HloModule *w)
+child(Shared *sh, Level *lv, int i, int a, HloModule *w, EnvTimes *tm)
 {
 	Node c;
-	double obj;
+	double obj, t0 = env_now(), t1;
 	HloError e;
 	uint64_t h = 0;
 
@@ -493,8 +509,11 @@ child(Shared *sh, Level *lv, int i, int a, HloModule *w)
 		hlo_module_free(w);
 		return;
 	}
+	t1 = env_now();
+	tm->objective += t1 - t0;
 	if (lv->dedup)
-		h = env_hash_module(w);
+		h = env_hash_frozen(w, sh->in->nbytes);
+	tm->hash += env_now() - t1;
 	pthread_mutex_lock(&sh->mu);
 	if (lv->dedup) {
 		if (lv->nfresh == lv->capfresh) {
@@ -532,7 +551,10 @@ level_worker(void *p)
 	HloModule *w = NULL;
 	int wi = -1, i, a, r;
 	int64_t t;
+	EnvTimes tm;
+	double t0;
 
+	memset(&tm, 0, sizeof tm);
 	pass_ctx_init(&ctx);
 	while (!timeout(sh) && (t = atomic_fetch_add(&sh->task, 1)) <
 	    sh->ntasks) {
@@ -543,9 +565,15 @@ level_worker(void *p)
 			w = NULL;
 			wi = i;
 		}
+		t0 = env_now();
 		if (!w)
 			w = hlo_module_clone(lv->front[i].m);
+		tm.reset += env_now() - t0;
+		t0 = env_now();
 		r = pass_run(w, a, &ctx, NULL);
+		tm.pass += env_now() - t0;
+		tm.steps++;
+		tm.passes++;
 		atomic_fetch_add(&sh->steps, 1);
 		atomic_fetch_add(&sh->passes, 1);
 		if (r < 0) {
@@ -553,12 +581,15 @@ level_worker(void *p)
 			hlo_module_free(w);
 			w = NULL;
 		} else if (r > 0) {
-			child(sh, lv, i, a, w);
+			child(sh, lv, i, a, w, &tm);
 			w = NULL;
 		}
 	}
 	hlo_module_free(w);
 	pass_ctx_free(&ctx);
+	pthread_mutex_lock(&sh->mu);
+	addtimes(&sh->times, &tm);
+	pthread_mutex_unlock(&sh->mu);
 	worker_done(sh);
 	return NULL;
 }
@@ -585,7 +616,7 @@ run_levels(Shared *sh, SearchResult *r, int beam)
 	lv.nfront = 1;
 	lv.keep = xcalloc(lv.width + 1, sizeof *lv.keep);
 	if (beam)
-		seen_add(&lv, env_hash_module(sh->in));
+		seen_add(&lv, env_hash_frozen(sh->in, sh->in->nbytes));
 	sh->level = &lv;
 	for (;;) {
 		if (lv.nfront == 0 || timeout(sh) ||
@@ -669,6 +700,7 @@ search_run(const HloModule *in, const SearchOpts *o, SearchResult *r,
 	else
 		run_levels(&sh, r, o->algo == SEARCH_BEAM);
 	r->passes_run = atomic_load(&sh.passes);
+	r->times = sh.times;
 	r->seconds = env_now() - sh.t0;
 	memcpy(r->warning, sh.warning, sizeof r->warning);
 	pthread_mutex_destroy(&sh.mu);

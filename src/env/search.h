@@ -55,6 +55,8 @@ typedef struct {
 				 * no-ops) */
 	double seconds;
 	uint64_t lookups, hits;	/* transposition table */
+	EnvTimes times;		/* summed over the threads; reset is the
+				 * time spent cloning states */
 	char found_by[128];	/* "random: episode 3, step 7", ... */
 	char warning[1200];	/* a pass that failed, else empty */
 	SearchImprovement *log;	/* improvements, in order */

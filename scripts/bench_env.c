@@ -1,0 +1,133 @@
+/* bench_env.c: the environment's speed (scripts/bench-env): per module,
+ * random episodes with an observation after every step, as an agent
+ * would take them, on one thread: steps per second, instruction-steps
+ * per second (the instructions of the state each step starts from,
+ * summed), the share of time in reset (clone), passes, objective, hash
+ * and observation; then random search with -j 1 and -j 2 at the same
+ * budget, and their throughput ratio.
+ * usage: bench_env SECONDS BUDGET FILE... */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "search.h"
+
+/* processor seconds of the whole process: on a loaded machine the
+ * rates per processor second are the ones to compare */
+static double
+cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+profile(const char *path, double secs)
+{
+	EnvOpts o;
+	Env *env;
+	EnvTimes t;
+	EnvInfo info;
+	double *obs, t0, c0, wall, busy, isteps = 0, other;
+	char err[1100];
+	uint64_t lk, hits;
+	int64_t instrs;
+	int ep = 0;
+
+	env_opts_default(&o);
+	if (env_create_file(path, &o, &env, err, sizeof err) < 0) {
+		fprintf(stderr, "bench_env: %s\n", err);
+		return -1;
+	}
+	obs = malloc(env_obs_size(env) * sizeof *obs);
+	instrs = (int64_t)env_objective_initial(env);
+	t0 = env_now();
+	c0 = cpu();
+	while (env_now() - t0 < secs) {
+		env_seed(env, env_mix(1, ep++));
+		env_reset(env, obs);
+		do {
+			if (env_step(env, env_sample_action(env, NULL), obs,
+			    &info) < 0)
+				break;
+			isteps += info.before;
+		} while (!info.done);
+	}
+	wall = env_now() - t0;
+	busy = cpu() - c0;
+	env_times(env, &t);
+	env_table_stats(env, &lk, &hits);
+	other = wall - t.reset - t.pass - t.objective - t.hash - t.observe;
+	printf("%-36.36s %6lld %8.0f %8.0f %8.2f  %5.1f %5.1f %5.1f %5.1f "
+		"%5.1f %5.1f %5.1f\n", path, (long long)instrs,
+		t.steps / wall, t.steps / busy, isteps / busy / 1e6,
+		100 * t.reset / wall, 100 * t.pass / wall,
+		100 * t.objective / wall, 100 * t.hash / wall,
+		100 * t.observe / wall, 100 * other / wall,
+		lk ? 100.0 * hits / lk : 0);
+	free(obs);
+	env_free(env);
+	return 0;
+}
+
+/* random search's steps per second of wall time; *busy its processor
+ * seconds per wall second */
+static double
+search_rate(const char *path, int jobs, int64_t budget, double *busy)
+{
+	HloModule *m;
+	HloError e;
+	SearchOpts o;
+	SearchResult r;
+	double rate, c0;
+
+	*busy = 0;
+	if (hlo_load(path, &m, &e) < 0)
+		return 0;
+	search_opts_default(&o);
+	o.jobs = jobs;
+	o.budget = budget;
+	c0 = cpu();
+	if (search_run(m, &o, &r, &e) < 0) {
+		hlo_module_free(m);
+		return 0;
+	}
+	*busy = (cpu() - c0) / r.seconds;
+	rate = r.steps / r.seconds;
+	search_result_free(&r);
+	hlo_module_free(m);
+	return rate;
+}
+
+int
+main(int argc, char **argv)
+{
+	double secs, r1, r2, b1, b2;
+	long budget;
+	int i;
+
+	if (argc < 4) {
+		fputs("usage: bench_env SECONDS BUDGET FILE...\n", stderr);
+		return 2;
+	}
+	secs = atof(argv[1]);
+	budget = atol(argv[2]);
+	printf("one thread, random episodes, an observation every step; "
+		"time shares in %%\n");
+	printf("%-36s %6s %8s %8s %8s  %5s %5s %5s %5s %5s %5s %5s\n",
+		"module", "instrs", "steps/s", "/cpu-s", "Mis/cpu",
+		"clone", "pass", "obj", "hash", "obs", "other", "hit%");
+	for (i = 3; i < argc; i++)
+		profile(argv[i], secs);
+	printf("\nrandom search, %ld steps: steps/s of wall time with -j 1 "
+		"and -j 2 (processors busy)\n", budget);
+	for (i = 3; i < argc; i++) {
+		r1 = search_rate(argv[i], 1, budget, &b1);
+		r2 = search_rate(argv[i], 2, budget, &b2);
+		printf("%-36.36s %9.0f (%.2f) %9.0f (%.2f)  x%.2f\n", argv[i],
+			r1, b1, r2, b2, r1 > 0 ? r2 / r1 : 0);
+	}
+	return 0;
+}
