@@ -468,7 +468,7 @@ static RlEnv
 chain_env(Chain *c)
 {
 	RlEnv env = {c, CHAIN_N + 1, 3, 7, chain_names, chain_reset,
-		chain_step, chain_mask};
+		chain_step, chain_mask, NULL};
 
 	memset(c, 0, sizeof *c);
 	return env;
@@ -522,7 +522,7 @@ static RlEnv
 bandit_env(Bandit *b)
 {
 	RlEnv env = {b, 2, 5, 3, bandit_names, bandit_reset, bandit_step,
-		bandit_mask};
+		bandit_mask, NULL};
 
 	b->r = gsl_rng_alloc(gsl_rng_mt19937);
 	b->invalid = 0;
@@ -865,6 +865,46 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* several environments on threads: the same weights for any thread count */
+START_TEST(threads_same_result)
+{
+	Chain c[3];
+	RlEnv env[3];
+	RlParams p;
+	RlPolicy *pol[3];
+	RlHooks h = {NULL, NULL, NULL, 1};
+	RlError e;
+	gsl_rng *r;
+	int algo, k, i;
+
+	for (algo = 0; algo < RL_NALGO; algo++) {
+		for (k = 0; k < 3; k++) {
+			for (i = 0; i < 3; i++)
+				env[i] = chain_env(&c[i]);
+			if (algo == RL_DQN)
+				dqn_params(&p, 900);
+			else
+				rl_params_default(&p, algo);
+			p.total_steps = 900;
+			p.n_envs = 3;
+			if (algo == RL_PPO)
+				p.n_steps = 50;
+			h.jobs = k + 1;
+			r = rng(8);
+			ck_assert_msg(rl_train(&p, env, r, &h, &pol[k], &e) == 0,
+				"%s", e.msg);
+			gsl_rng_free(r);
+		}
+		for (k = 1; k < 3; k++) {
+			ck_assert(!memcmp(pol[0]->theta, pol[k]->theta,
+				pol[0]->nparams * sizeof(double)));
+			rl_policy_free(pol[k]);
+		}
+		rl_policy_free(pol[0]);
+	}
+}
+END_TEST
+
 /* the hook sees every update and can stop training */
 static int
 count_hook(void *u, const RlStats *st)
@@ -883,7 +923,7 @@ START_TEST(hook_stops)
 	RlPolicy *pol;
 	RlError e;
 	long n = 0;
-	RlHooks h = {&n, count_hook};
+	RlHooks h = {&n, count_hook, NULL, 1};
 	gsl_rng *r = rng(1);
 
 	rl_params_default(&p, RL_A2C);
@@ -1088,6 +1128,7 @@ main(void)
 	tcase_add_test(ta, ppo_chain);
 	tcase_add_test(ta, deterministic);
 	tcase_add_test(ta, hook_stops);
+	tcase_add_test(ta, threads_same_result);
 	tcase_add_test(ta, policy_roundtrip);
 	tcase_add_test(ta, policy_refusals);
 	tcase_add_test(ta, a2c_chain);

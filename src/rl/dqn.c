@@ -308,7 +308,7 @@ rl_train_dqn(const RlParams *p, RlEnv *envs, gsl_rng *r, const RlHooks *h,
 	int E = (int)p->n_envs, rc = -1;
 
 	if (dqn_alloc(&s, p, envs, r, e) < 0 ||
-	    rl_vec_init(&s.vec, envs, E, r, e) < 0 ||
+	    rl_vec_init(&s.vec, envs, E, h ? h->jobs : 1, r, e) < 0 ||
 	    !(obs = rl_alloc((size_t)E * envs[0].nobs, sizeof *obs, e)))
 		goto out;
 	tu = p->target_update_interval / E > 1 ? p->target_update_interval /
@@ -324,6 +324,8 @@ rl_train_dqn(const RlParams *p, RlEnv *envs, gsl_rng *r, const RlHooks *h,
 			goto out;
 		remember(&s, obs);
 		st.steps += E;
+		if (h && h->poll && h->poll(h->u, st.steps))
+			break;
 		if (++calls % tu == 0)
 			polyak(&s, p->tau);
 		if (st.steps > p->learning_starts && calls % p->train_freq == 0)

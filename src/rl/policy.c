@@ -211,6 +211,8 @@ rl_rollout(RlPolicy *pol, RlEnv *env, uint64_t seed, int greedy,
 		if (rl_policy_act(pol, obs, mask, greedy, r, &a, e) < 0 ||
 		    env->step(env->ctx, a, obs, &st, e) < 0)
 			goto out;
+		if (env->after)
+			env->after(env->ctx);
 		*ret += st.reward;
 		++*steps;
 		if (st.done || st.truncated)

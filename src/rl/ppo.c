@@ -371,14 +371,19 @@ rl_train_ppo(const RlParams *p, RlEnv *envs, gsl_rng *r, const RlHooks *h,
 	    rl_opt_init(&s.opt, rl_opt_parse(p->optimizer), s.pol->nparams,
 	    p->lr, p->opt_eps, p->rms_alpha, e) < 0 ||
 	    ppo_alloc(&s, p, envs[0].nobs, envs[0].nact, e) < 0 ||
-	    rl_vec_init(&s.vec, envs, s.E, r, e) < 0)
+	    rl_vec_init(&s.vec, envs, s.E, h ? h->jobs : 1, r, e) < 0)
 		goto out;
 	st.epsilon = NAN;
 	while (st.steps < p->total_steps) {
-		for (t = 0; t < (size_t)s.N; t++)
+		for (t = 0; t < (size_t)s.N; t++) {
+			if (st.steps + s.E > p->total_steps)
+				goto done;	/* the budget, exactly */
 			if (collect_step(&s, p, t, r, e) < 0)
 				goto out;
-		st.steps += (long)s.T;
+			st.steps += s.E;
+			if (h && h->poll && h->poll(h->u, st.steps))
+				goto done;
+		}
 		if (gae(&s, p, e) < 0 || update(&s, p, r, &st, e) < 0)
 			goto out;
 		st.episodes = s.vec.episodes;
@@ -386,6 +391,7 @@ rl_train_ppo(const RlParams *p, RlEnv *envs, gsl_rng *r, const RlHooks *h,
 		if (h && h->update && h->update(h->u, &st))
 			break;
 	}
+done:
 	*out = s.pol;
 	s.pol = NULL;
 	rc = 0;

@@ -33,6 +33,10 @@ typedef struct {
 				 * episode's end, its last) */
 	void (*mask)(void *ctx, unsigned char *mask);
 			/* nact bytes, nonzero: valid now; NULL: all valid */
+	void (*after)(void *ctx);
+			/* NULL, or called after each step (and before the
+			 * reset that may follow), one environment at a time
+			 * in a fixed order even when steps run in threads */
 } RlEnv;
 
 /* the algorithms */
@@ -135,6 +139,11 @@ typedef struct {
 typedef struct {
 	void *u;
 	int (*update)(void *u, const RlStats *st);
+	int (*poll)(void *u, long steps);	/* after every step of the
+						 * environments (NULL: none);
+						 * nonzero stops training */
+	int jobs;		/* threads stepping the environments (0 or 1:
+				 * the caller's only); never changes a result */
 } RlHooks;
 
 int rl_train(const RlParams *p, RlEnv *envs, gsl_rng *r,

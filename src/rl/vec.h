@@ -4,7 +4,13 @@
 #ifndef RL_VEC_H
 #define RL_VEC_H
 
+#include <pthread.h>
+
 #include "rl.h"
+
+/* worker threads that step the environments: environment i runs on
+ * thread i % nth (0: the caller) */
+typedef struct RlPool RlPool;
 
 typedef struct {
 	RlEnv *envs;
@@ -19,11 +25,16 @@ typedef struct {
 	long episodes;		/* ended so far */
 	double ret_sum;		/* returns of episodes ended since the last */
 	long ret_n;		/* rl_vec_returns, and their count */
+	int *rc;		/* E: each step's status */
+	RlError *err;		/* E: its error */
+	const int *actions;	/* the step being taken */
+	RlPool *pool;		/* NULL: the caller steps them all */
 } RlVec;
 
 uint64_t rl_seed64(gsl_rng *r);
-int rl_vec_init(RlVec *v, RlEnv *envs, int E, gsl_rng *r, RlError *e);
-			/* checks the environments agree; resets them all */
+int rl_vec_init(RlVec *v, RlEnv *envs, int E, int jobs, gsl_rng *r,
+	RlError *e);	/* checks the environments agree; resets them all;
+			 * jobs: threads for rl_vec_step */
 void rl_vec_free(RlVec *v);
 int rl_vec_step(RlVec *v, const int *actions, gsl_rng *r, RlError *e);
 			/* steps every environment; fills last, last_mask

@@ -1,0 +1,441 @@
+/* run.c: the agents on the pass-ordering environment (see run.h): the
+ * RlEnv table over Envs, the best state per module, the learning curve,
+ * the wall-time limit, and a trained policy applied to a module */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "run.h"
+#include "vec.h"
+
+typedef struct Shared Shared;
+
+/* one environment slot: a copy of every module, one of them current */
+typedef struct {
+	Shared *sh;
+	Env **mods;		/* nmod; slot 0 holds the caller's */
+	int cur;		/* the current module */
+	int force;		/* >= 0: the next reset takes this module */
+	EnvInfo info;		/* the last step */
+	int failed;		/* the last step's pass failed: */
+	char why[560];		/* why */
+	unsigned char *mask;
+	long episode;		/* episodes this slot started */
+} Slot;
+
+struct Shared {
+	RlRun *run;
+	const RlRunOpts *o;
+	int nmod, E, A;
+	Slot *slots;
+	const char **names;
+	const char *phase;	/* "training", "greedy rollout", ... */
+	double t0, last_progress;
+};
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+slot_mask(Slot *s, RlStep *out)
+{
+	int a, any = 0;
+
+	env_action_mask(s->mods[s->cur], s->mask);
+	for (a = 0; a < s->sh->A; a++)
+		any |= s->mask[a] != 0;
+	if (any)
+		return;
+	/* every pass is known to change nothing here: a fixed point */
+	memset(s->mask, 1, s->sh->A);
+	if (out)
+		out->done = 1;
+}
+
+static int
+ad_reset(void *ctx, uint64_t seed, double *obs, RlError *e)
+{
+	Slot *s = ctx;
+	Env *env;
+
+	s->cur = s->force >= 0 ? s->force : (int)(seed % s->sh->nmod);
+	s->force = -1;
+	s->episode++;
+	env = s->mods[s->cur];
+	if (env_reset(env, obs) < 0)
+		return rl_err(e, "error: %s", env_error(env));
+	slot_mask(s, NULL);
+	return 0;
+}
+
+/* a pass that fails ends the episode (the first is reported) */
+static int
+ad_step(void *ctx, int a, double *obs, RlStep *out, RlError *e)
+{
+	Slot *s = ctx;
+	Env *env = s->mods[s->cur];
+
+	memset(out, 0, sizeof *out);
+	s->failed = env_step(env, a, obs, &s->info) < 0;
+	if (s->failed) {
+		snprintf(s->why, sizeof s->why, "pass %s failed: %s",
+			s->sh->names[a], env_error(env));
+		out->done = 1;
+		return 0;
+	}
+	out->reward = s->info.reward;
+	out->done = s->info.done;
+	slot_mask(s, out);
+	return 0;
+}
+
+static void
+ad_mask(void *ctx, unsigned char *mask)
+{
+	Slot *s = ctx;
+
+	memcpy(mask, s->mask, s->sh->A);
+}
+
+static int
+grow(void **p, int *cap, int n, size_t size)
+{
+	int nc = *cap ? 2 * *cap : 16;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	if (!(q = realloc(*p, (size_t)nc * size)))
+		return -1;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+/* counts the step; a better state than the module's best is recorded */
+static void
+ad_after(void *ctx)
+{
+	Slot *s = ctx;
+	Shared *sh = s->sh;
+	RlRun *run = sh->run;
+	Env *env = s->mods[s->cur];
+	int m = s->cur, n = env_steps(env);
+	int *seq;
+	RlImprovement *im;
+
+	run->steps++;
+	if (s->failed && !run->warning[0])
+		snprintf(run->warning, sizeof run->warning, "%s", s->why);
+	if (s->failed || !(s->info.objective < run->best[m]))
+		return;
+	if (!(seq = malloc((n ? n : 1) * sizeof *seq)))
+		return;		/* not recorded; the search goes on */
+	memcpy(seq, env_actions(env), n * sizeof *seq);
+	free(run->seq[m]);
+	run->seq[m] = seq;
+	run->nseq[m] = n;
+	run->best[m] = s->info.objective;
+	run->found_at[m] = run->steps;
+	snprintf(run->found_by[m], sizeof run->found_by[m], "%s %s, episode "
+		"%ld, step %d", rl_algo_name(sh->o->params.algo), sh->phase,
+		s->episode, n);
+	if (grow((void **)&run->log, &run->caplog, run->nlog,
+	    sizeof *run->log) < 0 || !(seq = malloc((n ? n : 1) *
+	    sizeof *seq)))
+		return;
+	memcpy(seq, env_actions(env), n * sizeof *seq);
+	im = &run->log[run->nlog++];
+	im->steps = run->steps;
+	im->module = m;
+	im->best = s->info.objective;
+	im->seq = seq;
+	im->nseq = n;
+}
+
+static double
+best_fraction(const RlRun *run)
+{
+	double f = 0;
+	int m;
+
+	for (m = 0; m < run->nmod; m++)
+		f += run->initial[m] > 0 ? 1 - run->best[m] / run->initial[m] :
+			0;
+	return f / run->nmod;
+}
+
+static void
+progress(Shared *sh, int force)
+{
+	const RlRunOpts *o = sh->o;
+	double t = now(), f;
+
+	sh->run->seconds = t - sh->t0;
+	if (!o->progress || (!force && t - sh->last_progress < 0.2))
+		return;
+	sh->last_progress = t;
+	f = (double)sh->run->steps / o->params.total_steps;
+	if (o->seconds > 0 && sh->run->seconds / o->seconds > f)
+		f = sh->run->seconds / o->seconds;
+	o->progress(o->arg, sh->run, f < 1 ? f : 1);
+}
+
+static int
+on_update(void *u, const RlStats *st)
+{
+	Shared *sh = u;
+	RlRun *run = sh->run;
+	RlCurveRow *row;
+
+	if (grow((void **)&run->curve, &run->capcurve, run->ncurve,
+	    sizeof *run->curve) == 0) {
+		row = &run->curve[run->ncurve++];
+		row->st = *st;
+		row->best_fraction = best_fraction(run);
+		row->seconds = now() - sh->t0;
+	}
+	return 0;
+}
+
+static int
+on_poll(void *u, long steps)
+{
+	Shared *sh = u;
+
+	progress(sh, 0);
+	if (sh->o->seconds > 0 && sh->run->seconds >= sh->o->seconds) {
+		sh->run->timed_out = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+rl_run_opts_default(RlRunOpts *o, int algo)
+{
+	memset(o, 0, sizeof *o);
+	rl_params_default(&o->params, algo);
+	o->seed = 1;
+	o->jobs = 1;
+	o->final_rollouts = 1;
+}
+
+static int
+run_alloc(RlRun *run, Env *const *mods, int nmod, RlError *e)
+{
+	int m;
+
+	memset(run, 0, sizeof *run);
+	run->nmod = nmod;
+	if (!(run->initial = rl_alloc(nmod, sizeof *run->initial, e)) ||
+	    !(run->best = rl_alloc(nmod, sizeof *run->best, e)) ||
+	    !(run->seq = rl_alloc(nmod, sizeof *run->seq, e)) ||
+	    !(run->nseq = rl_alloc(nmod, sizeof *run->nseq, e)) ||
+	    !(run->found_at = rl_alloc(nmod, sizeof *run->found_at, e)) ||
+	    !(run->found_by = rl_alloc(nmod, sizeof *run->found_by, e)))
+		return -1;
+	for (m = 0; m < nmod; m++) {
+		run->initial[m] = run->best[m] = env_objective_initial(mods[m]);
+		snprintf(run->found_by[m], sizeof run->found_by[m], "input");
+	}
+	return 0;
+}
+
+void
+rl_run_free(RlRun *run)
+{
+	int i;
+
+	for (i = 0; i < run->nmod && run->seq; i++)
+		free(run->seq[i]);
+	for (i = 0; i < run->nlog; i++)
+		free(run->log[i].seq);
+	free(run->initial);
+	free(run->best);
+	free(run->seq);
+	free(run->nseq);
+	free(run->found_at);
+	free(run->found_by);
+	free(run->log);
+	free(run->curve);
+	rl_policy_free(run->policy);
+	memset(run, 0, sizeof *run);
+}
+
+static void
+shared_free(Shared *sh)
+{
+	int i, m;
+
+	for (i = 0; sh->slots && i < sh->E; i++) {
+		for (m = 0; i > 0 && sh->slots[i].mods && m < sh->nmod; m++)
+			env_free(sh->slots[i].mods[m]);
+		if (i > 0)
+			free(sh->slots[i].mods);
+		free(sh->slots[i].mask);
+	}
+	free(sh->slots);
+	free(sh->names);
+}
+
+/* the slots and their RlEnv tables; slot 0 steps the caller's Envs */
+static int
+shared_init(Shared *sh, Env *const *mods, int nmod, int E, RlEnv *envs,
+	RlError *e)
+{
+	Slot *s;
+	int i, m, a;
+
+	sh->nmod = nmod;
+	sh->E = E;
+	sh->A = env_action_count(mods[0]);
+	for (m = 1; m < nmod; m++)
+		if (env_action_count(mods[m]) != sh->A ||
+		    env_obs_size(mods[m]) != env_obs_size(mods[0]))
+			return rl_err(e, "error: the modules' environments "
+				"differ in actions or observations");
+	if (!(sh->names = rl_alloc(sh->A, sizeof *sh->names, e)) ||
+	    !(sh->slots = rl_alloc(E, sizeof *sh->slots, e)))
+		return -1;
+	for (a = 0; a < sh->A; a++)
+		sh->names[a] = env_action_name(mods[0], a);
+	for (i = 0; i < E; i++) {
+		s = &sh->slots[i];
+		s->sh = sh;
+		s->force = -1;
+		if (!(s->mask = rl_alloc(sh->A, 1, e)))
+			return -1;
+		if (i == 0) {
+			s->mods = (Env **)mods;
+		} else {
+			if (!(s->mods = rl_alloc(nmod, sizeof *s->mods, e)))
+				return -1;
+			for (m = 0; m < nmod; m++)
+				if (!(s->mods[m] = env_dup(mods[m])))
+					return rl_err(e, "error: out of memory");
+		}
+		envs[i] = (RlEnv){s, env_obs_size(mods[0]), sh->A,
+			ENV_OBS_VERSION, sh->names, ad_reset, ad_step, ad_mask,
+			ad_after};
+	}
+	return 0;
+}
+
+/* greedy rollouts of the trained policy on every module, from slot 0 */
+static int
+final_rollouts(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
+{
+	double ret;
+	long steps;
+	int m, k;
+
+	sh->phase = "greedy rollout";
+	for (k = 0; k < sh->o->final_rollouts; k++)
+		for (m = 0; m < sh->nmod; m++) {
+			sh->slots[0].force = m;
+			if (rl_rollout(sh->run->policy, env, rl_seed64(r), 1,
+			    1L << 30, r, &ret, &steps, e) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+int
+rl_run(Env *const *mods, int nmod, const RlRunOpts *o, RlRun *run,
+	RlError *e)
+{
+	Shared sh = {0};
+	RlEnv *envs = NULL;
+	RlHooks h = {&sh, on_update, on_poll, o->jobs};
+	gsl_rng *r = NULL;
+	int E = (int)o->params.n_envs, rc = -1;
+
+	if (run_alloc(run, mods, nmod, e) < 0)
+		return -1;
+	sh.run = run;
+	sh.o = o;
+	sh.phase = "training";
+	sh.t0 = now();
+	if (!(envs = rl_alloc(E, sizeof *envs, e)) ||
+	    shared_init(&sh, mods, nmod, E, envs, e) < 0)
+		goto out;
+	if (!(r = gsl_rng_alloc(gsl_rng_mt19937))) {
+		rl_err(e, "error: out of memory");
+		goto out;
+	}
+	gsl_rng_set(r, (unsigned long)o->seed);
+	if (rl_train(&o->params, envs, r, &h, &run->policy, e) < 0 ||
+	    final_rollouts(&sh, &envs[0], r, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	progress(&sh, 1);
+	if (r)
+		gsl_rng_free(r);
+	shared_free(&sh);
+	free(envs);
+	return rc;
+}
+
+int
+rl_apply(RlPolicy *pol, Env *env, int samples, uint64_t seed, int **seq,
+	int *nseq, double *best, RlError *e)
+{
+	RlRunOpts o;
+	RlRun run;
+	Shared sh = {0};
+	RlEnv renv;
+	Env *mods[1] = {env};
+	gsl_rng *r = NULL;
+	double ret;
+	long steps;
+	int k, rc = -1;
+
+	*seq = NULL;
+	*nseq = 0;
+	rl_run_opts_default(&o, pol->algo);
+	o.params = pol->params;
+	sh.run = &run;
+	sh.o = &o;
+	sh.t0 = now();
+	if (run_alloc(&run, mods, 1, e) < 0 ||
+	    shared_init(&sh, mods, 1, 1, &renv, e) < 0 ||
+	    rl_policy_check(pol, &renv, e) < 0)
+		goto out;
+	if (!(r = gsl_rng_alloc(gsl_rng_mt19937))) {
+		rl_err(e, "error: out of memory");
+		goto out;
+	}
+	gsl_rng_set(r, (unsigned long)seed);
+	for (k = 0; k <= samples; k++) {
+		sh.phase = k ? "sampled rollout" : "greedy rollout";
+		if (rl_rollout(pol, &renv, 0, k == 0, 1L << 30, r, &ret,
+		    &steps, e) < 0)
+			goto out;
+	}
+	*best = run.best[0];
+	*nseq = run.nseq[0];
+	*seq = run.seq[0];
+	run.seq[0] = NULL;
+	if (!*seq && !(*seq = calloc(1, sizeof **seq))) {
+		rl_err(e, "error: out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (r)
+		gsl_rng_free(r);
+	shared_free(&sh);
+	rl_run_free(&run);
+	return rc;
+}
