@@ -567,7 +567,7 @@ cmd_search(int argc, char **argv)
 		arg_int0(NULL, "budget", "STEPS", "steps (pass applications) "
 			"to spend (default 5000, none with --time alone)"),
 		arg_int0(NULL, "episode-len", "N", "random: steps per episode "
-			"(default: the number of passes); greedy, beam: "
+			"(default: until the patience runs out); greedy, beam: "
 			"sequence length at most (default: none)"),
 		arg_int0(NULL, "patience", "N", "random: end an episode after "
 			"N steps without improvement (default 1.25 x passes); "

@@ -15,6 +15,9 @@
 
 #include "search.h"
 
+#define RANDOM_MAX_LEN 10000	/* random: episode length without
+				 * --episode-len (patience ends them) */
+
 static const char *const algonames[SEARCH_NALGO] = {
 	"random", "greedy", "beam",
 };
@@ -369,7 +372,8 @@ run_random(Shared *sh, SearchResult *r)
 
 	env_opts_default(&eo);
 	eo.objective = sh->o->objective;
-	eo.episode_len = sh->o->episode_len;
+	eo.episode_len = sh->o->episode_len > 0 ? sh->o->episode_len :
+		RANDOM_MAX_LEN;
 	eo.patience = sh->o->patience > 0 ? sh->o->patience :
 		(sh->nact * 5 + 3) / 4;
 	sh->base = env_create_module(hlo_module_clone(sh->in), &eo);

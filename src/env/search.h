@@ -23,8 +23,8 @@ typedef struct {
 	int algo;		/* SEARCH_* */
 	int64_t budget;		/* steps (pass applications); 0: none */
 	double seconds;		/* wall time; 0: none */
-	int episode_len;	/* random: steps per episode (0: the number
-				 * of actions); greedy, beam: depth at most
+	int episode_len;	/* random: steps per episode (0: until the
+				 * patience runs out); greedy, beam: depth at most
 				 * (0: unlimited) */
 	int patience;		/* random: end an episode after this many
 				 * steps without improvement (0: 1.25 x
