@@ -64,7 +64,7 @@ alg_same_shape(Alg *a, uint32_t x, uint32_t y)
 int
 alg_same_shape_id(Alg *a, uint32_t s, uint32_t t)
 {
-	return hlo_shape_eq_nolayout(a->m, s, t);
+	return pass_shape_same(a->m, a->lay, s, t);
 }
 
 int
@@ -500,7 +500,8 @@ unbcast(Alg *a, uint32_t i)
 }
 
 /* every element of constant c equals v (mode 0: int8 value as IsAll,
- * 1: float value, 2: the type's minimum, 3: its maximum) */
+ * 1: float value, 2: the type's minimum, 3: its maximum, 4: +0, 5: -0,
+ * both parts of complex numbers; integers: 0) */
 static int
 all_equal(Alg *a, uint32_t c, int mode, double v)
 {
@@ -514,6 +515,22 @@ all_equal(Alg *a, uint32_t c, int mode, double v)
 		return 0;
 	if (mode == 1 && !alg_t_float(t))
 		return 0;
+	if (mode >= 4) {
+		for (k = 0; k < n; k++, p += esz) {
+			if (alg_t_float(t) || alg_t_cplx(t)) {
+				double x = elem_f(t, p), y = alg_t_cplx(t) ?
+					elem_imag(t, p) : 0;
+
+				if (x != 0 || y != 0 || !!signbit(x) != (mode ==
+				    5) || (alg_t_cplx(t) && !!signbit(y) !=
+				    (mode == 5)))
+					return 0;
+			} else if (elem_i(t, p) != 0) {
+				return 0;
+			}
+		}
+		return 1;
+	}
 	if (mode == 0 && !alg_t_float(t) && !alg_t_cplx(t) && !fits(t, iv))
 		return 0;
 	if (mode >= 2) {
@@ -556,6 +573,14 @@ alg_is_all(Alg *a, uint32_t i, int v)
 	uint32_t c = unbcast(a, i);
 
 	return c != HLO_NONE && all_equal(a, c, 0, v);
+}
+
+int
+alg_is_all_zero(Alg *a, uint32_t i, int neg)
+{
+	uint32_t c = unbcast(a, i);
+
+	return c != HLO_NONE && all_equal(a, c, neg ? 5 : 4, 0);
 }
 
 int
@@ -1130,11 +1155,30 @@ merged(Alg *a, uint32_t old, uint32_t new)
 	}
 }
 
+/* layout-sensitive: new takes old's layout when it was built by this
+ * rewrite (its value does not depend on its layout unless it is a
+ * bitcast), else a copy gives it old's layout */
+static uint32_t
+keep_layout(Alg *a, uint32_t old, uint32_t new)
+{
+	uint32_t so = INS(a, old)->shape;
+
+	if (!a->lay || pass_shape_equal(a->m, so, INS(a, new)->shape) ||
+	    !hlo_shape_eq_nolayout(a->m, so, INS(a, new)->shape))
+		return new;
+	if (new >= a->fresh && a->ed.nuse[new] == 0 && !is_tuple(a, new) &&
+	    opc(a, new) != HOP_BITCAST && opc(a, new) != HOP_PARAMETER) {
+		INS(a, new)->shape = so;
+		return new;
+	}
+	return alg_mk_un(a, HOP_COPY, so, new);
+}
+
 int
 alg_rep(Alg *a, uint32_t old, uint32_t new)
 {
 	old = pass_res(&a->ed, old);
-	new = pass_res(&a->ed, new);
+	new = keep_layout(a, old, pass_res(&a->ed, new));
 	if (!pass_replace(&a->ed, old, new, 0, 0))
 		return 0;
 	merged(a, old, new);
@@ -1168,6 +1212,7 @@ alg_rep_uses(Alg *a, uint32_t old, uint32_t new)
 	new = pass_res(&a->ed, new);
 	if (old == new)
 		return;
+	new = keep_layout(a, old, new);
 	nu = alg_users(a, old, &us);
 	copy = alg_tmp(a, (nu + 1) * 4u);
 	memcpy(copy, us, nu * 4u);
@@ -1605,6 +1650,7 @@ sweep(Alg *a, uint32_t c)
 	uint32_t n = cp->nins, i, nroots = 0, *roots;
 
 	a->changed = 0;
+	a->fresh = n;
 	memset(a->state, 0, n);
 	if (a->caproots < n + 1) {
 		a->caproots = n + 1;
@@ -1677,6 +1723,7 @@ algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o)
 	a.m = m;
 	a.ctx = ctx;
 	a.o = o;
+	a.lay = pass_layout_sensitive(m);
 	nc = m->ncomps;
 	order = xreallocarray(NULL, nc + 1, 4);
 	n = hlo_comp_order_all(m, order);

@@ -1,5 +1,7 @@
 /* algsimp.h: the inside of the algebraic simplifier (passes/algsimp*.c),
- * xla's AlgebraicSimplifier with XLA:CPU's options, layout-insensitive.
+ * xla's AlgebraicSimplifier with XLA:CPU's options; layout-sensitive
+ * (is_layout_sensitive) in a module with a bitcast, where layouts are
+ * meaningful (pass_layout_sensitive), else layout-insensitive.
  *
  * The visitor walks one computation depth first from its dead roots and
  * its root, as xla's HloComputation::Accept does, and hands each
@@ -45,7 +47,11 @@ typedef struct {
 	PassEdit ed;
 	uint32_t c;		/* the computation being simplified */
 	const AlgOpts *o;
+	int lay;		/* layout-sensitive: shapes compared with
+				 * layouts, replacements keep the layout */
 	int changed;		/* this sweep changed something */
+	uint32_t fresh;		/* instructions from here on were added
+				 * by this sweep */
 	int64_t nrw;		/* rewrites done */
 	int uvalid;		/* the user tables below are built */
 	uint8_t *fx;		/* pass_comp_effects */
@@ -135,7 +141,8 @@ dims(Alg *a, uint32_t i)
 }
 
 int64_t alg_elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
-int alg_same_shape(Alg *a, uint32_t x, uint32_t y);	/* ignoring layout */
+int alg_same_shape(Alg *a, uint32_t x, uint32_t y);	/* SameShape: layout
+				 * ignored unless a->lay */
 int alg_same_shape_id(Alg *a, uint32_t s, uint32_t t);
 int alg_is_scalar(Alg *a, uint32_t i);	/* rank 0 array */
 int alg_is_eff_scalar(Alg *a, uint32_t i);	/* array of one element */
@@ -169,6 +176,8 @@ int alg_is_const(Alg *a, uint32_t i);
 int alg_is_all(Alg *a, uint32_t i, int v);	/* xla's IsAll(op, int8) through
 				 * broadcasts */
 int alg_is_all_float(Alg *a, uint32_t i, double v);
+int alg_is_all_zero(Alg *a, uint32_t i, int neg);	/* every element +0
+				 * (neg: -0), through broadcasts */
 int alg_is_all_min(Alg *a, uint32_t i, int type);
 int alg_is_all_max(Alg *a, uint32_t i, int type);
 int alg_const_value(Alg *a, uint32_t i, double *v);
@@ -311,7 +320,10 @@ int alg_h_custom_call(Alg *a, uint32_t i);
 int alg_h_opt_barrier(Alg *a, uint32_t i);
 
 /* shared analyses */
-int alg_is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative */
+int alg_is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative: sign bit clear,
+				 * or NaN */
+int alg_no_negzero(Alg *a, uint32_t i);	/* never -0 (integers: always) */
+int alg_no_nan(Alg *a, uint32_t i);	/* never NaN (integers: always) */
 int alg_reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
 				 * either order: HOP_ADD, ...; -1 if not */
 int alg_comp_root_op(Alg *a, uint32_t comp);

@@ -33,6 +33,13 @@ shape_of(Alg *a, uint32_t i)
 }
 
 static int
+is_array_type_elem(int t)
+{
+	return t != TY_TUPLE && t != TY_TOKEN && t != TY_OPAQUE &&
+		t != TY_BUFFER && t != TY_INVALID;
+}
+
+static int
 bcast_scalar_const(Alg *a, uint32_t x, uint32_t *c)
 {
 	if (!is_op(a, x, HOP_BROADCAST))
@@ -73,6 +80,27 @@ fp_pow2(Alg *a, uint32_t x)
 		return 0;
 	mant = frexp(v, &e);
 	return mant == 0.5 || mant == -0.5;
+}
+
+/* the constant under broadcasts, or x */
+static uint32_t
+unbcast_const(Alg *a, uint32_t x)
+{
+	int steps = 0;
+
+	while (is_op(a, x, HOP_BROADCAST) && steps++ < 64)
+		x = op0(a, x);
+	return x;
+}
+
+/* x + z is x for every x when z is zero: floats need z = -0 or an x that
+ * is never -0 (-0 + +0 is +0) */
+static int
+adds_nothing(Alg *a, uint32_t x, uint32_t z)
+{
+	return alg_is_all(a, z, 0) && (alg_t_int(ety(a, x)) ||
+		ety(a, x) == TY_PRED || alg_is_all_zero(a, z, 1) ||
+		alg_no_negzero(a, x));
 }
 
 /* add */
@@ -141,7 +169,8 @@ add_sparse_dus(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 			continue;
 		z = op0(a, d);
 		if (is_op(a, z, HOP_BROADCAST) &&
-		    alg_const_scalar_is(a, op0(a, z), 1, 0))
+		    alg_const_scalar_is(a, op0(a, z), 1, 0) &&
+		    adds_nothing(a, x, z))
 			break;
 	}
 	if (k == 2)
@@ -345,9 +374,9 @@ alg_h_add(Alg *a, uint32_t i)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
 
-	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
+	if (adds_nothing(a, lhs, rhs) && alg_rep_compat(a, i, lhs))
 		return 1;
-	if (alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, rhs))
+	if (adds_nothing(a, rhs, lhs) && alg_rep_compat(a, i, rhs))
 		return 1;
 	if (alg_is_const(a, lhs) && !alg_is_const(a, rhs))
 		return alg_rep(a, i, alg_mk_bin(a, HOP_ADD, shape_of(a, i), rhs, lhs));
@@ -359,7 +388,7 @@ alg_h_add(Alg *a, uint32_t i)
 		return 1;
 	if (add_distribute(a, i, lhs, rhs))
 		return 1;
-	return add_scatter(a, i, lhs, rhs);
+	return !a->lay && add_scatter(a, i, lhs, rhs);
 }
 
 /* logic */
@@ -503,7 +532,10 @@ alg_h_subtract(Alg *a, uint32_t i)
 
 	if (intg && lhs == rhs)
 		return alg_rep(a, i, alg_scalar_like_i(a, i, 0));
-	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
+	/* x - 0: floats need +0 or an x that is never -0 (-0 - -0 is +0) */
+	if (alg_is_all(a, rhs, 0) && (alg_t_int(ety(a, i)) ||
+	    alg_is_all_zero(a, rhs, 0) || alg_no_negzero(a, lhs)) &&
+	    alg_rep_compat(a, i, lhs))
 		return 1;
 	/* A - C => A + (-C) */
 	if (!alg_is_const(a, lhs) && (alg_is_const(a, rhs) ||
@@ -666,8 +698,9 @@ alg_h_multiply(Alg *a, uint32_t i)
 		alg_mark_changed(a);
 		return 1;
 	}
-	/* x * convert(pred) => select(pred, x, 0) */
-	for (k = 0; k < 2; k++) {
+	/* x * convert(pred) => select(pred, x, 0); for integers only: a
+	 * float x * 0 is -0 for negative x and NaN for inf and NaN */
+	for (k = 0; k < 2 && (alg_t_int(ety(a, i)) || a->o->fast_math); k++) {
 		cv = k ? lhs : rhs;
 		x = k ? rhs : lhs;
 		if (is_op(a, cv, HOP_CONVERT) && ety(a, op0(a, cv)) == TY_PRED) {
@@ -1006,9 +1039,12 @@ alg_h_compare(Alg *a, uint32_t i)
 		return cmp_const(a, i, 0);
 	if (gt && alg_is_all(a, lhs, 0) && alg_is_nonneg(a, rhs))
 		return cmp_const(a, i, 0);
-	if (ge && alg_is_nonneg(a, lhs) && alg_is_all(a, rhs, 0))
+	/* x >= 0 is false for NaN */
+	if (ge && alg_is_nonneg(a, lhs) && alg_no_nan(a, lhs) &&
+	    alg_is_all(a, rhs, 0))
 		return cmp_const(a, i, 1);
-	if (le && alg_is_all(a, lhs, 0) && alg_is_nonneg(a, rhs))
+	if (le && alg_is_all(a, lhs, 0) && alg_is_nonneg(a, rhs) &&
+	    alg_no_nan(a, rhs))
 		return cmp_const(a, i, 1);
 	if (lhs == rhs && alg_t_int(t))
 		return cmp_const(a, i, eq || ge || le);
@@ -1172,6 +1208,17 @@ bcast_eff_const(Alg *a, uint32_t x)
 	return alg_is_const(a, c) && alg_is_eff_scalar(a, c);
 }
 
+/* two effective-scalar integer or pred constants of one value */
+static int
+same_const_value(Alg *a, uint32_t c1, uint32_t c2)
+{
+	int64_t p, q;
+
+	return ety(a, c1) == ety(a, c2) && !alg_t_float(ety(a, c1)) &&
+		alg_const_first(a, c1, &p) && alg_const_first(a, c2, &q) &&
+		p == q;
+}
+
 /* outer(bcast lo|hi, inner(x, bcast hi|lo)) => clamp(lo, x, hi) */
 static int
 minmax_clamp(Alg *a, uint32_t i, int inner)
@@ -1196,6 +1243,11 @@ minmax_clamp(Alg *a, uint32_t i, int inner)
 	lo = inner == HOP_MIN ? b1 : b2;
 	hi = inner == HOP_MIN ? b2 : b1;
 	if (!const_less(a, op0(a, lo), op0(a, hi)))
+		return 0;
+	/* the evaluator's max and min keep their first operand on -0 ==
+	 * +0, so zero float bounds could change the sign of a zero */
+	if (alg_t_float(ety(a, i)) && (alg_is_all(a, lo, 0) ||
+	    alg_is_all(a, hi, 0)))
 		return 0;
 	return alg_rep(a, i, alg_mk_tern(a, HOP_CLAMP, shape_of(a, x), lo, x, hi));
 }
@@ -1231,6 +1283,27 @@ minmax_common(Alg *a, uint32_t i, int op)
 	return minmax_clamp(a, i, op == HOP_MAX ? HOP_MIN : HOP_MAX);
 }
 
+/* the bounds of clamp cl are constants lo <= hi: max(lo, clamp(lo, x,
+ * hi)) is then the clamp (xla assumes it; for lo > hi the max is lo).
+ * Float bounds must not be zero: the evaluator's max and min keep their
+ * first operand on -0 == +0 */
+static int
+clamp_bounds_ok(Alg *a, uint32_t cl)
+{
+	uint32_t lo = unbcast_const(a, op0(a, cl));
+	uint32_t hi = unbcast_const(a, opnd(a, cl, 2));
+	double x, y;
+
+	if (!alg_is_const(a, lo) || !alg_is_const(a, hi) ||
+	    !alg_is_eff_scalar(a, lo) || !alg_is_eff_scalar(a, hi))
+		return 0;
+	if (alg_t_float(ety(a, lo)))
+		return alg_const_value(a, lo, &x) &&
+			alg_const_value(a, hi, &y) && x <= y && x != 0 &&
+			y != 0;
+	return const_less(a, lo, hi) || same_const_value(a, lo, hi);
+}
+
 static int
 sublinear(int op)
 {
@@ -1253,7 +1326,8 @@ alg_h_maximum(Alg *a, uint32_t i)
 		if (is_op(a, cl, HOP_CLAMP))
 			break;
 	}
-	if (k < 2 && m == op0(a, cl) && alg_rep_compat(a, i, cl))
+	if (k < 2 && m == op0(a, cl) && clamp_bounds_ok(a, cl) &&
+	    alg_rep_compat(a, i, cl))
 		return 1;
 	if (opc(a, lhs) == opc(a, rhs) && sublinear(opc(a, lhs))) {
 		m = alg_mk_bin_infer(a, HOP_MAX, op0(a, lhs), op0(a, rhs));
@@ -1324,12 +1398,18 @@ int
 alg_h_log(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), s = shape_of(a, i), b, p, nl, nz, bz;
+	double bv;
 
 	if (a->o->fast_math && is_op(a, x, HOP_EXP) &&
 	    alg_rep_compat(a, i, op0(a, x)))
 		return 1;
-	/* log(pow(A, B)) => select(B == 0, 0, B * log(|A|)) */
-	if (is_op(a, x, HOP_POWER)) {
+	/* log(pow(A, B)) => select(B == 0, 0, B * log(|A|)); only for A >= 0
+	 * (or NaN) and B a finite positive constant: xla's rule is wrong
+	 * for A < 0 (pow is NaN for B fractional or odd), for A = 1 with B
+	 * inf or NaN (pow(1, B) = 1), and gives -0 for A = 1, B < 0 */
+	if (is_op(a, x, HOP_POWER) && !alg_t_cplx(ety(a, x)) &&
+	    alg_is_nonneg(a, op0(a, x)) && alg_const_value(a,
+	    unbcast_const(a, op1(a, x)), &bv) && isfinite(bv) && bv > 0) {
 		p = op0(a, x);
 		b = op1(a, x);
 		if (!alg_t_cplx(ety(a, p)))
@@ -1341,7 +1421,9 @@ alg_h_log(Alg *a, uint32_t i)
 		return alg_rep(a, i, alg_mk_tern(a, HOP_SELECT, s, bz,
 			alg_scalar_like(a, i, 0), nz));
 	}
-	if (is_op(a, x, HOP_SQRT) || is_op(a, x, HOP_RSQRT)) {
+	/* log(rsqrt(x)) => -0.5 * log(x) is -0 for x = 1 and inf for
+	 * x = -0 (log(rsqrt(-0)) = log(-inf) = NaN): sqrt only */
+	if (is_op(a, x, HOP_SQRT)) {
 		nl = alg_mk_un(a, HOP_LOG, s, op0(a, x));
 		return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, s, nl, alg_scalar_like(a, i,
 			is_op(a, x, HOP_SQRT) ? 0.5 : -0.5)));
@@ -1352,18 +1434,16 @@ alg_h_log(Alg *a, uint32_t i)
 int
 alg_h_sqrt(Alg *a, uint32_t i)
 {
-	uint32_t x = op0(a, i), ab;
+	uint32_t x = op0(a, i);
 	int t;
 
-	if (!a->o->fast_math || !is_op(a, x, HOP_MUL) ||
-	    op0(a, x) != op1(a, x))
+	if (!is_op(a, x, HOP_MUL) || op0(a, x) != op1(a, x))
 		return 0;
 	t = ety(a, x);
-	if (alg_t_cplx(t)) {
-		ab = alg_mk_un(a, HOP_ABS, alg_shp_type(a, shape_of(a, x), t == TY_C64 ?
-			TY_F32 : TY_F64), op0(a, x));
-		return alg_rep(a, i, alg_mk_convert(a, shape_of(a, x), ab));
-	}
+	/* sqrt(x * x) is |x| for real x but for its overflow; for complex
+	 * z it is +-z, not |z| (sqrt(i * i) = i): no complex form */
+	if (alg_t_cplx(t))
+		return 0;
 	return alg_rep(a, i, alg_mk_un(a, HOP_ABS, shape_of(a, op0(a, x)),
 		op0(a, x)));
 }
@@ -1672,4 +1752,122 @@ alg_h_map(Alg *a, uint32_t i)
 		}
 		return alg_rep(a, i, id);
 	}
+}
+
+/* special values: -0 and NaN. A rule that would differ from the original
+ * on them applies only where these analyses prove they cannot occur
+ * (man/hlopt.1, "Floating-point special values"). */
+
+/* every element of constant c satisfies bad() false */
+static int
+const_avoids(Alg *a, uint32_t c, int negzero)
+{
+	uint32_t nb;
+	const unsigned char *p = alg_lit(a, c, &nb);
+	int t = ety(a, c), parts = alg_t_cplx(t) ? 2 : 1, esz, ft, q, k;
+	int64_t n = alg_elems(a, c), j;
+
+	if (!p || n < 0)
+		return 0;
+	ft = !alg_t_cplx(t) ? t : t == TY_C64 ? TY_F32 : TY_F64;
+	esz = hlo_type_bytes(ft);
+	if ((uint64_t)n * parts * esz > nb)
+		return 0;
+	for (j = 0; j < n * parts; j++, p += esz) {
+		uint64_t bits = 0;
+		double v;
+
+		for (k = esz; k-- > 0;)
+			bits = bits << 8 | p[k];
+		v = hlo_float_decode(ft, bits);
+		q = negzero ? v == 0 && signbit(v) : isnan(v);
+		if (q)
+			return 0;
+	}
+	return 1;
+}
+
+/* operations whose elements all come from operand 0 (and, for pad,
+ * select and concatenate, from the other data operands) */
+static int
+moves_data(int op)
+{
+	switch (op) {
+	case HOP_BROADCAST: case HOP_RESHAPE: case HOP_TRANSPOSE:
+	case HOP_SLICE: case HOP_COPY: case HOP_REVERSE: case HOP_DYNSLICE:
+	case HOP_PAD: case HOP_CONCAT: case HOP_MAX: case HOP_MIN:
+		return 1;
+	}
+	return 0;
+}
+
+static int
+avoids(Alg *a, uint32_t i, int negzero, int *budget)
+{
+	int t = ety(a, i), op = opc(a, i);
+	uint32_t k;
+
+	if (!alg_t_float(t) && !alg_t_cplx(t))
+		return is_array_type_elem(t);
+	if (--*budget < 0)
+		return 0;
+	if (op == HOP_CONSTANT)
+		return const_avoids(a, i, negzero);
+	if (op == HOP_IOTA)
+		return 1;
+	if (op == HOP_CONVERT) {
+		int from = ety(a, op0(a, i));
+
+		/* narrowing may round a tiny negative to -0, or overflow
+		 * to NaN in types without infinity */
+		if (!alg_t_float(from) && !alg_t_cplx(from))
+			return 1;
+		return cast_preserves(from, t) &&
+			avoids(a, op0(a, i), negzero, budget);
+	}
+	if (op == HOP_SELECT)
+		return avoids(a, op1(a, i), negzero, budget) &&
+			avoids(a, opnd(a, i, 2), negzero, budget);
+	if (op == HOP_PAD)
+		return avoids(a, op0(a, i), negzero, budget) &&
+			avoids(a, op1(a, i), negzero, budget);
+	if (moves_data(op)) {
+		uint32_t n = op == HOP_DYNSLICE ? 1 : nops(a, i);
+
+		for (k = 0; k < n; k++)
+			if (!avoids(a, opnd(a, i, k), negzero, budget))
+				return 0;
+		return n > 0;
+	}
+	if (negzero) {
+		/* abs and exp are never -0; a sum is -0 only if both terms
+		 * are, a difference only if its left side is */
+		if (op == HOP_ABS || op == HOP_EXP)
+			return 1;
+		if (op == HOP_ADD)
+			return avoids(a, op0(a, i), 1, budget) ||
+				avoids(a, op1(a, i), 1, budget);
+		if (op == HOP_SUBTRACT || op == HOP_SQRT)
+			return avoids(a, op0(a, i), 1, budget);
+		return 0;
+	}
+	if (op == HOP_ABS || op == HOP_NEGATE || op == HOP_EXP)
+		return avoids(a, op0(a, i), 0, budget);
+	return 0;
+}
+
+int
+alg_no_negzero(Alg *a, uint32_t i)
+{
+	int budget = 64;
+
+	return avoids(a, i, 1, &budget);
+}
+
+int
+alg_no_nan(Alg *a, uint32_t i)
+{
+	int budget = 64;
+
+	return avoids(a, i, 0, &budget);
 }

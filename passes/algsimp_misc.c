@@ -258,7 +258,7 @@ match_argminmax(Alg *a, uint32_t i, int is_max)
 static int
 reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 {
-	uint32_t n = nops(a, i) / 2, k, *el, comp = called(a, i);
+	uint32_t n = nops(a, i) / 2, k, comp = called(a, i);
 	uint32_t arg = op0(a, i), init = opnd(a, i, n), nd;
 	int64_t *d;
 
@@ -280,13 +280,10 @@ reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 		k = alg_mk_reduce(a, rs, arg, init, d, nd, nc);
 		return alg_rep(a, i, alg_mk_tuple(a, 1, &k));
 	}
-	if (alg_elems(a, op0(a, i)) == hlo_shape_elems(a->m, rs)) {
-		el = alg_tmp(a, (n + 1) * 4u);
-		for (k = 0; k < n; k++)
-			el[k] = alg_mk_reshape(a, tuple_elem(a, shape_of(a, i), k),
-				opnd(a, i, k));
-		return alg_rep(a, i, alg_mk_tuple(a, n, el));
-	}
+	/* xla makes a variadic reduce of as many elements as results a
+	 * tuple of reshapes, assuming the inits are an identity of the
+	 * reducer; not provable for a variadic reducer (an arg-max of -inf
+	 * at index 1 gives index 0): not done */
 	return 0;
 }
 
@@ -450,6 +447,55 @@ reduce_reshape(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	}
 }
 
+/* the result of reducing with comp does not change when init is applied
+ * once more: comp idempotent (max, min, and, or) or init its identity
+ * (0 for add, 1 for multiply). xla assumes it for reduce of concatenate,
+ * which reduces every operand from init */
+static int
+init_repeatable(Alg *a, uint32_t comp, uint32_t init)
+{
+	switch (alg_reduce_kind(a, comp)) {
+	case HOP_MAX: case HOP_MIN: case HOP_AND: case HOP_OR:
+		return 1;
+	case HOP_ADD:
+		return alg_is_all(a, init, 0);
+	case HOP_MUL:
+		return alg_is_all(a, init, 1);
+	}
+	return 0;
+}
+
+/* init is an identity of comp for every element of x: init (+) x is x.
+ * xla assumes it where a reduce of as many elements as it has results
+ * becomes a reshape */
+static int
+init_is_identity(Alg *a, uint32_t comp, uint32_t init, uint32_t x)
+{
+	int t = ety(a, init);
+
+	switch (alg_reduce_kind(a, comp)) {
+	case HOP_ADD:
+		if (!alg_t_float(t) && !alg_t_cplx(t))
+			return alg_is_all(a, init, 0);
+		/* +0 + -0 is +0 */
+		return alg_is_all_zero(a, init, 1) || (alg_is_all(a, init, 0) &&
+			alg_no_negzero(a, x));
+	case HOP_MUL:
+		return alg_is_all(a, init, 1);
+	case HOP_MAX:
+		return alg_is_all_min(a, init, t);
+	case HOP_MIN:
+		return alg_is_all_max(a, init, t);
+	case HOP_AND:
+		return t == TY_PRED ? alg_is_all(a, init, 1) :
+			alg_t_uint(t) ? alg_is_all_max(a, init, t) :
+			alg_is_all(a, init, -1);
+	case HOP_OR:
+		return alg_is_all(a, init, 0);
+	}
+	return 0;
+}
+
 static int
 reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	uint32_t nd, uint32_t comp, uint32_t rs)
@@ -459,6 +505,8 @@ reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	int same = 1;
 
 	if (!cd || z != 1 || !in_list(d, nd, cd[0]))
+		return 0;
+	if (!init_repeatable(a, comp, opnd(a, i, 1)))
 		return 0;
 	for (k = 1; k < n; k++)
 		if (!alg_same_shape(a, opnd(a, arg, k), op0(a, arg)))
@@ -522,7 +570,9 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	if ((root_is(a, comp, HOP_MAX) || root_is(a, comp, HOP_MIN) ||
 	    root_is(a, comp, HOP_AND) || root_is(a, comp, HOP_OR)) &&
 	    alg_is_scalar(a, x) && nd == (uint32_t)ra)
-		return alg_rep(a, i, alg_mk_bin(a, root, rs, x, opnd(a, i, 1)));
+		/* the init first, as the reduction starts from it (max and
+		 * min keep their first operand on -0 == +0) */
+		return alg_rep(a, i, alg_mk_bin(a, root, rs, opnd(a, i, 1), x));
 	rd = alg_tmp(a, (nd + 1) * 8u);
 	for (k = 0; k < nd; k++) {
 		for (j = 0; j < nb; j++)
@@ -608,16 +658,24 @@ alg_h_reduce(Alg *a, uint32_t i)
 	if (multi) {
 		if (reduce_multi(a, i, rs))
 			return 1;
-	} else if (alg_elems(a, arg) == hlo_shape_elems(a->m, rs)) {
+	} else if (alg_elems(a, arg) == hlo_shape_elems(a->m, rs) &&
+	    init_is_identity(a, comp, init, arg) &&
+	    (!a->lay || pass_reshape_is_bitcast(a->m, shape_of(a, arg), rs))) {
 		return alg_rep(a, i, alg_mk_reshape(a, rs, arg));
 	}
-	/* reduce(negate(x), +, 0) => negate(reduce(x)) */
+	if (a->lay)
+		return 0;
+	/* reduce(negate(x), +, z) => negate(reduce(x, +, -z)) for a zero z:
+	 * with xla's unchanged z, a sum of zeros would change sign */
 	if (!multi && alg_t_float(ety(a, i)) &&
 	    is_op(a, arg, HOP_NEGATE) && alg_scalar_zero(a, init) &&
 	    root_is(a, comp, HOP_ADD)) {
-		uint32_t ng;
+		uint32_t ng, nz;
 
+		nz = alg_mk_scalar(a, ety(a, init), alg_is_all_zero(a, init,
+			1) ? 0.0 : -0.0);
 		alg_set_opnd(a, i, 0, op0(a, arg));
+		alg_set_opnd(a, i, 1, nz);
 		ng = alg_mk_un(a, HOP_NEGATE, shape_of(a, i), i);
 		alg_rep_uses(a, i, ng);
 		return 1;
@@ -631,7 +689,8 @@ alg_h_reduce(Alg *a, uint32_t i)
 		return 1;
 	if (is_op(a, arg, HOP_REDUCE) && nops(a, arg) == 2 &&
 	    same_instr(a, init, opnd(a, arg, 1)) &&
-	    equiv_reducers(a, comp, called(a, arg)))
+	    equiv_reducers(a, comp, called(a, arg)) &&
+	    init_repeatable(a, comp, init))
 		return reduce_reduce(a, i, arg, d, nd, comp, rs);
 	if (a->o->reduce_of_reshape && is_op(a, arg, HOP_RESHAPE) &&
 	    reduce_reshape(a, i, arg, d, nd, comp, rs))
@@ -1245,7 +1304,7 @@ alg_h_dot(Alg *a, uint32_t i)
 	uint32_t l = op0(a, i), r = opnd(a, i, 1), z;
 	Dnums d;
 
-	if (is_tuple(a, l) || is_tuple(a, r))
+	if (a->lay || is_tuple(a, l) || is_tuple(a, r))
 		return 0;
 	if (alg_is_zero_elems(a, i) || alg_is_zero_elems(a, l) || alg_is_zero_elems(a, r)) {
 		z = alg_mk_scalar_i(a, ety(a, i), 0);

@@ -70,6 +70,8 @@ invert(const int64_t *p, uint32_t n, int64_t *inv)
 			inv[p[k]] = k;
 }
 
+static uint32_t bitcasting_operand(Alg *a, uint32_t i);
+
 static int
 dead(Alg *a, uint32_t i)
 {
@@ -449,7 +451,7 @@ alg_h_broadcast(Alg *a, uint32_t i)
 		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x), v,
 			nn));
 	}
-	if (a->o->bcast_degenerate) {
+	if (!a->lay && a->o->bcast_degenerate) {
 		int64_t *nd2 = alg_tmp(a, ((size_t)rx + 1) * 8);
 		int64_t *ndims = alg_tmp(a, ((size_t)rx + 1) * 8);
 		uint32_t cnt = 0, r;
@@ -719,6 +721,7 @@ alg_h_reshape(Alg *a, uint32_t i)
 		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_RESHAPE))
 		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), op0(a, x)));
+
 	if (is_op(a, x, HOP_RNG) && alg_one_user(a, x)) {
 		INS(a, x)->shape = shape_of(a, i);
 		return alg_rep(a, i, x);
@@ -734,7 +737,11 @@ alg_h_reshape(Alg *a, uint32_t i)
 	}
 	if (is_op(a, x, HOP_IOTA) && reshape_iota(a, i, x))
 		return 1;
-	return reshape_dus(a, i, x);
+	if (!a->lay)
+		return reshape_dus(a, i, x);
+	if ((x = bitcasting_operand(a, i)) != HLO_NONE)
+		return alg_rep(a, i, alg_mk_un(a, HOP_BITCAST, shape_of(a, i), x));
+	return 0;
 }
 
 /* transpose */
@@ -953,10 +960,16 @@ alg_h_transpose(Alg *a, uint32_t i)
 		INS(a, x)->shape = shape_of(a, i);
 		return alg_rep(a, i, x);
 	}
-	if (a->o->reshape_transpose_concat && transpose_s2d(a, i, x, p))
+	if (a->lay && pass_transpose_is_bitcast(a->m, shape_of(a, x),
+	    shape_of(a, i), p, n))
+		return alg_rep(a, i, alg_mk_un(a, HOP_BITCAST, shape_of(a, i), x));
+	if (!a->lay && a->o->reshape_transpose_concat &&
+	    transpose_s2d(a, i, x, p))
 		return 1;
-	/* transpose(broadcast(x)) => broadcast(x) keeping the order of x */
-	if (!is_op(a, x, HOP_BROADCAST))
+	/* transpose(broadcast(x)) => broadcast(x) keeping the order of x
+	 * (not with layouts, where it may hide a transpose in the
+	 * broadcast) */
+	if (a->lay || !is_op(a, x, HOP_BROADCAST))
 		return 0;
 	bd = ints(a, x, A_DIMENSIONS, &nd);
 	if (!alg_perm_is_sorted(bd, nd))
@@ -976,6 +989,33 @@ alg_h_transpose(Alg *a, uint32_t i)
 
 /* bitcast, copy */
 
+/* the memory order of a value of shape from read as shape to */
+static int
+is_bitcast(Alg *a, uint32_t from, uint32_t to)
+{
+	if (hlo_shape_eq_nolayout(a->m, from, to))
+		return pass_copy_is_bitcast(a->m, from, to);
+	return pass_reshape_is_bitcast(a->m, from, to);
+}
+
+/* BitcastingOperandOfReshapeOrCopyChain (layout-sensitive): the operand
+ * down a chain of reshapes and copies from i whose memory holds i's value
+ * in i's order, or HLO_NONE */
+static uint32_t
+bitcasting_operand(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), steps = 0;
+
+	while (!is_tuple(a, x) && steps++ < 4096) {
+		if (is_bitcast(a, shape_of(a, x), shape_of(a, i)))
+			return x;
+		if (!is_op(a, x, HOP_RESHAPE) && !is_op(a, x, HOP_COPY))
+			break;
+		x = op0(a, x);
+	}
+	return HLO_NONE;
+}
+
 static int
 untiled(Alg *a, uint32_t i)
 {
@@ -994,7 +1034,10 @@ alg_h_bitcast(Alg *a, uint32_t i)
 	    HOP_FUSION) && nops(a, u) == 1 && alg_nusers(a, u, 2) == 1 &&
 	    is_op(a, ib = op0(a, u), HOP_BITCAST) && ety(a, i) == ety(a, u) &&
 	    ety(a, u) == ety(a, ib) && ety(a, ib) == ety(a, op0(a, ib)) &&
-	    untiled(a, ib) && untiled(a, op0(a, ib))) {
+	    untiled(a, ib) && untiled(a, op0(a, ib)) &&
+	    pass_shape_equal(a->m, shape_of(a, u), shape_of(a, ib))) {
+		/* u keeps ib's memory order, so unary(x) in x's order holds
+		 * the same bytes */
 		uint32_t y = op0(a, ib);
 
 		nu = alg_mk_clone(a, u, shape_of(a, y), 1, &y);
@@ -1032,7 +1075,18 @@ alg_h_copy(Alg *a, uint32_t i)
 	if (hlo_attr(a->m, INS(a, i), A_SHARDING) && a->c == a->m->entry &&
 	    e->root == i)
 		return 0;
-	return alg_rep_compat(a, i, x);
+	if (alg_rep_compat(a, i, x))
+		return 1;
+	if (!a->lay)
+		return 0;
+	if ((x = bitcasting_operand(a, i)) != HLO_NONE)
+		return alg_rep(a, i, alg_mk_un(a, HOP_BITCAST, shape_of(a, i), x));
+	/* copy(reshape(y)) => reshape(y) when the copy keeps memory order */
+	x = op0(a, i);
+	if (is_op(a, x, HOP_RESHAPE) && alg_one_user(a, x) &&
+	    pass_copy_is_bitcast(a->m, shape_of(a, x), shape_of(a, i)))
+		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), op0(a, x)));
+	return 0;
 }
 
 /* slice */
@@ -1392,7 +1446,7 @@ alg_h_slice(Alg *a, uint32_t i)
 		return 1;
 	if (a->o->window_to_reduce && slice_of_window(a, i, &s))
 		return 1;
-	if (slice_of_reshape(a, i, &s))
+	if (!a->lay && slice_of_reshape(a, i, &s))
 		return 1;
 	if (is_op(a, x, HOP_REVERSE) && slice_of_reverse(a, i, &s))
 		return 1;
@@ -1601,6 +1655,8 @@ alg_h_concat(Alg *a, uint32_t i)
 			alg_mk_clone(a, i, shape_of(a, i), cnt, ne);
 		return alg_rep_compat(a, i, o);
 	}
+	if (a->lay)
+		return 0;
 	/* concat(x, concat(y, z)) => concat(x, y, z) */
 	cnt = 0;
 	for (k = 0; k < n; k++) {
@@ -1700,6 +1756,8 @@ alg_h_reverse(Alg *a, uint32_t i)
 			break;
 	if (k == nd)
 		return alg_rep(a, i, x);
+	if (a->lay)
+		return 0;
 	if (is_op(a, x, HOP_REVERSE)) {
 		id = ints(a, x, A_DIMENSIONS, &ni);
 		sort_ints(rd, nd);
@@ -1874,7 +1932,7 @@ alg_h_dynslice(Alg *a, uint32_t i)
 		}
 		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), d, bd, nd));
 	}
-	if (is_op(a, x, HOP_RESHAPE)) {
+	if (!a->lay && is_op(a, x, HOP_RESHAPE)) {
 		uint32_t y = op0(a, x), nd, nn, m;
 		int ry = rank(a, y);
 		int64_t *del = alg_tmp(a, ((size_t)r + ry + 1) * 8);
@@ -1903,7 +1961,7 @@ alg_h_dynslice(Alg *a, uint32_t i)
 			return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), k));
 		}
 	}
-	if (is_op(a, x, HOP_TRANSPOSE)) {
+	if (!a->lay && is_op(a, x, HOP_TRANSPOSE)) {
 		uint32_t np;
 		int64_t *p = ints(a, x, A_DIMENSIONS, &np), *inv, *s2, *sd;
 

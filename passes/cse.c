@@ -1,5 +1,6 @@
 /* cse.c: "cse", xla's HloCSE (layout insensitive, as in the CPU and GPU
- * pipelines).
+ * pipelines, unless the module has a bitcast: then shapes compare with
+ * their layouts, pass_layout_sensitive).
  *
  * Per computation: first identical constants (same shape ignoring
  * layout, same value bit for bit) are merged, the first in array order
@@ -130,7 +131,7 @@ hashinstr(Cse *s, uint32_t i)
 static int
 sameshape(Cse *s, uint32_t a, uint32_t b)
 {
-	return s->ls ? a == b : hlo_shape_eq_nolayout(s->m, a, b);
+	return pass_shape_same(s->m, s->ls, a, b);
 }
 
 /* eq_instructions of HloCSE::Run: the same instruction, or two iotas of
@@ -392,10 +393,11 @@ pass_cse(HloModule *m, PassCtx *ctx)
 	s.m = m;
 	s.ed = &ed;
 	s.ctx = ctx;
-	s.ls = ctx->opt.cse_layout_sensitive;
 	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
 	pass_reset(ctx);
 	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
+	/* with bitcasts, layouts are part of the value (pass.h) */
+	s.ls = ctx->opt.cse_layout_sensitive || ed.lay;
 	for (c = 0; c < m->ncomps; c++) {
 		n = m->comps[c].nins;
 		for (cap = 16; cap < 2 * n + 2; cap *= 2)

@@ -173,6 +173,25 @@ void pass_drop_comps(HloModule *m, const uint8_t *drop);
 int pass_comp_equal(const HloModule *m, uint32_t a, uint32_t b,
 	int layout_sensitive, PassCtx *ctx);
 
+/* layouts. A module with a bitcast has meaningful layouts: a bitcast
+ * reinterprets the physical order of its operand, so passes keep every
+ * layout its users can see (xla's layout-sensitive mode). Without one,
+ * layouts never change a value and passes ignore them. */
+int pass_layout_sensitive(const HloModule *m);
+int pass_shape_equal(const HloModule *m, uint32_t a, uint32_t b);
+				/* ShapeUtil::Equal: dims, type, layout (none
+				 * is the default) and tiling */
+int pass_shape_same(const HloModule *m, int ls, uint32_t a, uint32_t b);
+				/* pass_shape_equal if ls, else layout
+				 * ignored */
+int pass_copy_is_bitcast(const HloModule *m, uint32_t a, uint32_t b);
+				/* a copy from a to b keeps the memory order */
+int pass_transpose_is_bitcast(const HloModule *m, uint32_t in, uint32_t out,
+	const int64_t *perm, uint32_t n);
+int pass_reshape_is_bitcast(const HloModule *m, uint32_t in, uint32_t out);
+				/* conservative: both in row-major order
+				 * once 1-sized dimensions are dropped */
+
 /* PassEdit: replacing and deleting instructions of one computation the
  * way xla's HloComputation does, in time linear in what changes.
  * Replacements are recorded in fwd and applied to every operand, control
@@ -193,6 +212,8 @@ typedef struct {
 	uint32_t cap;		/* of fwd, nuse, ctl */
 	const uint8_t *fx;	/* pass_comp_effects, or NULL */
 	uint32_t nfx;
+	int lay;		/* pass_layout_sensitive at init: replacing
+				 * keeps the layout (a copy if needed) */
 	int replaced;		/* anything forwarded since begin */
 	int changed;		/* anything changed since begin */
 	int64_t removed;	/* instructions deleted since begin */

@@ -490,6 +490,142 @@ pass_comp_equal(const HloModule *m, uint32_t a, uint32_t b,
 	return compequal(m, a, b, layout_sensitive, 0);
 }
 
+/* layouts */
+
+int
+pass_layout_sensitive(const HloModule *m)
+{
+	uint32_t c, i;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++)
+			if (m->comps[c].ins[i].op == HOP_BITCAST &&
+			    !(m->comps[c].ins[i].flags & HI_DEAD))
+				return 1;
+	return 0;
+}
+
+/* minor_to_major entry k of an array shape, the default when it has none */
+static int64_t
+m2m_at(const HloModule *m, const HloShape *sh, int k)
+{
+	return sh->flags & SH_LAYOUT ? hlo_m2m(m, sh)[k] : sh->rank - 1 - k;
+}
+
+int
+pass_shape_equal(const HloModule *m, uint32_t a, uint32_t b)
+{
+	const HloShape *x = &m->shapes[a], *y = &m->shapes[b];
+	uint32_t i;
+	int k;
+
+	if (a == b)
+		return 1;
+	if (!hlo_shape_eq_nolayout(m, a, b))
+		return 0;
+	if (x->type == TY_TUPLE) {
+		for (i = 0; i < x->ntuple; i++)
+			if (!pass_shape_equal(m, m->ids[x->tuple + i],
+			    m->ids[y->tuple + i]))
+				return 0;
+		return 1;
+	}
+	if (x->type == TY_TOKEN || x->type == TY_OPAQUE)
+		return 1;
+	if (x->tail != y->tail)
+		return 0;
+	for (k = 0; k < x->rank; k++)
+		if (m2m_at(m, x, k) != m2m_at(m, y, k))
+			return 0;
+	return 1;
+}
+
+int
+pass_shape_same(const HloModule *m, int ls, uint32_t a, uint32_t b)
+{
+	return ls ? pass_shape_equal(m, a, b) : hlo_shape_eq_nolayout(m, a, b);
+}
+
+/* the physical order of the dimensions of an array shape that are not 1,
+ * major first, into out; returns their count */
+static int
+phys_dims(const HloModule *m, uint32_t s, int64_t *out)
+{
+	const HloShape *sh = &m->shapes[s];
+	int k, n = 0;
+
+	for (k = sh->rank; k-- > 0;) {
+		int64_t d = m2m_at(m, sh, k);
+
+		if (d >= 0 && d < sh->rank && hlo_dims(m, sh)[d] != 1)
+			out[n++] = d;
+	}
+	return n;
+}
+
+int
+pass_copy_is_bitcast(const HloModule *m, uint32_t a, uint32_t b)
+{
+	const HloShape *x = &m->shapes[a], *y = &m->shapes[b];
+	int64_t pa[64], pb[64];
+	int na, nb;
+
+	if (!hlo_shape_eq_nolayout(m, a, b) || x->type == TY_TUPLE ||
+	    x->rank > 64 || x->dynmask)
+		return 0;
+	if (x->tail || y->tail)
+		return pass_shape_equal(m, a, b);
+	na = phys_dims(m, a, pa);
+	nb = phys_dims(m, b, pb);
+	return na == nb && !memcmp(pa, pb, (size_t)na * 8);
+}
+
+int
+pass_transpose_is_bitcast(const HloModule *m, uint32_t in, uint32_t out,
+	const int64_t *perm, uint32_t n)
+{
+	const HloShape *x = &m->shapes[in], *y = &m->shapes[out];
+	int64_t pa[64], pb[64];
+	int na, nb, k;
+
+	if (x->type != y->type || x->type == TY_TUPLE || x->rank != y->rank ||
+	    n != x->rank || x->rank > 64 || x->tail || y->tail ||
+	    x->dynmask || y->dynmask)
+		return 0;
+	na = phys_dims(m, in, pa);
+	nb = phys_dims(m, out, pb);
+	if (na != nb)
+		return 0;
+	for (k = 0; k < nb; k++)
+		if (perm[pb[k]] != pa[k])
+			return 0;
+	return 1;
+}
+
+int
+pass_reshape_is_bitcast(const HloModule *m, uint32_t in, uint32_t out)
+{
+	const HloShape *x = &m->shapes[in], *y = &m->shapes[out];
+	int64_t pa[64], pb[64];
+	int na, nb, k;
+
+	if (x->type != y->type || x->type == TY_TUPLE || x->rank > 64 ||
+	    y->rank > 64 || x->tail || y->tail || x->dynmask || y->dynmask ||
+	    hlo_shape_elems(m, in) != hlo_shape_elems(m, out))
+		return 0;
+	/* both laid out in logical order once 1-sized dimensions are
+	 * dropped: the row-major element order is the memory order */
+	na = phys_dims(m, in, pa);
+	nb = phys_dims(m, out, pb);
+	for (k = 1; k < na; k++)
+		if (pa[k] < pa[k - 1])
+			return 0;
+	for (k = 1; k < nb; k++)
+		if (pb[k] < pb[k - 1])
+			return 0;
+	return 1;
+}
+
 /* PassEdit */
 
 static void
@@ -516,6 +652,7 @@ pass_edit_init(PassEdit *ed, HloModule *m, PassCtx *ctx, const uint8_t *fx,
 	ed->ctx = ctx;
 	ed->fx = fx;
 	ed->nfx = fx ? nfx : 0;
+	ed->lay = pass_layout_sensitive(m);
 }
 
 void
@@ -681,6 +818,24 @@ replace_eager(PassEdit *ed, uint32_t old, uint32_t new)
 	ed->nuse[old] = own;
 }
 
+/* layout-sensitive: a copy of new laid out as old, when their layouts
+ * differ, so that bitcasts among old's users read the same memory */
+static uint32_t
+layout_copy(PassEdit *ed, uint32_t old, uint32_t new)
+{
+	HloModule *m = ed->m;
+	uint32_t so = m->comps[ed->c].ins[old].shape, id;
+	uint32_t sn = m->comps[ed->c].ins[new].shape;
+
+	if (!ed->lay || pass_shape_equal(m, so, sn) ||
+	    !hlo_shape_eq_nolayout(m, so, sn))
+		return new;
+	id = hlo_instr_add(m, ed->c, HOP_COPY, so, hlo_fresh_name(m, "copy"),
+		1, &new);
+	pass_edit_added(ed, id);
+	return id;
+}
+
 void
 pass_replace_uses(PassEdit *ed, uint32_t old, uint32_t new)
 {
@@ -693,6 +848,8 @@ pass_replace_uses(PassEdit *ed, uint32_t old, uint32_t new)
 	new = pass_res(ed, new);
 	if (old == new)
 		return;
+	new = layout_copy(ed, old, new);
+	cp = &m->comps[ed->c];
 	in = &cp->ins[new];
 	for (k = 0; k < in->nops; k++)
 		if (pass_res(ed, m->ids[in->ops + k]) == old) {

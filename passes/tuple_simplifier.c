@@ -78,7 +78,7 @@ whole_tuple(PassEdit *ed, uint32_t t)
 			return 0;
 		if (top == HLO_NONE) {
 			top = op(ed, gi, 0);
-			if (!hlo_shape_eq_nolayout(m, pass_ins(ed, top)->shape,
+			if (!pass_shape_same(m, ed->lay, pass_ins(ed, top)->shape,
 			    in->shape))
 				return 0;
 		} else if (top != op(ed, gi, 0)) {
