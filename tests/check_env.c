@@ -13,13 +13,14 @@
 #include "search.h"
 #include "testutil.h"
 
-/* x + 0 (algsimp removes the add, the broadcast and the constant) and a
+/* x + -0 (algsimp removes the add, the broadcast and the constant; x + +0
+ * is not x for x = -0, so it stays) and a
  * dead negate (dce): 6 instructions, 2 at best, after algsimp and dce */
 static const char small[] =
 	"HloModule t\n\n"
 	"ENTRY e {\n"
 	"  x = f32[4] parameter(0)\n"
-	"  z = f32[] constant(0)\n"
+	"  z = f32[] constant(-0)\n"
 	"  zb = f32[4] broadcast(z), dimensions={}\n"
 	"  a = f32[4] add(x, zb)\n"
 	"  n = f32[4] negate(x)\n"
