@@ -281,7 +281,12 @@ const HloAttr *hlo_attr(const HloModule *m, const HloInstr *in, int key);
 int64_t hlo_attr_int(const HloModule *m, const HloInstr *in, int key,
 	int64_t dflt);
 const int64_t *hlo_attr_ints(const HloModule *m, const HloInstr *in,
-	int key, uint32_t *n);	/* NULL if absent */
+	int key, uint32_t *n);
+const int64_t *hlo_attr_list(const HloModule *m, const HloInstr *in,
+	int key, uint32_t *n);	/* hlo_attr_ints, but an empty list (not
+				 * NULL) when absent */
+int hlo_ints_has(const int64_t *v, uint32_t n, int64_t x);
+				/* x is one of v[0..n) */	/* NULL if absent */
 const char *hlo_attr_word(const HloModule *m, const HloInstr *in, int key,
 	uint32_t *n);		/* K_WORD/K_STR/K_RAW bytes, NULL if absent */
 int hlo_attr_is(const HloModule *m, const HloInstr *in, int key,

@@ -823,6 +823,27 @@ hlo_attr_ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
 	return m->ints + a->v;
 }
 
+/* an integer-list attribute, an empty list (never NULL) if absent */
+const int64_t *
+hlo_attr_list(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
+{
+	static const int64_t none[1] = {0};
+	const int64_t *p = hlo_attr_ints(m, in, key, n);
+
+	return p ? p : none;
+}
+
+int
+hlo_ints_has(const int64_t *v, uint32_t n, int64_t x)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k] == x)
+			return 1;
+	return 0;
+}
+
 const char *
 hlo_attr_word(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
 {

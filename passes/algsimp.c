@@ -105,6 +105,20 @@ alg_ints_attr(Alg *a, uint32_t i, int key, uint32_t *n)
 	return hlo_attr_ints(a->m, INS(a, i), key, n);
 }
 
+/* a scratch copy of an integer-list attribute (n 0 if absent) */
+int64_t *
+alg_ints_copy(Alg *a, uint32_t i, int key, uint32_t *n)
+{
+	const int64_t *p = alg_ints_attr(a, i, key, n);
+	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
+
+	if (p && *n)
+		memcpy(v, p, *n * 8u);
+	else
+		*n = 0;
+	return v;
+}
+
 int64_t
 alg_int_attr(Alg *a, uint32_t i, int key, int64_t dflt)
 {

@@ -148,6 +148,8 @@ int alg_is_scalar(Alg *a, uint32_t i);	/* rank 0 array */
 int alg_is_eff_scalar(Alg *a, uint32_t i);	/* array of one element */
 int alg_is_zero_elems(Alg *a, uint32_t i);	/* array with no elements */
 const int64_t *alg_ints_attr(Alg *a, uint32_t i, int key, uint32_t *n);
+int64_t *alg_ints_copy(Alg *a, uint32_t i, int key, uint32_t *n);
+				/* a scratch copy; n 0 if absent */
 int64_t alg_int_attr(Alg *a, uint32_t i, int key, int64_t dflt);
 int alg_ctl(Alg *a, uint32_t i);		/* has control dependencies */
 int alg_has_effect(Alg *a, uint32_t i);

@@ -240,17 +240,6 @@ same_ints(Alg *a, uint32_t x, uint32_t y, int key)
 	return n1 == n2 && (!n1 || !memcmp(p, q, n1 * 8u));
 }
 
-static int
-in_list(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
 /* the dimensions of u's window (update_window_dims) are equal in x, y */
 static int
 same_windows(Alg *a, uint32_t su, uint32_t ru, uint32_t ls, uint32_t rs)
@@ -262,10 +251,10 @@ same_windows(Alg *a, uint32_t su, uint32_t ru, uint32_t ls, uint32_t rs)
 	int r = rank(a, ru), d;
 
 	for (d = 0; d < rank(a, su); d++)
-		if (in_list(wl, nl, d))
+		if (hlo_ints_has(wl, nl, d))
 			dl[j++] = dim(a, su, d);
 	for (d = 0, k = 0; d < r; d++)
-		if (in_list(wr, nr, d)) {
+		if (hlo_ints_has(wr, nr, d)) {
 			if (k >= j || dl[k] != dim(a, ru, d))
 				return 0;
 			k++;
@@ -292,9 +281,9 @@ add_two_scatters(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	for (d = rank(a, li) - 1, ud = rank(a, lu) - 1; d >= 0; d--) {
 		if (d == ivd)
 			continue;
-		while (in_list(uwd, nuwd, ud))
+		while (hlo_ints_has(uwd, nuwd, ud))
 			ud--;
-		if (in_list(sib, nsib, d)) {
+		if (hlo_ints_has(sib, nsib, d)) {
 			if (dim(a, li, d) != dim(a, ri, d))
 				return 0;
 			ud--;

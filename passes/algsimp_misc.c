@@ -23,30 +23,6 @@ shape_of(Alg *a, uint32_t i)
 	return INS(a, i)->shape;
 }
 
-static int64_t *
-ints(Alg *a, uint32_t i, int key, uint32_t *n)
-{
-	const int64_t *p = alg_ints_attr(a, i, key, n);
-	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
-
-	if (p && *n)
-		memcpy(v, p, *n * 8u);
-	else
-		*n = 0;
-	return v;
-}
-
-static int
-in_list(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
 static uint32_t
 called(Alg *a, uint32_t i)
 {
@@ -69,7 +45,7 @@ delete_dims(Alg *a, uint32_t s, const int64_t *d, uint32_t nd)
 	uint32_t m = 0;
 
 	for (k = 0; k < r; k++)
-		if (!in_list(d, nd, k))
+		if (!hlo_ints_has(d, nd, k))
 			v[m++] = a->m->ints[a->m->shapes[s].dims + k];
 	return alg_shp(a, sh->type, m, v, s);
 }
@@ -276,7 +252,7 @@ reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 		a->m->comps[nc].ins[a->m->comps[nc].root].flags |= HI_DEAD;
 		a->m->comps[nc].root = nr;
 		hlo_comp_compact(a->m, nc);
-		d = ints(a, i, A_DIMENSIONS, &nd);
+		d = alg_ints_copy(a, i, A_DIMENSIONS, &nd);
 		k = alg_mk_reduce(a, rs, arg, init, d, nd, nc);
 		return alg_rep(a, i, alg_mk_tuple(a, 1, &k));
 	}
@@ -291,14 +267,14 @@ static int
 reduce_argminmax_bcast(Alg *a, uint32_t i, uint32_t rs)
 {
 	uint32_t arg = op0(a, i), io = opnd(a, i, 1), nd, v, z, vb, zb;
-	int64_t *d = ints(a, i, A_DIMENSIONS, &nd);
+	int64_t *d = alg_ints_copy(a, i, A_DIMENSIONS, &nd);
 	int it;
 
 	if (!(match_argminmax(a, i, 1) || match_argminmax(a, i, 0)) ||
 	    !is_op(a, arg, HOP_BROADCAST) || !alg_is_const(a, op0(a, arg)) ||
 	    !alg_is_scalar(a, op0(a, arg)))
 		return 0;
-	if (!in_list(d, nd, alg_int_attr(a, io, A_IOTA_DIM, 0)))
+	if (!hlo_ints_has(d, nd, alg_int_attr(a, io, A_IOTA_DIM, 0)))
 		return 0;
 	it = a->m->shapes[tuple_elem(a, shape_of(a, i), 1)].type;
 	v = op0(a, arg);
@@ -317,7 +293,7 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	uint32_t nd, uint32_t comp)
 {
 	uint32_t np, k, *us, nu, m = 0, nr;
-	int64_t *p = ints(a, arg, A_DIMENSIONS, &np), *rd, *td;
+	int64_t *p = alg_ints_copy(a, arg, A_DIMENSIONS, &np), *rd, *td;
 	int ok;
 
 	ok = a->o->uncond_reduce_tr || rank(a, i) < 2 || alg_one_user(a, arg);
@@ -339,7 +315,7 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		op0(a, arg), opnd(a, i, 1), rd, nd, comp);
 	td = alg_tmp(a, (np + 1) * 8u);
 	for (k = 0; k < np; k++)
-		if (!in_list(rd, nd, p[k]))
+		if (!hlo_ints_has(rd, nd, p[k]))
 			td[m++] = p[k];
 	if (alg_perm_is_sorted(td, m))
 		return alg_rep(a, i, nr);
@@ -359,7 +335,7 @@ reduce_reduce(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	uint32_t nd, uint32_t comp, uint32_t rs)
 {
 	uint32_t na, k, j, m = 0, x = 0, y = 0;
-	int64_t *ad = ints(a, arg, A_DIMENSIONS, &na), *rd, *md;
+	int64_t *ad = alg_ints_copy(a, arg, A_DIMENSIONS, &na), *rd, *md;
 
 	rd = alg_tmp(a, (nd + 1) * 8u);
 	md = alg_tmp(a, (nd + na + 1) * 8u);
@@ -504,7 +480,7 @@ reduce_concat(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	const int64_t *cd = alg_ints_attr(a, arg, A_DIMENSIONS, &z);
 	int same = 1;
 
-	if (!cd || z != 1 || !in_list(d, nd, cd[0]))
+	if (!cd || z != 1 || !hlo_ints_has(d, nd, cd[0]))
 		return 0;
 	if (!init_repeatable(a, comp, opnd(a, i, 1)))
 		return 0;
@@ -564,7 +540,7 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	uint32_t nd, uint32_t comp, uint32_t rs)
 {
 	uint32_t x = op0(a, arg), nb, k, j, m = 0, nr;
-	int64_t *bd = ints(a, arg, A_DIMENSIONS, &nb), *rd, *nbd;
+	int64_t *bd = alg_ints_copy(a, arg, A_DIMENSIONS, &nb), *rd, *nbd;
 	int root = alg_comp_root_op(a, comp), ra = rank(a, arg), q;
 
 	if ((root_is(a, comp, HOP_MAX) || root_is(a, comp, HOP_MIN) ||
@@ -589,7 +565,7 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		for (q = 0; q < rank(a, x); q++) {
 			int64_t b, sh = 0;
 
-			if (in_list(rd, nd, q))
+			if (hlo_ints_has(rd, nd, q))
 				continue;
 			b = bd[q];
 			for (k = 0; k < nd; k++)
@@ -609,8 +585,8 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		nbd = alg_tmp(a, ((size_t)ra + 1) * 8);
 		m = 0;
 		for (q = 0; q < ra; q++) {
-			int added = !in_list(bd, nb, q);
-			int red = in_list(d, nd, q);
+			int added = !hlo_ints_has(bd, nb, q);
+			int red = hlo_ints_has(d, nd, q);
 
 			if (red && !added)
 				return 0;
@@ -643,7 +619,7 @@ alg_h_reduce(Alg *a, uint32_t i)
 	arg = op0(a, i);
 	init = opnd(a, i, n);
 	rs = multi ? tuple_elem(a, shape_of(a, i), 0) : shape_of(a, i);
-	d = ints(a, i, A_DIMENSIONS, &nd);
+	d = alg_ints_copy(a, i, A_DIMENSIONS, &nd);
 	if (alg_is_zero_elems(a, arg) || hlo_shape_elems(a->m, rs) == 0) {
 		uint32_t k, *el;
 
@@ -864,7 +840,7 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	} else {
 		return 0;
 	}
-	cfg = ints(a, pad, A_PADDING, &n);
+	cfg = alg_ints_copy(a, pad, A_PADDING, &n);
 	if (n != 3u * r)
 		return 0;
 	for (k = 0; k < r; k++)
@@ -1038,10 +1014,10 @@ typedef struct {
 static void
 dnums(Alg *a, uint32_t i, Dnums *d)
 {
-	d->lb = ints(a, i, A_LHS_BATCH, &d->nlb);
-	d->rb = ints(a, i, A_RHS_BATCH, &d->nrb);
-	d->lc = ints(a, i, A_LHS_CONTRACT, &d->nlc);
-	d->rc = ints(a, i, A_RHS_CONTRACT, &d->nrc);
+	d->lb = alg_ints_copy(a, i, A_LHS_BATCH, &d->nlb);
+	d->rb = alg_ints_copy(a, i, A_RHS_BATCH, &d->nrb);
+	d->lc = alg_ints_copy(a, i, A_LHS_CONTRACT, &d->nlc);
+	d->rc = alg_ints_copy(a, i, A_RHS_CONTRACT, &d->nrc);
 }
 
 /* a dot of x and y with the attributes of dot i and dimension numbers d,
@@ -1056,10 +1032,10 @@ mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const Dnums *d)
 	for (k = 0; k < d->nlb; k++)
 		v[m++] = dim(a, x, d->lb[k]);
 	for (q = 0; q < rx; q++)
-		if (!in_list(d->lb, d->nlb, q) && !in_list(d->lc, d->nlc, q))
+		if (!hlo_ints_has(d->lb, d->nlb, q) && !hlo_ints_has(d->lc, d->nlc, q))
 			v[m++] = dim(a, x, q);
 	for (q = 0; q < ry; q++)
-		if (!in_list(d->rb, d->nrb, q) && !in_list(d->rc, d->nrc, q))
+		if (!hlo_ints_has(d->rb, d->nrb, q) && !hlo_ints_has(d->rc, d->nrc, q))
 			v[m++] = dim(a, y, q);
 	id = alg_mk_clone(a, i, alg_shp(a, ety(a, i), m, v, shape_of(a, i)), 2, ops);
 	alg_set_ints(a, id, A_LHS_BATCH, d->lb, d->nlb);
@@ -1089,7 +1065,7 @@ normalize_operand(Alg *a, uint32_t x, const int64_t *b, uint32_t nb,
 	for (k = 0; k < nb; k++)
 		p[m++] = b[k];
 	for (q = 0; q < r; q++)
-		if (!in_list(b, nb, q) && !in_list(c, nc, q))
+		if (!hlo_ints_has(b, nb, q) && !hlo_ints_has(c, nc, q))
 			p[m++] = q;
 	for (k = 0; k < nc; k++)
 		p[m++] = c[k];
@@ -1211,8 +1187,8 @@ dot_transposes(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 
 	if (!is_op(a, l, HOP_TRANSPOSE) || !is_op(a, r, HOP_TRANSPOSE))
 		return 0;
-	pl = ints(a, l, A_DIMENSIONS, &nl);
-	pr = ints(a, r, A_DIMENSIONS, &nr);
+	pl = alg_ints_copy(a, l, A_DIMENSIONS, &nl);
+	pr = alg_ints_copy(a, r, A_DIMENSIONS, &nr);
 	if (nl != nr || (nl && memcmp(pl, pr, nl * 8u)))
 		return 0;
 	np = nl;
@@ -1345,7 +1321,7 @@ alg_h_convolution(Alg *a, uint32_t i)
 		return 0;
 	/* conv(pad(x, 0), k): the padding into the window */
 	if (is_op(a, l, HOP_PAD) && alg_const_scalar_is(a, opnd(a, l, 1), 0, 0)) {
-		cfg = ints(a, l, A_PADDING, &np);
+		cfg = alg_ints_copy(a, l, A_PADDING, &np);
 		if (np != 3u * r)
 			return 0;
 		for (q = 0; q < 2; q++) {
@@ -1383,7 +1359,7 @@ filter:
 		return 0;
 	/* conv(x, pad(k, 0) with interior padding only): window dilation */
 	if (is_op(a, k, HOP_PAD) && alg_is_all(a, opnd(a, k, 1), 0)) {
-		cfg = ints(a, k, A_PADDING, &np);
+		cfg = alg_ints_copy(a, k, A_PADDING, &np);
 		if (np != 3u * r)
 			return 0;
 		for (q = 0; q < 2; q++) {

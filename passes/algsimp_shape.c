@@ -25,20 +25,6 @@ shape_of(Alg *a, uint32_t i)
 	return INS(a, i)->shape;
 }
 
-/* a scratch copy of an integer-list attribute (n 0 if absent) */
-static int64_t *
-ints(Alg *a, uint32_t i, int key, uint32_t *n)
-{
-	const int64_t *p = alg_ints_attr(a, i, key, n);
-	int64_t *v = alg_tmp(a, (*n + 1) * 8u);
-
-	if (p && *n)
-		memcpy(v, p, *n * 8u);
-	else
-		*n = 0;
-	return v;
-}
-
 static int64_t *
 dims_copy(Alg *a, uint32_t i)
 {
@@ -311,7 +297,7 @@ sink_bcast(Alg *a, uint32_t b)
 		memcpy(cp, us, nu * 4u);
 		us = cp;
 	}
-	bd = ints(a, b, A_DIMENSIONS, &nd);
+	bd = alg_ints_copy(a, b, A_DIMENSIONS, &nd);
 	for (k = 0; k < nu; k++) {
 		u = us[k];
 		if (INS(a, u)->flags & HI_DEAD || dead(a, u))
@@ -397,7 +383,7 @@ int
 alg_h_broadcast(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), nd, ndel, nins, k, j, nn;
-	int64_t *d = ints(a, i, A_DIMENSIONS, &nd), *del, *ins, *v, *inv;
+	int64_t *d = alg_ints_copy(a, i, A_DIMENSIONS, &nd), *del, *ins, *v, *inv;
 	int rx = rank(a, x), ri = rank(a, i);
 
 	if (is_tuple(a, x) || (uint32_t)rx != nd)
@@ -440,7 +426,7 @@ alg_h_broadcast(Alg *a, uint32_t i)
 		return alg_rep(a, i, alg_mk_iota(a, shape_of(a, i), d[id]));
 	}
 	if (is_op(a, x, HOP_BROADCAST)) {
-		int64_t *od = ints(a, x, A_DIMENSIONS, &nn);
+		int64_t *od = alg_ints_copy(a, x, A_DIMENSIONS, &nn);
 
 		v = alg_tmp(a, (nn + 1) * 8u);
 		for (k = 0; k < nn; k++) {
@@ -509,7 +495,7 @@ static uint32_t
 eff_perm(Alg *a, uint32_t t, int64_t *out)
 {
 	uint32_t n, k, m = 0;
-	int64_t *p = ints(a, t, A_DIMENSIONS, &n), dg = -1;
+	int64_t *p = alg_ints_copy(a, t, A_DIMENSIONS, &n), dg = -1;
 	uint32_t y = op0(a, t);
 	int q;
 
@@ -536,7 +522,7 @@ chain_removed(Alg *a, uint32_t i)
 	if (is_tuple(a, i))
 		return 0;
 	if (is_op(a, i, HOP_TRANSPOSE)) {
-		int64_t *p = ints(a, i, A_DIMENSIONS, &n);
+		int64_t *p = alg_ints_copy(a, i, A_DIMENSIONS, &n);
 
 		if (is_identity(p, n))
 			return 0;
@@ -559,7 +545,7 @@ chain_removed(Alg *a, uint32_t i)
 		if (!is_op(a, cur, HOP_TRANSPOSE) && !chain_reshape_ok(a, cur))
 			return 0;
 		if (is_op(a, cur, HOP_TRANSPOSE)) {
-			int64_t *p = ints(a, cur, A_DIMENSIONS, &k);
+			int64_t *p = alg_ints_copy(a, cur, A_DIMENSIONS, &k);
 
 			if (is_identity(p, k))
 				return 0;
@@ -729,7 +715,7 @@ alg_h_reshape(Alg *a, uint32_t i)
 	if (chain_removed(a, i))
 		return 1;
 	if (is_op(a, x, HOP_BROADCAST)) {
-		d = ints(a, x, A_DIMENSIONS, &nd);
+		d = alg_ints_copy(a, x, A_DIMENSIONS, &nd);
 		out = alg_tmp(a, (nd + 1) * 8u);
 		if (leaves_unmodified(a, x, i, d, nd, out))
 			return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x),
@@ -797,10 +783,10 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 	uint32_t np)
 {
 	uint32_t lb, rb, lc, rc, k, nd;
-	int64_t *lbv = ints(a, d, A_LHS_BATCH, &lb);
-	int64_t *rbv = ints(a, d, A_RHS_BATCH, &rb);
-	int64_t *lcv = ints(a, d, A_LHS_CONTRACT, &lc);
-	int64_t *rcv = ints(a, d, A_RHS_CONTRACT, &rc);
+	int64_t *lbv = alg_ints_copy(a, d, A_LHS_BATCH, &lb);
+	int64_t *rbv = alg_ints_copy(a, d, A_RHS_BATCH, &rb);
+	int64_t *lcv = alg_ints_copy(a, d, A_LHS_CONTRACT, &lc);
+	int64_t *rcv = alg_ints_copy(a, d, A_RHS_CONTRACT, &rc);
 	uint32_t l = op0(a, d), r = opnd(a, d, 1), ops[2];
 	int rk = rank(a, d);
 
@@ -934,12 +920,12 @@ int
 alg_h_transpose(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), n, nx, k, nd;
-	int64_t *p = ints(a, i, A_DIMENSIONS, &n), *q, *c, *inv, *bd, *nbd;
+	int64_t *p = alg_ints_copy(a, i, A_DIMENSIONS, &n), *q, *c, *inv, *bd, *nbd;
 
 	if (alg_perm_is_sorted(p, n))
 		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_TRANSPOSE)) {
-		q = ints(a, x, A_DIMENSIONS, &nx);
+		q = alg_ints_copy(a, x, A_DIMENSIONS, &nx);
 		if (nx != n)
 			return 0;
 		c = alg_tmp(a, (n + 1) * 8u);
@@ -971,7 +957,7 @@ alg_h_transpose(Alg *a, uint32_t i)
 	 * broadcast) */
 	if (a->lay || !is_op(a, x, HOP_BROADCAST))
 		return 0;
-	bd = ints(a, x, A_DIMENSIONS, &nd);
+	bd = alg_ints_copy(a, x, A_DIMENSIONS, &nd);
 	if (!alg_perm_is_sorted(bd, nd))
 		return 0;
 	inv = alg_tmp(a, (n + 1) * 8u);
@@ -1133,7 +1119,7 @@ slice_of_pad(Alg *a, uint32_t i, Sl *s)
 	int r = rank(a, i), k, undoes = 1, inside = 1;
 	int64_t *cfg, lo, hi, in, edge, *ns, *nl;
 
-	cfg = ints(a, p, A_PADDING, &n);
+	cfg = alg_ints_copy(a, p, A_PADDING, &n);
 	if (n != 3u * r)
 		return 0;
 	po = op0(a, p);
@@ -1243,7 +1229,7 @@ static int
 slice_of_bcast(Alg *a, uint32_t i, Sl *s)
 {
 	uint32_t b = op0(a, i), x = op0(a, b), nd, k;
-	int64_t *bd = ints(a, b, A_DIMENSIONS, &nd), *st, *li, *sd;
+	int64_t *bd = alg_ints_copy(a, b, A_DIMENSIONS, &nd), *st, *li, *sd;
 	int only = 1;
 
 	for (k = 0; k < nd; k++)
@@ -1390,7 +1376,7 @@ static int
 slice_of_reverse(Alg *a, uint32_t i, Sl *s)
 {
 	uint32_t rv = op0(a, i), nd, k;
-	int64_t *rd = ints(a, rv, A_DIMENSIONS, &nd), *st, *li;
+	int64_t *rd = alg_ints_copy(a, rv, A_DIMENSIONS, &nd), *st, *li;
 	int r = rank(a, i), q;
 	int64_t lo, lim, sd, nth, dd;
 
@@ -1471,7 +1457,7 @@ static int
 pad_of_bcast(Alg *a, uint32_t i, const int64_t *cfg, int r)
 {
 	uint32_t b = op0(a, i), nbd, k, np = 0, *pd, m, p2;
-	int64_t *bd = ints(a, b, A_DIMENSIONS, &nbd), *nbdv, *ps, *bs, *c2;
+	int64_t *bd = alg_ints_copy(a, b, A_DIMENSIONS, &nbd), *nbdv, *ps, *bs, *c2;
 	int q;
 
 	pd = alg_tmp(a, ((size_t)r + 1) * 4);
@@ -1523,7 +1509,7 @@ alg_h_pad(Alg *a, uint32_t i)
 
 	if (alg_is_zero_elems(a, x))
 		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), v, NULL, 0));
-	cfg = ints(a, i, A_PADDING, &n);
+	cfg = alg_ints_copy(a, i, A_PADDING, &n);
 	if (n != 3u * r || rank(a, x) != r)
 		return 0;
 	for (q = 0; q < r; q++)
@@ -1748,7 +1734,7 @@ int
 alg_h_reverse(Alg *a, uint32_t i)
 {
 	uint32_t x = op0(a, i), nd, ni, k, j, m = 0, s, o;
-	int64_t *rd = ints(a, i, A_DIMENSIONS, &nd), *id, *sd;
+	int64_t *rd = alg_ints_copy(a, i, A_DIMENSIONS, &nd), *id, *sd;
 	int r = rank(a, i), bin;
 
 	for (k = 0; k < nd; k++)
@@ -1759,7 +1745,7 @@ alg_h_reverse(Alg *a, uint32_t i)
 	if (a->lay)
 		return 0;
 	if (is_op(a, x, HOP_REVERSE)) {
-		id = ints(a, x, A_DIMENSIONS, &ni);
+		id = alg_ints_copy(a, x, A_DIMENSIONS, &ni);
 		sort_ints(rd, nd);
 		sort_ints(id, ni);
 		alg_set_ints(a, i, A_DIMENSIONS, rd, nd);
@@ -1906,7 +1892,7 @@ alg_h_dynslice(Alg *a, uint32_t i)
 		return alg_rep(a, i, x);
 	if (ds_same_size(a, i, x, 0))
 		return 1;
-	sz = ints(a, i, A_DYN_SLICE_SIZES, &ns);
+	sz = alg_ints_copy(a, i, A_DYN_SLICE_SIZES, &ns);
 	if (ns != (uint32_t)r)
 		return 0;
 	nidx = n - 1;
@@ -1915,7 +1901,7 @@ alg_h_dynslice(Alg *a, uint32_t i)
 		idx[k] = opnd(a, i, 1 + k);
 	if (is_op(a, x, HOP_BROADCAST)) {
 		uint32_t nd, y = op0(a, x), d;
-		int64_t *bd = ints(a, x, A_DIMENSIONS, &nd), *s2, *dd;
+		int64_t *bd = alg_ints_copy(a, x, A_DIMENSIONS, &nd), *s2, *dd;
 
 		ni = alg_tmp(a, (nd + 1) * 4u);
 		s2 = alg_tmp(a, (nd + 1) * 8u);
@@ -1963,7 +1949,7 @@ alg_h_dynslice(Alg *a, uint32_t i)
 	}
 	if (!a->lay && is_op(a, x, HOP_TRANSPOSE)) {
 		uint32_t np;
-		int64_t *p = ints(a, x, A_DIMENSIONS, &np), *inv, *s2, *sd;
+		int64_t *p = alg_ints_copy(a, x, A_DIMENSIONS, &np), *inv, *s2, *sd;
 
 		if (np != (uint32_t)r)
 			return 0;

@@ -1163,30 +1163,6 @@ done:
 
 /* scatter */
 
-static const int64_t *
-ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
-{
-	static const int64_t none[1] = {0};
-	const int64_t *p = hlo_attr_ints(m, in, key, n);
-
-	if (!p) {
-		*n = 0;
-		return none;
-	}
-	return p;
-}
-
-static int
-has(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
 typedef struct {
 	const int64_t *uwd, *iwd, *sdod, *ibd, *sibd;
 	uint32_t nuwd, niwd, nsdod, nibd, nsibd;
@@ -1209,11 +1185,11 @@ scatgeo(HloEval *ev, const HloInstr *in, HloVal *x, HloVal *ix, HloVal *u,
 	const HloModule *m = ev->m;
 	int d, k, q;
 
-	g->uwd = ints(m, in, A_UPDATE_WINDOW_DIMS, &g->nuwd);
-	g->iwd = ints(m, in, A_INSERTED_WINDOW_DIMS, &g->niwd);
-	g->sdod = ints(m, in, A_SCATTER_DIMS_TO_OPERAND_DIMS, &g->nsdod);
-	g->ibd = ints(m, in, A_INPUT_BATCHING_DIMS, &g->nibd);
-	g->sibd = ints(m, in, A_SCATTER_INDICES_BATCHING_DIMS, &g->nsibd);
+	g->uwd = hlo_attr_list(m, in, A_UPDATE_WINDOW_DIMS, &g->nuwd);
+	g->iwd = hlo_attr_list(m, in, A_INSERTED_WINDOW_DIMS, &g->niwd);
+	g->sdod = hlo_attr_list(m, in, A_SCATTER_DIMS_TO_OPERAND_DIMS, &g->nsdod);
+	g->ibd = hlo_attr_list(m, in, A_INPUT_BATCHING_DIMS, &g->nibd);
+	g->sibd = hlo_attr_list(m, in, A_SCATTER_INDICES_BATCHING_DIMS, &g->nsibd);
 	g->ivd = hlo_attr_int(m, in, A_INDEX_VECTOR_DIM, 0);
 	g->od = ev_dims(ev, x->shape, &g->orank);
 	g->xd = ev_dims(ev, ix->shape, &g->xrank);
@@ -1226,7 +1202,7 @@ scatgeo(HloEval *ev, const HloInstr *in, HloVal *x, HloVal *ix, HloVal *u,
 	ev_strides(g->ud, g->urank, 1, g->ustr);
 	g->nsc = g->nwd = 0;
 	for (d = 0, k = 0; d < g->urank; d++) {
-		if (has(g->uwd, g->nuwd, d)) {
+		if (hlo_ints_has(g->uwd, g->nuwd, d)) {
 			g->wd[g->nwd++] = d;
 			continue;
 		}
@@ -1240,7 +1216,7 @@ scatgeo(HloEval *ev, const HloInstr *in, HloVal *x, HloVal *ix, HloVal *u,
 	for (d = 0; d < g->orank; d++)
 		g->wsz[d] = 1;
 	for (d = 0, q = 0; d < g->orank; d++) {
-		if (has(g->iwd, g->niwd, d) || has(g->ibd, g->nibd, d))
+		if (hlo_ints_has(g->iwd, g->niwd, d) || hlo_ints_has(g->ibd, g->nibd, d))
 			continue;
 		if (q >= g->nwd)
 			return -1;

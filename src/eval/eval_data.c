@@ -687,30 +687,6 @@ typedef struct {
 	int64_t ivd;
 } GatherDn;
 
-static int
-contains(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
-static const int64_t *
-ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
-{
-	static const int64_t none[1] = {0};
-	const int64_t *p = hlo_attr_ints(m, in, key, n);
-
-	if (!p) {
-		*n = 0;
-		return none;
-	}
-	return p;
-}
-
 int
 ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
@@ -724,12 +700,12 @@ ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	int64_t s[MAXR], xstr[MAXR], off, doff, xoff, ixe;
 	int nw = 0, nb = 0, d, k, q;
 
-	g.offd = ints(m, in, A_OFFSET_DIMS, &g.noffd);
-	g.coll = ints(m, in, A_COLLAPSED_SLICE_DIMS, &g.ncoll);
-	g.sim = ints(m, in, A_START_INDEX_MAP, &g.nsim);
-	g.obd = ints(m, in, A_OPERAND_BATCHING_DIMS, &g.nobd);
-	g.sibd = ints(m, in, A_START_INDICES_BATCHING_DIMS, &g.nsibd);
-	g.ss = ints(m, in, A_SLICE_SIZES, &g.nss);
+	g.offd = hlo_attr_list(m, in, A_OFFSET_DIMS, &g.noffd);
+	g.coll = hlo_attr_list(m, in, A_COLLAPSED_SLICE_DIMS, &g.ncoll);
+	g.sim = hlo_attr_list(m, in, A_START_INDEX_MAP, &g.nsim);
+	g.obd = hlo_attr_list(m, in, A_OPERAND_BATCHING_DIMS, &g.nobd);
+	g.sibd = hlo_attr_list(m, in, A_START_INDICES_BATCHING_DIMS, &g.nsibd);
+	g.ss = hlo_attr_list(m, in, A_SLICE_SIZES, &g.nss);
 	g.ivd = hlo_attr_int(m, in, A_INDEX_VECTOR_DIM, 0);
 	if (a->type >= TY_TUPLE || ix->type >= TY_TUPLE ||
 	    hlo_typeinfo[ix->type].cls == C_FLOAT ||
@@ -746,8 +722,8 @@ ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	for (d = 0; d < ga.rank; d++) {
 		if (g.ss[d] < 0 || g.ss[d] > ga.dims[d])
 			return bad(ev, c, i, v, "bad slice_sizes");
-		if (contains(g.coll, g.ncoll, d) ||
-		    contains(g.obd, g.nobd, d)) {
+		if (hlo_ints_has(g.coll, g.ncoll, d) ||
+		    hlo_ints_has(g.obd, g.nobd, d)) {
 			if (g.ss[d] > 1)
 				return bad(ev, c, i, v, "collapsed slice size "
 					"over 1");
@@ -765,7 +741,7 @@ ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		return bad(ev, c, i, v, "offset_dims do not match");
 	/* batch dims of the output, in order, and their index dims */
 	for (d = 0, k = 0; d < go.rank; d++) {
-		if (contains(g.offd, g.noffd, d))
+		if (hlo_ints_has(g.offd, g.noffd, d))
 			continue;
 		if (k == g.ivd)
 			k++;

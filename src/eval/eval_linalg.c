@@ -287,30 +287,6 @@ ev_dotkind(int a, int b, int r)
 }
 
 static int
-has(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
-static const int64_t *
-ints(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
-{
-	static const int64_t none[1] = {0};
-	const int64_t *p = hlo_attr_ints(m, in, key, n);
-
-	if (!p) {
-		*n = 0;
-		return none;
-	}
-	return p;
-}
-
-static int
 isident(const int64_t *p, int n)
 {
 	int d;
@@ -343,13 +319,13 @@ dotside(HloEval *ev, HloVal *v, const int64_t *bd, uint32_t nb,
 	s->B = s->M = s->K = 1;
 	s->nfree = 0;
 	for (k = 0; k < nb; k++) {
-		if (bd[k] < 0 || bd[k] >= s->rank || has(cd, nc, bd[k]))
+		if (bd[k] < 0 || bd[k] >= s->rank || hlo_ints_has(cd, nc, bd[k]))
 			return -1;
 		s->perm[p++] = s->tperm[q++] = bd[k];
 		s->B *= s->dims[bd[k]];
 	}
 	for (d = 0; d < s->rank; d++) {
-		if (has(bd, nb, d) || has(cd, nc, d))
+		if (hlo_ints_has(bd, nb, d) || hlo_ints_has(cd, nc, d))
 			continue;
 		s->perm[p++] = d;
 		s->freed[s->nfree++] = s->dims[d];
@@ -363,7 +339,7 @@ dotside(HloEval *ev, HloVal *v, const int64_t *bd, uint32_t nb,
 		s->K *= s->dims[cd[k]];
 	}
 	for (d = 0; d < s->rank; d++)
-		if (!has(bd, nb, d) && !has(cd, nc, d))
+		if (!hlo_ints_has(bd, nb, d) && !hlo_ints_has(cd, nc, d))
 			s->tperm[q++] = d;
 	return p == s->rank ? 0 : -1;
 }
@@ -396,10 +372,10 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	uint64_t ba, bb, bc = 0;
 	int64_t b, lda, ldb;
 
-	lb = ints(m, in, A_LHS_BATCH, &nlb);
-	lc = ints(m, in, A_LHS_CONTRACT, &nlc);
-	rb = ints(m, in, A_RHS_BATCH, &nrb);
-	rc = ints(m, in, A_RHS_CONTRACT, &nrc);
+	lb = hlo_attr_list(m, in, A_LHS_BATCH, &nlb);
+	lc = hlo_attr_list(m, in, A_LHS_CONTRACT, &nlc);
+	rb = hlo_attr_list(m, in, A_RHS_BATCH, &nrb);
+	rc = hlo_attr_list(m, in, A_RHS_CONTRACT, &nrc);
 	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
 	    ops[1]->type >= TY_TUPLE || nlb != nrb || nlc != nrc ||
 	    dotside(ev, ops[0], lb, nlb, lc, nlc, &L) < 0 ||
@@ -1123,7 +1099,7 @@ fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	const HloModule *m = ev->m;
 	const HloInstr *in = hlo_ins(m, c, i);
 	uint32_t nl, k;
-	const int64_t *len = ints(m, in, A_FFT_LENGTH, &nl);
+	const int64_t *len = hlo_attr_list(m, in, A_FFT_LENGTH, &nl);
 	const char *ty;
 	uint32_t nty;
 	int kind, r, ro, d;
