@@ -212,8 +212,9 @@ text_head(const Search *s, HloBuf *b)
 	rt = ratio(s->before.instructions, s->dflt.instrs,
 		s->after.instructions, &ok);
 	if (ok)
-		hlo_buf_printf(b, "ratio          %.4f  (I - R) / (I - D)\n",
-			rt);
+		hlo_buf_printf(b, "ratio          %.4f  (I - R) / (I - D)%s\n",
+			rt, s->dflt.instrs > s->before.instructions ?
+			"; default adds instructions" : "");
 	else
 		hlo_buf_puts(b, "ratio          n/a  (default removes "
 			"nothing)\n");
