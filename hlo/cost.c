@@ -899,35 +899,21 @@ callcost(const Ctx *x, const HloInstr *in, int max, int all, Props *p)
 	}
 }
 
-/* the figures of instruction i of computation c. defaults: no flops,
- * bytes = output + operands. elementwise ops (and bitcast-convert) count
- * one flop per output element, or one transcendental for exp, log,
- * logistic, power, sqrt, cbrt, rsqrt, tanh, sin, cos, tan, expm1, log1p,
- * atan2 and erf (OPF_TRANS); copy does not count. custom-call, unknown to
- * xla (which reports -1), gets no flops and the default bytes. */
+/* data movement, leaves and tuples: bytes only */
 static void
-instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
+datacost(const Ctx *x, uint32_t c, const HloInstr *in, Props *p)
 {
 	const HloModule *m = x->m;
-	const HloInstr *in = &m->comps[c].ins[i];
-	uint32_t out = in->shape, n = in->nops, k;
-	double el, by;
+	uint32_t out = in->shape, n = in->nops;
 
-	p->f = p->t = 0;
-	p->b = defaultbytes(m, c, in);
 	switch (in->op) {
 	case HOP_PARAMETER: case HOP_CONSTANT: case HOP_GTE: case HOP_BITCAST:
-	case HOP_DOMAIN: case HOP_AFTERALL: case HOP_ADDDEP:
+	case HOP_DOMAIN: case HOP_ADDDEP:
 		p->b = 0;
 		return;
 	case HOP_TRANSPOSE:
 		if (transposebitcast(m, c, in))
 			p->b = 0;
-		return;
-	case HOP_COPY:
-		return;
-	case HOP_BITCASTCVT:
-		p->f = elems(m, out);
 		return;
 	case HOP_TUPLE:
 		p->b = size(m, out);
@@ -945,6 +931,16 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 			p->b = 2 * size(m, opshape(m, c, in, 1)) +
 				size(m, opshape(m, c, in, 2));
 		return;
+	}
+}
+
+static void
+linalgcost(const Ctx *x, uint32_t c, const HloInstr *in, Props *p)
+{
+	const HloModule *m = x->m;
+	uint32_t a = in->nops ? opshape(m, c, in, 0) : 0;
+
+	switch (in->op) {
 	case HOP_DOT:
 	case HOP_SCALEDDOT:
 		p->f = dotflops(m, c, in, 0);
@@ -959,45 +955,34 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		p->f = fftflops(m, c, in);
 		return;
 	case HOP_TRISOLVE:
-		if (n < 2)
+		if (in->nops < 2)
 			return;
-		p->b = size(m, out) + size(m, opshape(m, c, in, 0)) / 2 +
+		p->b = size(m, in->shape) + size(m, a) / 2 +
 			size(m, opshape(m, c, in, 1));
-		p->f = 2.0 * (double)dim(m, opshape(m, c, in, 0),
-			m->shapes[opshape(m, c, in, 0)].rank - 1) *
+		p->f = 2.0 * (double)dim(m, a, m->shapes[a].rank - 1) *
 			elems(m, opshape(m, c, in, 1));
 		return;
 	case HOP_CHOLESKY:
-		if (n < 1)
+		if (in->nops < 1)
 			return;
-		p->b = size(m, opshape(m, c, in, 0));
-		p->f = floor((double)dim(m, opshape(m, c, in, 0),
-			m->shapes[opshape(m, c, in, 0)].rank - 1) *
-			elems(m, opshape(m, c, in, 0)) / 3);
+		p->b = size(m, a);
+		p->f = floor((double)dim(m, a, m->shapes[a].rank - 1) *
+			elems(m, a) / 3);
 		return;
+	}
+}
+
+static void
+reducecost(const Ctx *x, uint32_t c, const HloInstr *in, Props *p)
+{
+	const HloModule *m = x->m;
+	uint32_t out = in->shape, n = in->nops;
+	double el;
+
+	switch (in->op) {
 	case HOP_SORT:
 		el = n ? elems(m, opshape(m, c, in, 0)) : 0;
 		p->f = el * log2ceil(el);
-		return;
-	case HOP_RNG:
-		p->t = elems(m, out);
-		return;
-	case HOP_RNGBITGEN:
-		p->t = leafelems(m, out);
-		return;
-	case HOP_ALLREDUCE:
-	case HOP_ALLREDUCESTART:
-		el = by = 0;
-		leaves(m, out, 0, &el, &by);
-		p->f = el;
-		p->b = by + defaultbytes(m, c, in) - size(m, out);
-		return;
-	case HOP_INFEED:
-		p->b = leafbytes(m, out);
-		return;
-	case HOP_OUTFEED:
-		for (p->b = 0, k = 0; k < n; k++)
-			p->b += leafbytes(m, opshape(m, c, in, k));
 		return;
 	case HOP_MAP:
 		scaled(x, in, 0, elems(m, out), p);
@@ -1024,6 +1009,13 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 	case HOP_SCATTER:
 		scattercost(x, c, in, p);
 		return;
+	}
+}
+
+static void
+controlcost(const Ctx *x, const HloInstr *in, Props *p)
+{
+	switch (in->op) {
 	case HOP_FUSION:
 		fusioncost(x, in, p);
 		return;
@@ -1039,12 +1031,82 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 		callcost(x, in, 1, 1, p);
 		return;
 	}
-	if ((hlo_opinfo[in->op].flags & OPF_ELEM) && in->op != HOP_MAP) {
-		if (hlo_opinfo[in->op].flags & OPF_TRANS)
-			p->t = elems(m, out);
-		else
-			p->f = elems(m, out);
+}
+
+/* collectives, tokens, infeed/outfeed, random numbers */
+static void
+othercost(const Ctx *x, uint32_t c, const HloInstr *in, Props *p)
+{
+	const HloModule *m = x->m;
+	uint32_t out = in->shape, k;
+	double el, by;
+
+	switch (in->op) {
+	case HOP_AFTERALL:
+		p->b = 0;
+		return;
+	case HOP_RNG:
+		p->t = elems(m, out);
+		return;
+	case HOP_RNGBITGEN:
+		p->t = leafelems(m, out);
+		return;
+	case HOP_ALLREDUCE:
+	case HOP_ALLREDUCESTART:
+		el = by = 0;
+		leaves(m, out, 0, &el, &by);
+		p->f = el;
+		p->b = by + defaultbytes(m, c, in) - size(m, out);
+		return;
+	case HOP_INFEED:
+		p->b = leafbytes(m, out);
+		return;
+	case HOP_OUTFEED:
+		for (p->b = 0, k = 0; k < in->nops; k++)
+			p->b += leafbytes(m, opshape(m, c, in, k));
+		return;
 	}
+}
+
+/* the figures of instruction i of computation c, by opcode family.
+ * defaults: no flops, bytes = output + operands. the elementwise
+ * families (and so bitcast-convert) count one flop per output element, or
+ * one transcendental for exp, log, logistic, power, sqrt, cbrt, rsqrt,
+ * tanh, sin, cos, tan, expm1, log1p, atan2 and erf (OPF_TRANS); copy, a
+ * data movement, does not count. custom-call, unknown to xla (which
+ * reports -1), gets no flops and the default bytes. */
+static void
+instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
+{
+	const HloModule *m = x->m;
+	const HloInstr *in = &m->comps[c].ins[i];
+
+	p->f = p->t = 0;
+	p->b = defaultbytes(m, c, in);
+	if (hlo_op_elementwise_family(in->op)) {
+		if (hlo_opinfo[in->op].flags & OPF_TRANS)
+			p->t = elems(m, in->shape);
+		else
+			p->f = elems(m, in->shape);
+		return;
+	}
+	switch (hlo_op_family(in->op)) {
+	case OPFAM_LEAF:
+	case OPFAM_DATA:
+	case OPFAM_TUPLE:
+		datacost(x, c, in, p);
+		return;
+	case OPFAM_LINALG:
+		linalgcost(x, c, in, p);
+		return;
+	case OPFAM_REDUCE:
+		reducecost(x, c, in, p);
+		return;
+	case OPFAM_CONTROL:
+		controlcost(x, in, p);
+		return;
+	}
+	othercost(x, c, in, p);
 }
 
 static void

@@ -20,7 +20,7 @@
 
 /* opcodes: HOP_ADD, HOP_DOT, ... (hlo/ops.def) */
 enum {
-#define OP(e, name, arity, flags) HOP_##e,
+#define OP(e, name, arity, flags, fam) HOP_##e,
 #include "ops.def"
 #undef OP
 	HOP_COUNT
@@ -37,13 +37,30 @@ enum {
 	OPF_ASYNC = 1 << 6,
 };
 
+/* opcode families (hlo/ops.def documents each); the elementwise ones
+ * first, the ones whose results do not follow from operand values last */
+enum {
+	OPFAM_UNARY, OPFAM_BINARY, OPFAM_COMPARE, OPFAM_SELECT, OPFAM_CONVERT,
+	OPFAM_LEAF, OPFAM_DATA, OPFAM_TUPLE, OPFAM_REDUCE, OPFAM_LINALG,
+	OPFAM_CONTROL, OPFAM_COLLECTIVE, OPFAM_IO, OPFAM_RANDOM, OPFAM_OPAQUE,
+	OPFAM_COUNT
+};
+
 typedef struct {
 	const char *name;
 	int arity;		/* -1: variadic */
-	unsigned flags;
+	unsigned flags;		/* OPF_* */
+	int family;		/* OPFAM_* */
 } HloOpInfo;
 
 extern const HloOpInfo hlo_opinfo[HOP_COUNT];
+
+#define hlo_op_family(op) (hlo_opinfo[op].family)
+#define hlo_op_elementwise_family(op) (hlo_opinfo[op].family <= \
+	OPFAM_CONVERT)		/* unary, binary, compare, select, convert */
+#define hlo_op_external_family(op) (hlo_opinfo[op].family >= \
+	OPFAM_COLLECTIVE)	/* collective, io, random, opaque: results
+				 * from other devices, the host or a library */
 
 /* element types: TY_F32, TY_BF16, ... (hlo/types.def) */
 enum {

@@ -2683,60 +2683,12 @@ inf_constant(V *v, const HloInstr *in, uint32_t *out)
 	return 0;
 }
 
-/* inference by opcode */
+/* inference by opcode family (ops.def) */
 
 static int
-infer(V *v, const HloInstr *in, uint32_t *out)
+fam_elementwise(V *v, const HloInstr *in, uint32_t *out)
 {
-	int64_t two = 2;
-
-	v->nn = v->ni = v->nk = 0;
 	switch (in->op) {
-	case HOP_PARAMETER:
-	case HOP_CUSTOMCALL:
-	case HOP_BITCAST:
-	case HOP_SCAN:
-	case HOP_COLLREDUCE:
-	case HOP_SHUFFLE:
-		*out = lref(v, in->shape);
-		return 0;
-	case HOP_CONSTANT:
-		return inf_constant(v, in, out);
-	case HOP_COPY:
-	case HOP_DOMAIN:
-	case HOP_OPTBARRIER:
-	case HOP_ASYNCUPDATE:
-	case HOP_ALLREDUCEDONE:
-		*out = lref(v, opshid(v, in, 0));
-		return 0;
-	case HOP_ADDDEP:
-		if (wanttoken(v, in, 1))
-			return -1;
-		*out = lref(v, opshid(v, in, 0));
-		return 0;
-	case HOP_PARTITIONID:
-	case HOP_REPLICAID:
-		*out = lscalar(v, TY_U32);
-		return 0;
-	case HOP_RNGGETSTATE:
-		*out = larr(v, TY_U64, 1, &two, 0);
-		return 0;
-	case HOP_ABS: case HOP_ACOS: case HOP_ACOSH: case HOP_ASIN:
-	case HOP_ASINH: case HOP_ATAN: case HOP_ATANH: case HOP_CBRT:
-	case HOP_CEIL: case HOP_CLZ: case HOP_COS: case HOP_COSH:
-	case HOP_ERF: case HOP_EXP: case HOP_EXPM1: case HOP_FLOOR:
-	case HOP_IMAG: case HOP_ISFINITE: case HOP_LOG: case HOP_LOG1P:
-	case HOP_LOGISTIC: case HOP_NEGATE: case HOP_NOT: case HOP_POPCNT:
-	case HOP_REAL: case HOP_ROUNDAFZ: case HOP_ROUNDEVEN: case HOP_RSQRT:
-	case HOP_SIGN: case HOP_SIN: case HOP_SINH: case HOP_SQRT:
-	case HOP_TAN: case HOP_TANH: case HOP_REDUCEPRECISION:
-		return inf_unary(v, in, out);
-	case HOP_ADD: case HOP_AND: case HOP_ATAN2: case HOP_COMPARE:
-	case HOP_COMPLEX: case HOP_DIVIDE: case HOP_MAX: case HOP_MIN:
-	case HOP_MULHI: case HOP_MUL: case HOP_OR: case HOP_POWER:
-	case HOP_REMAINDER: case HOP_SHL: case HOP_SHRA: case HOP_SHRL:
-	case HOP_SUBTRACT: case HOP_XOR:
-		return inf_binary(v, in, out);
 	case HOP_CLAMP:
 		return inf_clamp(v, in, out);
 	case HOP_SELECT:
@@ -2747,6 +2699,29 @@ infer(V *v, const HloInstr *in, uint32_t *out)
 		return inf_bitcastcvt(v, in, out);
 	case HOP_STOCHCONVERT:
 		return inf_stochcvt(v, in, out);
+	}
+	if (hlo_op_family(in->op) == OPFAM_UNARY)
+		return inf_unary(v, in, out);
+	return inf_binary(v, in, out);
+}
+
+/* data movement; leaves and tuples */
+static int
+fam_data(V *v, const HloInstr *in, uint32_t *out)
+{
+	switch (in->op) {
+	case HOP_CONSTANT:
+		return inf_constant(v, in, out);
+	case HOP_COPY:
+	case HOP_DOMAIN:
+	case HOP_OPTBARRIER:
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
+	case HOP_ADDDEP:
+		if (wanttoken(v, in, 1))
+			return -1;
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
 	case HOP_BROADCAST:
 		return inf_broadcast(v, in, out);
 	case HOP_RESHAPE:
@@ -2768,10 +2743,45 @@ infer(V *v, const HloInstr *in, uint32_t *out)
 		return inf_pad(v, in, out);
 	case HOP_IOTA:
 		return inf_iota(v, in, out);
+	case HOP_GATHER:
+		return inf_gather(v, in, out);
+	case HOP_GETDIMSIZE:
+	case HOP_SETDIMSIZE:
+		return inf_dimsize(v, in, out);
 	case HOP_TUPLE:
 		return inf_tuple(v, in, out);
 	case HOP_GTE:
 		return inf_gte(v, in, out);
+	}
+	/* parameter, bitcast, shuffle: their own shape */
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+static int
+fam_reduce(V *v, const HloInstr *in, uint32_t *out)
+{
+	switch (in->op) {
+	case HOP_REDUCE:
+		return inf_reduce(v, in, out);
+	case HOP_REDUCEWINDOW:
+		return inf_reducewindow(v, in, out);
+	case HOP_SELECTANDSCATTER:
+		return inf_selectandscatter(v, in, out);
+	case HOP_SCATTER:
+		return inf_scatter(v, in, out);
+	case HOP_SORT:
+		return inf_sort(v, in, out);
+	case HOP_MAP:
+		return inf_map(v, in, out);
+	}
+	return inf_topk(v, in, out);
+}
+
+static int
+fam_linalg(V *v, const HloInstr *in, uint32_t *out)
+{
+	switch (in->op) {
 	case HOP_DOT:
 	case HOP_SCALEDDOT:
 		return inf_dot(v, in, out);
@@ -2779,44 +2789,49 @@ infer(V *v, const HloInstr *in, uint32_t *out)
 		return inf_raggeddot(v, in, out);
 	case HOP_CONV:
 		return inf_conv(v, in, out);
-	case HOP_REDUCE:
-		return inf_reduce(v, in, out);
-	case HOP_REDUCEWINDOW:
-		return inf_reducewindow(v, in, out);
-	case HOP_SELECTANDSCATTER:
-		return inf_selectandscatter(v, in, out);
-	case HOP_GATHER:
-		return inf_gather(v, in, out);
-	case HOP_SCATTER:
-		return inf_scatter(v, in, out);
-	case HOP_SORT:
-		return inf_sort(v, in, out);
-	case HOP_MAP:
-		return inf_map(v, in, out);
-	case HOP_TOPK:
-		return inf_topk(v, in, out);
+	case HOP_FFT:
+		return inf_fft(v, in, out);
+	case HOP_CHOLESKY:
+	case HOP_TRISOLVE:
+		return inf_linalg(v, in, out);
+	}
+	return inf_batchnorm(v, in, out);
+}
+
+static int
+fam_control(V *v, const HloInstr *in, uint32_t *out)
+{
+	switch (in->op) {
+	case HOP_CALL:
+	case HOP_FUSION:
+		return inf_call(v, in, out);
 	case HOP_WHILE:
 		return inf_while(v, in, out);
 	case HOP_CONDITIONAL:
 		return inf_conditional(v, in, out);
-	case HOP_CALL:
-	case HOP_FUSION:
-		return inf_call(v, in, out);
 	case HOP_ASYNCSTART:
 		return inf_asyncstart(v, in, out);
+	case HOP_ASYNCUPDATE:
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
 	case HOP_ASYNCDONE:
 		return tupleel(v, in, 1, out);
-	case HOP_COPYSTART:
-		*out = ltup(v, 3);
-		lset(v, *out, 0, lref(v, opshid(v, in, 0)));
-		lset(v, *out, 1, lref(v, opshid(v, in, 0)));
-		lset(v, *out, 2, lscalar(v, TY_U32));
-		return 0;
-	case HOP_COPYDONE:
-		return tupleel(v, in, 0, out);
+	}
+	/* scan: its own shape */
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+static int
+fam_collective(V *v, const HloInstr *in, uint32_t *out)
+{
+	switch (in->op) {
 	case HOP_ALLREDUCE:
 	case HOP_ALLREDUCESTART:
 		return allreducer(v, in) ? -1 : passthrough(v, in, out, 1);
+	case HOP_ALLREDUCEDONE:
+		*out = lref(v, opshid(v, in, 0));
+		return 0;
 	case HOP_REDUCESCATTER:
 		return allreducer(v, in) ? -1 : inf_allgather(v, in, out, 1);
 	case HOP_ALLGATHER:
@@ -2835,33 +2850,67 @@ infer(V *v, const HloInstr *in, uint32_t *out)
 	case HOP_RAGGEDALLTOALL:
 		*out = lref(v, opshid(v, in, 1));
 		return 0;
-	case HOP_INFEED:
-	case HOP_OUTFEED:
-	case HOP_SEND:
-	case HOP_SENDDONE:
-	case HOP_RECV:
-	case HOP_RECVDONE:
-	case HOP_AFTERALL:
-		return inf_io(v, in, out);
-	case HOP_BNTRAIN:
-	case HOP_BNINFER:
-	case HOP_BNGRAD:
-		return inf_batchnorm(v, in, out);
-	case HOP_FFT:
-		return inf_fft(v, in, out);
-	case HOP_CHOLESKY:
-	case HOP_TRISOLVE:
-		return inf_linalg(v, in, out);
+	case HOP_PARTITIONID:
+	case HOP_REPLICAID:
+		*out = lscalar(v, TY_U32);
+		return 0;
+	}
+	/* collective-reduce: its own shape */
+	*out = lref(v, in->shape);
+	return 0;
+}
+
+/* random numbers, custom-call and the async copy pair */
+static int
+fam_other(V *v, const HloInstr *in, uint32_t *out)
+{
+	int64_t two = 2;
+
+	switch (in->op) {
 	case HOP_RNG:
 		return inf_rng(v, in, out);
 	case HOP_RNGBITGEN:
 		return inf_rngbits(v, in, out);
-	case HOP_GETDIMSIZE:
-	case HOP_SETDIMSIZE:
-		return inf_dimsize(v, in, out);
+	case HOP_RNGGETSTATE:
+		*out = larr(v, TY_U64, 1, &two, 0);
+		return 0;
+	case HOP_COPYSTART:
+		*out = ltup(v, 3);
+		lset(v, *out, 0, lref(v, opshid(v, in, 0)));
+		lset(v, *out, 1, lref(v, opshid(v, in, 0)));
+		lset(v, *out, 2, lscalar(v, TY_U32));
+		return 0;
+	case HOP_COPYDONE:
+		return tupleel(v, in, 0, out);
 	}
+	/* custom-call: its own shape */
 	*out = lref(v, in->shape);
 	return 0;
+}
+
+static int
+infer(V *v, const HloInstr *in, uint32_t *out)
+{
+	v->nn = v->ni = v->nk = 0;
+	if (hlo_op_elementwise_family(in->op))
+		return fam_elementwise(v, in, out);
+	switch (hlo_op_family(in->op)) {
+	case OPFAM_LEAF:
+	case OPFAM_DATA:
+	case OPFAM_TUPLE:
+		return fam_data(v, in, out);
+	case OPFAM_REDUCE:
+		return fam_reduce(v, in, out);
+	case OPFAM_LINALG:
+		return fam_linalg(v, in, out);
+	case OPFAM_CONTROL:
+		return fam_control(v, in, out);
+	case OPFAM_COLLECTIVE:
+		return fam_collective(v, in, out);
+	case OPFAM_IO:
+		return inf_io(v, in, out);
+	}
+	return fam_other(v, in, out);
 }
 
 /* the inferred shape against the instruction's own */

@@ -7,7 +7,7 @@
 #include "hlo.h"
 
 const HloOpInfo hlo_opinfo[HOP_COUNT] = {
-#define OP(e, name, arity, flags) {name, arity, flags},
+#define OP(e, name, arity, flags, fam) {name, arity, flags, fam},
 #include "ops.def"
 #undef OP
 };

@@ -41,16 +41,10 @@ typedef struct {
 static int
 not_evaluable(int op)
 {
-	switch (op) {
-	case HOP_CUSTOMCALL: case HOP_INFEED: case HOP_OUTFEED:
-	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
-	case HOP_RNG: case HOP_RNGBITGEN: case HOP_RNGGETSTATE:
-	case HOP_PARTITIONID: case HOP_REPLICAID: case HOP_AFTERALL:
-	case HOP_COPYSTART: case HOP_COPYDONE: case HOP_DOMAIN:
-	case HOP_OPTBARRIER: case HOP_ADDDEP:
+	if (hlo_op_external_family(op) || op == HOP_DOMAIN ||
+	    op == HOP_OPTBARRIER || op == HOP_ADDDEP)
 		return 1;
-	}
-	return (hlo_opinfo[op].flags & (OPF_COLL | OPF_ASYNC)) != 0;
+	return (hlo_opinfo[op].flags & OPF_ASYNC) != 0;
 }
 
 static int foldable_comp(Cf *s, uint32_t c, int depth);

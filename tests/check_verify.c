@@ -994,6 +994,48 @@ static const char *const badtext[][2] = {
 	{NULL, NULL}
 };
 
+/* ops.def's family column agrees with the flags and arities: the
+ * consumers (inference, evaluator, cost) treat a family alike */
+START_TEST(op_families)
+{
+	int n[OPFAM_COUNT] = {0}, op, f;
+	unsigned fl;
+
+	for (op = 0; op < HOP_COUNT; op++) {
+		f = hlo_op_family(op);
+		fl = hlo_opinfo[op].flags;
+		ck_assert_int_ge(f, 0);
+		ck_assert_int_lt(f, OPFAM_COUNT);
+		n[f]++;
+		if (f == OPFAM_UNARY || f == OPFAM_BINARY)
+			ck_assert_int_eq(hlo_opinfo[op].arity,
+				f == OPFAM_UNARY ? 1 : 2);
+		/* elementwise families: OPF_ELEM, bitcast-convert aside (its
+		 * element count may change); OPF_ELEM elsewhere only for copy
+		 * (data movement) and map (a called computation) */
+		if (hlo_op_elementwise_family(op) && op != HOP_BITCASTCVT)
+			ck_assert_msg(fl & OPF_ELEM, "%s", hlo_opinfo[op].name);
+		if ((fl & OPF_ELEM) && !hlo_op_elementwise_family(op))
+			ck_assert_msg(op == HOP_COPY || op == HOP_MAP, "%s",
+				hlo_opinfo[op].name);
+		if (fl & OPF_COLL)
+			ck_assert_int_eq(f, OPFAM_COLLECTIVE);
+		if (f == OPFAM_CONTROL || f == OPFAM_REDUCE)
+			ck_assert_msg((fl & (OPF_CALLS | OPF_ASYNC)) ||
+				op == HOP_TOPK, "%s", hlo_opinfo[op].name);
+		if (f == OPFAM_LEAF)
+			ck_assert_int_eq(hlo_opinfo[op].arity, 0);
+		ck_assert_int_eq(hlo_op_external_family(op),
+			f == OPFAM_COLLECTIVE || f == OPFAM_IO ||
+			f == OPFAM_RANDOM || f == OPFAM_OPAQUE);
+	}
+	for (f = 0; f < OPFAM_COUNT; f++)
+		ck_assert_int_gt(n[f], 0);
+	ck_assert_int_eq(n[OPFAM_UNARY], 35);
+	ck_assert_int_eq(n[OPFAM_BINARY], 17);
+}
+END_TEST
+
 START_TEST(parsed_modules)
 {
 	HloModule *m;
@@ -1416,6 +1458,7 @@ main(void)
 	tcase_add_test(t, conv_dnums);
 	tcase_add_test(t, constant_literal);
 	tcase_add_test(t, infer_shapes);
+	tcase_add_test(t, op_families);
 	tcase_add_test(t, parsed_modules);
 	tcase_add_test(t, corrupted_modules);
 	tcase_add_test(t, sweep_data);
