@@ -213,6 +213,9 @@ typedef struct {
 /* hlo/util.c */
 void *xmalloc(size_t n);
 void xnomem(void) __attribute__((noreturn));	/* out of memory: exit */
+void xfatal(const char *what) __attribute__((noreturn));
+				/* "hlopt: error: WHAT", exit 1: the one
+				 * exit outside src/main.c (resources gone) */
 void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);

@@ -31,11 +31,8 @@ growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
 {
 	uint32_t off = *len;
 
-	if (n > UINT32_MAX - 1 - *len) {
-		fputs("hlopt: error: module too large (pool over 4G)\n",
-			stderr);
-		exit(1);
-	}
+	if (n > UINT32_MAX - 1 - *len)
+		xfatal("module too large (pool over 4G)");
 	if (*len + n > *cap) {
 		uint64_t c = *cap ? *cap : 64;
 

@@ -33,11 +33,20 @@ failnow(void)
 
 static void oom(void) __attribute__((noreturn));
 
+/* the one exit outside src/main.c: a resource hlopt cannot do without is
+ * gone (an allocation failed, a pool outgrew its 32-bit offsets) and no
+ * caller could recover; the message names it */
+void
+xfatal(const char *what)
+{
+	fprintf(stderr, "hlopt: error: %s\n", what);
+	exit(1);
+}
+
 static void
 oom(void)
 {
-	fputs("hlopt: error: out of memory\n", stderr);
-	exit(1);
+	xfatal("out of memory");
 }
 
 void

@@ -1458,11 +1458,9 @@ uint32_t
 alg_unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
 	int64_t *pairs)
 {
-	int64_t *f = malloc(sizeof *f * 2 * ((size_t)ra + rb + 4));
+	int64_t *f = xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *f);
 	uint32_t n, k, m = 0;
 
-	if (!f)
-		return 0;
 	n = alg_common_factors(a, ra, b, rb, f);
 	for (k = 0; k + 1 < n; k++)
 		if (f[2 * k + 2] - f[2 * k] == 1 &&
@@ -1480,13 +1478,11 @@ static int
 degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins)
 {
-	int64_t *u = malloc(sizeof *u * 2 * ((size_t)ra + rb + 4));
+	int64_t *u = xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *u);
 	int64_t p0, p1, q0, q1, d;
 	uint32_t n, k;
 	int ok = 1;
 
-	if (!u)
-		return 0;
 	n = alg_unmodified_dims(a, ra, b, rb, u);
 	*ndel = *nins = 0;
 	for (k = 0; k <= n && ok; k++) {

@@ -72,10 +72,8 @@ cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 	     i++)
 		;
 	end = argtable[i];
-	if (arg_nullcheck(argtable)) {
-		fputs("hlopt: error: out of memory\n", stderr);
-		exit(1);
-	}
+	if (arg_nullcheck(argtable))
+		xnomem();
 	nerr = arg_parse(argc, argv, argtable);
 	if (help->count > 0) {
 		printf("usage: hlopt %s", cmd);
