@@ -33,8 +33,7 @@ cmd_convert(int argc, char **argv)
 		goto done;
 	if (cmd_write_module(m, out->count ? out->sval[0] : "-",
 	    to->count ? to->sval[0] : NULL, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+		status = cmd_error(&e);
 	}
 done:
 	hlo_module_free(m);

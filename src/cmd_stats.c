@@ -34,8 +34,7 @@ cmd_stats(int argc, char **argv)
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;
 	if (hlo_cost(m, &cost, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+		status = cmd_error(&e);
 		goto done;
 	}
 	if (json)
@@ -44,8 +43,7 @@ cmd_stats(int argc, char **argv)
 		hlo_cost_text(m, &cost, &b);
 	if (hlo_write_file(out->count ? out->sval[0] : "-", b.buf, b.len,
 	    &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+		status = cmd_error(&e);
 	}
 done:
 	hlo_buf_free(&b);

@@ -10,6 +10,15 @@
 
 /* loads path ("-": stdin) in either format and verifies it; on failure
  * prints the message and returns the exit status (1), else 0 */
+/* prints e's message; returns EXIT_ERR, the status of every command
+ * that stops on an error in its input or its output */
+int
+cmd_error(const HloError *e)
+{
+	fprintf(stderr, "%s\n", e->msg);
+	return EXIT_ERR;
+}
+
 int
 cmd_load(const char *path, HloModule **m)
 {
@@ -17,8 +26,7 @@ cmd_load(const char *path, HloModule **m)
 
 	*m = NULL;
 	if (hlo_load(path, m, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		return EXIT_ERR;
+		return cmd_error(&e);
 	}
 	if (hlo_verify(*m, &e) < 0) {
 		fprintf(stderr, "%s: %s\n", strcmp(path, "-") ? path :
