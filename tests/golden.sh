@@ -9,7 +9,7 @@
 # Prints [PASS] or [FAIL] per test (a unified diff of want against got on
 # failure) and a closing count. UPDATE=1 rewrites the .want files (review
 # the diff!). Arguments select tests: a folder (algsimp), a test
-# (algsimp/add_zero_1) or a shell pattern (algsimp/add_*).
+# (algsimp/add_zero_scalar) or a shell pattern (algsimp/add_*).
 H=${HLOPT:-./hlopt}
 G=tests/golden
 T=$(mktemp -d)
