@@ -236,12 +236,42 @@ mkenv(EnvInput *in, const EnvOpts *o)
 	return env;
 }
 
+/* pools and instruction arrays trimmed to what they hold, so that every
+ * clone of m (one per reset) copies no spare capacity; the intern tables
+ * keep theirs */
+static void *
+trim(void *p, uint32_t n, uint32_t *cap, size_t size)
+{
+	if (!p || n == 0 || n >= *cap)
+		return p;
+	*cap = n;
+	return xreallocarray(p, n, size);
+}
+
+void
+env_trim(HloModule *m)
+{
+	uint32_t c;
+
+	m->comps = trim(m->comps, m->ncomps, &m->capcomps, sizeof *m->comps);
+	for (c = 0; c < m->ncomps; c++)
+		m->comps[c].ins = trim(m->comps[c].ins, m->comps[c].nins,
+			&m->comps[c].cap, sizeof(HloInstr));
+	m->ids = trim(m->ids, m->nids, &m->capids, sizeof *m->ids);
+	m->ints = trim(m->ints, m->nints, &m->capints, sizeof *m->ints);
+	m->bytes = trim(m->bytes, m->nbytes, &m->capbytes, 1);
+	m->attrv = trim(m->attrv, m->nattrv, &m->capattrv, sizeof *m->attrv);
+	m->shapes = trim(m->shapes, m->nshapes, &m->capshapes,
+		sizeof *m->shapes);
+}
+
 Env *
 env_create_module(HloModule *m, const EnvOpts *o)
 {
 	EnvInput *in = xcalloc(1, sizeof *in);
 	HloError e;
 
+	env_trim(m);
 	in->m = m;
 	atomic_init(&in->refs, 1);
 	if (hlo_cost(m, &in->cost, &e) < 0)

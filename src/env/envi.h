@@ -13,6 +13,8 @@
 
 Env *env_create_module(HloModule *m, const EnvOpts *o);
 				/* takes m (verified by the caller) */
+void env_trim(HloModule *m);	/* no spare capacity in its pools, so
+				 * that its clones copy less */
 const HloModule *env_input(const Env *env);	/* the cached input */
 const HloModule *env_module(const Env *env);	/* the current state */
 const EnvOpts *env_opts(const Env *env);

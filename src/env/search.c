@@ -615,6 +615,7 @@ run_levels(Shared *sh, SearchResult *r, int beam)
 	patience = beam ? (o->patience > 0 ? o->patience : 5) : 0;
 	lv.front = xcalloc(1, sizeof *lv.front);
 	lv.front[0].m = hlo_module_clone(sh->in);
+	env_trim(lv.front[0].m);
 	lv.front[0].obj = r->initial;
 	lv.front[0].seq = dupseq(NULL, 0, 0);
 	lv.nfront = 1;
@@ -668,6 +669,9 @@ run_levels(Shared *sh, SearchResult *r, int beam)
 			sizeof *lv.front);
 		memcpy(lv.front, lv.keep, lv.nkeep * sizeof *lv.keep);
 		lv.nfront = lv.nkeep;
+		for (i = 0; i < lv.nfront; i++)
+			env_trim(lv.front[i].m);	/* cloned once per
+						 * action that changes it */
 	}
 	r->steps = steps;
 	for (i = 0; i < lv.nfront; i++)
