@@ -109,6 +109,17 @@ added=$(grep -o '"added": [0-9]*' "$T/out" | awk '{s += $2} END {print s}')
 check "attribution accounts for I - R" -- \
 	test $((removed - added)) = $(($(jget initial "$T/out") - $(jget best "$T/out")))
 
+# --episode-len bounds greedy's sequence; --beam-width 1 is a greedy walk
+# over unseen states; random's --episode-len and --patience bound episodes
+expect 0 "greedy --episode-len 1" -- $H search --algo greedy --episode-len 1 --format json "$mid"
+check "--episode-len 1: one pass" -- grep -q '"sequence": \["[a-z_-]*"\]' "$T/out"
+check "--episode-len 1: one depth" -- test "$(jget steps "$T/out")" = "$($H passes | grep -c '^ *[0-9]')"
+expect 0 "beam --beam-width 1" -- $H search --algo beam --beam-width 1 --format json "$mid"
+check "--beam-width 1 improves" -- test "$(jget best "$T/out")" -lt "$(jget initial "$T/out")"
+expect 0 "random --episode-len 3 --patience 2" -- $H search --episode-len 3 --patience 2 --format json "$mid"
+check "random: short episodes, short sequences" -- \
+	test "$(grep -o '"sequence": \[[^]]*\]' "$T/out" | tr ',' '\n' | wc -l)" -le 3
+
 # other objectives
 expect 0 "greedy on flops" -- $H search --algo greedy --objective flops --format json "$lin"
 check "flops: objective keys" -- grep -q '"objective_best"' "$T/out"

@@ -454,9 +454,7 @@ env_observe(Env *env, double *obs)
 		(double)env->in->cost.instructions : 1;
 	const HloCost *c = &env->cost;
 	int i, k, n = env_obs_size(env);
-	double *f = obs + HOP_COUNT;
-
-	double t0 = env_now();
+	double *f = obs + HOP_COUNT, t0 = env_now();
 
 	memset(obs, 0, n * sizeof *obs);
 	if (!env->cur)
