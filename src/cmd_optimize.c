@@ -1,6 +1,6 @@
 /* cmd_optimize.c: hlopt optimize IN [-o OUT] [--to text|proto]
  * [--passes LIST|@FILE] [--report FILE] [--format text|json] [--verify]
- * [--verify-each] [--time] */
+ * [--verify-each] [--time] [--policy POLICY [--samples K]] */
 #include <argtable2.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "cost.h"
 #include "eval.h"
 #include "pass.h"
+#include "cmd_rl.h"
 
 typedef struct {
 	const char *in;
@@ -281,11 +282,16 @@ cmd_optimize(int argc, char **argv)
 	struct arg_int *nbench = arg_int0(NULL, "bench", "N",
 		"only time every pass of the sequence alone, the best of N "
 		"runs on fresh copies of IN; prints a table, writes nothing");
+	struct arg_str *policy = arg_str0(NULL, "policy", "POLICY",
+		"the passes a trained policy picks (hlopt train): its greedy "
+		"rollout");
+	struct arg_int *samples = arg_int0(NULL, "samples", "K",
+		"--policy: the best of the greedy and K sampled rollouts");
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
 	void *argtable[] = {help, out, to, passes, rep, format, verify, seed,
-		each, tim, nbench, in, end};
+		each, tim, nbench, policy, samples, in, end};
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL, *orig = NULL;
 	PassCtx ctx;
@@ -309,6 +315,13 @@ cmd_optimize(int argc, char **argv)
 	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
 	    &status) < 0)
 		goto done;
+	if ((policy->count && passes->count) || (samples->count &&
+	    (!policy->count || samples->ival[0] < 0))) {
+		fprintf(stderr, "hlopt: error: --policy or --passes, not both; "
+			"--samples (not negative) goes with --policy\n");
+		status = EXIT_USAGE;
+		goto done;
+	}
 	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
 	    &r.seq, &e) < 0) {
 		fprintf(stderr, "hlopt: %s\n", e.msg);
@@ -323,6 +336,13 @@ cmd_optimize(int argc, char **argv)
 		reppath = "-";
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
+	if (policy->count && cmd_policy_seq(m, policy->sval[0],
+	    samples->count ? samples->ival[0] : 0, seed->count ?
+	    (uint64_t)seed->ival[0] : 1, &r.seq, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
 	if (nbench->count) {
 		if (bench(m, &r.seq, nbench->ival[0] > 0 ? nbench->ival[0] :
 		    1, each->count ? PASS_VERIFY : 0) < 0)

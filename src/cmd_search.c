@@ -17,6 +17,7 @@
 #include "eval.h"
 #include "pass.h"
 #include "search.h"
+#include "cmd_rl.h"
 
 #define DEFAULT_BUDGET 5000
 
@@ -40,7 +41,16 @@ typedef struct {
 	HloVerifyResult vr;
 	int tty, every;		/* progress: redraw in place; or lines */
 	double lastline;
+	CmdRl rl;		/* --algo ppo|dqn|a2c (so.algo >= SEARCH_NALGO) */
 } Search;
+
+/* the algorithm's name: a search's or an agent's (src/cmd_train.c) */
+static const char *
+algo_name(const Search *s)
+{
+	return s->so.algo >= SEARCH_NALGO ? rl_algo_name(s->so.algo -
+		SEARCH_NALGO) : search_algo_name(s->so.algo);
+}
 
 static void
 json_str(HloBuf *b, const char *s)
@@ -190,7 +200,7 @@ text_head(const Search *s, HloBuf *b)
 
 	hlo_buf_printf(b, "input          %s\n", s->in);
 	hlo_buf_printf(b, "algorithm      %s (seed %llu, %d job%s",
-		search_algo_name(s->so.algo), (unsigned long long)s->so.seed,
+		algo_name(s), (unsigned long long)s->so.seed,
 		s->so.jobs, s->so.jobs == 1 ? "" : "s");
 	if (s->so.budget > 0)
 		hlo_buf_printf(b, ", budget %lld steps",
@@ -229,6 +239,8 @@ text_head(const Search *s, HloBuf *b)
 	}
 	hlo_buf_printf(b, "flops          %.17g -> %.17g\n", s->before.flops,
 		s->after.flops);
+	if (s->so.algo >= SEARCH_NALGO)
+		cmd_rl_report(&s->rl, b, 0);
 }
 
 static void
@@ -299,7 +311,7 @@ json_head(const Search *s, HloBuf *b)
 	json_str(b, s->in);
 	hlo_buf_printf(b, ",\n  \"algo\": \"%s\",\n  \"seed\": %llu,\n"
 		"  \"jobs\": %d,\n  \"budget\": %lld,\n  \"time_limit\": %.17g,"
-		"\n  \"objective\": \"%s\"", search_algo_name(s->so.algo),
+		"\n  \"objective\": \"%s\"", algo_name(s),
 		(unsigned long long)s->so.seed, s->so.jobs,
 		(long long)s->so.budget, s->so.seconds,
 		env_objective_name(s->so.objective));
@@ -318,6 +330,8 @@ json_head(const Search *s, HloBuf *b)
 	json_num(b, "objective_ratio", rt, ok);
 	json_num(b, "flops_before", s->before.flops, 1);
 	json_num(b, "flops_after", s->after.flops, 1);
+	if (s->so.algo >= SEARCH_NALGO)
+		cmd_rl_report(&s->rl, b, 1);
 }
 
 static void
@@ -464,13 +478,15 @@ search_opts(const Args *a, SearchOpts *o, int *status)
 	search_opts_default(o);
 	o->algo = a->algo->count ? search_algo_by_name(a->algo->sval[0]) :
 		SEARCH_RANDOM;
+	if (o->algo < 0 && rl_algo_parse(a->algo->sval[0]) >= 0)
+		o->algo = SEARCH_NALGO + rl_algo_parse(a->algo->sval[0]);
 	o->objective = a->objective->count ?
 		env_objective_by_name(a->objective->sval[0]) :
 		ENV_OBJ_INSTRUCTIONS;
 	if (o->algo < 0 || o->objective < 0) {
-		fprintf(stderr, "hlopt: error: --algo is random, greedy or "
-			"beam; --objective instructions, flops, bytes or "
-			"transcendentals\n");
+		fprintf(stderr, "hlopt: error: --algo is random, greedy, "
+			"beam, ppo, dqn or a2c; --objective instructions, flops, "
+			"bytes or transcendentals\n");
 		*status = EXIT_USAGE;
 		return -1;
 	}
@@ -507,7 +523,8 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	if (hlo_cost(in, &s->before, &e) < 0 ||
 	    baseline(in, "default", s->so.objective, &s->dflt, &e) < 0 ||
 	    baseline(in, "saturate", s->so.objective, &s->sat, &e) < 0 ||
-	    search_run(in, &s->so, &s->sr, &e) < 0 ||
+	    (s->so.algo >= SEARCH_NALGO ? cmd_rl_search(&s->rl, in, &s->so,
+	    &s->sr, &e) : search_run(in, &s->so, &s->sr, &e)) < 0 ||
 	    finish(s, in, &best, a->minimize->count, &e) < 0) {
 		fprintf(stderr, "%s: %s\n", s->in, e.msg);
 		status = EXIT_ERR;
@@ -532,7 +549,9 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 		report_json(s, rep);
 	else
 		report_text(s, rep);
-	if (a->log->count && write_csv(s, a->log->sval[0], &e) < 0) {
+	if ((a->log->count && write_csv(s, a->log->sval[0], &e) < 0) ||
+	    (s->so.algo >= SEARCH_NALGO && cmd_rl_curves(&s->rl, s->in,
+	    &e) < 0)) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;
 		goto done;
@@ -552,8 +571,8 @@ cmd_search(int argc, char **argv)
 {
 	Args a = {
 		arg_lit0(NULL, "help", "print this help"),
-		arg_str0(NULL, "algo", "random|greedy|beam",
-			"search algorithm (default random)"),
+		arg_str0(NULL, "algo", "random|greedy|beam|ppo|dqn|a2c",
+			"search algorithm or agent (default random)"),
 		arg_str0(NULL, "objective", "NAME", "instructions (default), "
 			"flops, bytes or transcendentals"),
 		arg_str0("o", "output", "OUT", "write the best module to OUT "
@@ -590,13 +609,16 @@ cmd_search(int argc, char **argv)
 			"for stdin"),
 		arg_end(5),
 	};
-	void *argtable[] = {a.help, a.algo, a.objective, a.out, a.to, a.rep,
+	void *base[] = {a.help, a.algo, a.objective, a.out, a.to, a.rep,
 		a.format, a.log, a.budget, a.elen, a.patience, a.jobs, a.width,
 		a.time, a.seed, a.minimize, a.noverify, a.progress, a.in,
 		a.end};
 	const char *summary = "search a pass order that beats the default "
-		"pipeline (random, greedy or beam search)";
+		"pipeline (random, greedy or beam search, or the agents ppo, "
+		"dqn, a2c)";
 	Search s;
+	void **argtable;
+	int nargs;
 	HloModule *in = NULL;
 	HloBuf rep = {0};
 	HloError e;
@@ -605,12 +627,15 @@ cmd_search(int argc, char **argv)
 
 	memset(&s, 0, sizeof s);
 	s.verified = -1;
+	argtable = cmd_rl_table(&s.rl, base, sizeof base / sizeof base[0],
+		"curve", &nargs);
 	if (cmd_parse_args("search", summary, argtable, argc, argv, &status))
 		goto done;
 	if ((a.format->count && cmd_format_arg(a.format->sval[0],
 	    "text|json", &status) < 0) || (a.to->count &&
 	    cmd_format_arg(a.to->sval[0], "text|proto", &status) < 0) ||
-	    search_opts(&a, &s.so, &status) < 0)
+	    search_opts(&a, &s.so, &status) < 0 ||
+	    cmd_rl_setup(&s.rl, s.so.algo - SEARCH_NALGO, &status) < 0)
 		goto done;
 	s.in = a.in->filename[0];
 	reppath = a.rep->count ? a.rep->sval[0] : a.out->count &&
@@ -635,6 +660,7 @@ done:
 	search_result_free(&s.sr);
 	pass_log_free(&s.log);
 	hlo_module_free(in);
-	arg_freetable(argtable, sizeof argtable / sizeof argtable[0]);
+	arg_freetable(argtable, nargs);
+	cmd_rl_free(&s.rl);
 	return status;
 }

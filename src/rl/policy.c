@@ -12,7 +12,10 @@
  *   nact         u32, then nact strings: the action names in action order
  *   nhyper       u32, then nhyper pairs of strings: a hyperparameter's
  *                flag (params.def, or "total-steps") and its value as
- *                text (reals printed with %.17g, so they read back exactly)
+ *                text (reals printed with %.17g, so they read back
+ *                exactly); "env" holds the environment's settings
+ *                (episode length, objective, ...) as the driver wrote them;
+ *                unknown names are skipped
  *   nnets        u32, then per network: u32 activation (0 tanh, 1 relu),
  *                u32 layers L, L + 1 u32 sizes (input first)
  *   nparams      u64, then nparams reals: per network in order, per layer
@@ -333,7 +336,7 @@ rl_policy_save(const RlPolicy *pol, const char *path, RlError *e)
 {
 	Out o = {0};
 	char val[64];
-	uint32_t nh = 1;
+	uint32_t nh = 2;
 	size_t i;
 	int k, l, rc;
 
@@ -351,6 +354,8 @@ rl_policy_save(const RlPolicy *pol, const char *path, RlError *e)
 	put_str(&o, "total-steps");
 	snprintf(val, sizeof val, "%ld", pol->params.total_steps);
 	put_str(&o, val);
+	put_str(&o, "env");
+	put_str(&o, pol->env);
 	for (i = 0; i < rl_nparam; i++) {
 		if (!rl_param_applies(i, pol->algo))
 			continue;
@@ -480,7 +485,7 @@ static RlPolicy *
 load_head(In *in, const char *path, RlError *e)
 {
 	RlParams p;
-	char flag[64], val[256], **names = NULL;
+	char flag[64], val[256], envs[160] = "", **names = NULL;
 	uint32_t algo, nobs, ver, nact, nh, k;
 	RlPolicy *pol = NULL;
 	int i;
@@ -510,6 +515,10 @@ load_head(In *in, const char *path, RlError *e)
 			p.total_steps = atol(val);
 			continue;
 		}
+		if (!strcmp(flag, "env")) {
+			snprintf(envs, sizeof envs, "%s", val);
+			continue;
+		}
 		if ((i = rl_param_find(flag)) < 0)
 			continue;	/* a later hlopt's parameter */
 		if (rl_param_set(&p, i, val, e) < 0)
@@ -523,6 +532,7 @@ load_head(In *in, const char *path, RlError *e)
 		goto fail;
 	pol->names = names;
 	pol->obs_version = ver;
+	memcpy(pol->env, envs, sizeof envs);
 	return pol;
 fail:
 	for (k = 0; k < nact; k++)

@@ -95,6 +95,8 @@ typedef struct {
 	int nobs, nact;
 	uint32_t obs_version;
 	char **names;		/* nact action names, owned */
+	char env[160];		/* the environment's settings, as the driver
+				 * wrote them (saved, not interpreted here) */
 	int nnets;
 	RlMlp net[2];		/* PPO/A2C: pi, vf; DQN: q */
 	size_t nparams;

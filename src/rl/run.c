@@ -134,6 +134,7 @@ ad_after(void *ctx)
 	RlImprovement *im;
 
 	run->steps++;
+	run->passes_run += !s->failed && !s->info.cached;
 	if (s->failed && !run->warning[0])
 		snprintf(run->warning, sizeof run->warning, "%s", s->why);
 	if (s->failed || !(s->info.objective < run->best[m]))
@@ -275,8 +276,17 @@ rl_run_free(RlRun *run)
 static void
 shared_free(Shared *sh)
 {
+	uint64_t l, h;
 	int i, m;
 
+	for (i = 0; sh->slots && i < sh->E; i++)
+		for (m = 0; sh->slots[i].mods && m < sh->nmod; m++) {
+			if (!sh->slots[i].mods[m])
+				continue;
+			env_table_stats(sh->slots[i].mods[m], &l, &h);
+			sh->run->lookups += l;
+			sh->run->hits += h;
+		}
 	for (i = 0; sh->slots && i < sh->E; i++) {
 		for (m = 0; i > 0 && sh->slots[i].mods && m < sh->nmod; m++)
 			env_free(sh->slots[i].mods[m]);

@@ -42,6 +42,9 @@ typedef struct {
 	RlCurveRow *curve;
 	int ncurve, capcurve;
 	int64_t steps;		/* environment steps, rollouts included */
+	int64_t passes_run;	/* steps whose pass really ran (not skipped
+				 * as a known no-op, not failed) */
+	uint64_t lookups, hits;	/* the transposition tables' */
 	double seconds;
 	int timed_out;		/* stopped by the wall-time limit */
 	char warning[600];	/* the first pass that failed, else empty */
