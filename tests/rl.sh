@@ -1,0 +1,106 @@
+#!/bin/sh
+# rl.sh: the agents from the command line: hlopt train (policy file,
+# learning curve, plot), hlopt search --algo ppo|dqn|a2c (the baselines'
+# report, replay and verify; the same result for any -j), hlopt optimize
+# --policy, and the flags' exit statuses. HLOPT names the binary.
+H=${HLOPT:-./hlopt}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+gpt=data/graphhelper-ptxla/wenboqian/gpt2_tp-1_n_layer-1.hlo
+mlp=data/graphhelper-ptxla/kahfizulkifli/mlp/mini_mlp_single.hlo
+lin=data/graphhelper-ptxla/wenboqian/linear_module_backward.hlo
+
+expect() {
+	want=$1 what=$2
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what: exit $got, want $want"
+		sed 's/^/  | /' "$T/err" | head -5
+	fi
+}
+
+check() {
+	what=$1
+	shift 2
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+# usage errors
+expect 0 "train --help" -- $H train --help
+check "--help lists the hyperparameters" -- grep -q -- '--clip-range' "$T/out"
+expect 2 "train without -o" -- $H train $gpt
+expect 2 "unknown agent" -- $H train --algo trpo $gpt -o "$T/p"
+expect 2 "bad number" -- $H train --gamma x $gpt -o "$T/p"
+expect 2 "gamma out of range" -- $H train --gamma 2 $gpt -o "$T/p"
+expect 2 "a DQN flag on PPO" -- $H train --algo ppo --double-dqn 1 $gpt -o "$T/p"
+expect 2 "bad network" -- $H train --pi-arch 64,x $gpt -o "$T/p"
+expect 2 "an agent flag on random search" -- $H search --algo random --lr 0.1 $gpt
+expect 2 "--policy with --passes" -- $H optimize $gpt --policy "$T/p" --passes dce
+expect 2 "--samples without --policy" -- $H optimize $gpt --samples 3
+expect 1 "missing module" -- $H train $gpt "$T/none.hlo" -o "$T/p"
+expect 1 "empty folder" -- $H train "$T" -o "$T/p"
+
+# train: every agent, a policy file, a curve and a plot
+# steps between updates: short for the on-policy agents
+nsteps() { [ $1 = dqn ] || echo "--n-steps 64"; }
+for a in ppo dqn a2c; do
+	expect 0 "train --algo $a" -- $H train --algo $a --budget 600 \
+		$(nsteps $a) $gpt $mlp -o "$T/$a.pol" --log "$T/$a.csv" \
+		--plot "$T/$a.svg" --format json
+	check "$a: policy file" -- test -s "$T/$a.pol"
+	check "$a: magic" -- sh -c "head -c 8 '$T/$a.pol' | grep -q HLOPTPOL"
+	check "$a: json report" -- grep -q "\"algorithm\": \"$a\"" "$T/out"
+	check "$a: hyperparameters recorded" -- grep -q '"gamma": 0.99' "$T/out"
+	check "$a: curve header" -- sh -c "head -1 '$T/$a.csv' | grep -q '^steps,updates,episodes,episode_return,best_fraction'"
+	check "$a: curve rows" -- test "$(wc -l <"$T/$a.csv")" -gt 2
+	check "$a: plot" -- sh -c "grep -q '^<svg' '$T/$a.svg' && grep -q 'best so far' '$T/$a.svg' && grep -q '<polyline' '$T/$a.svg'"
+done
+
+# optimize --policy: milliseconds, a replay line that reproduces R
+expect 0 "optimize --policy" -- $H optimize $lin --policy "$T/ppo.pol" -o "$T/o.hlo"
+check "a module written" -- test -s "$T/o.hlo"
+r=$(sed -n 's/^instructions  [0-9]* -> \([0-9]*\).*/\1/p' "$T/out")
+replay=$(sed -n 's/^replay        //p' "$T/out")
+expect 0 "replay line" -- sh -c "$H ${replay#hlopt } -o $T/r.hlo"
+r2=$(sed -n 's/^instructions  [0-9]* -> \([0-9]*\).*/\1/p' "$T/out")
+check "replay reproduces R ($r, $r2)" -- test -n "$r" -a "$r" = "$r2"
+expect 0 "optimize --policy --samples 4 --verify" -- $H optimize $lin --policy "$T/dqn.pol" --samples 4 --verify -o "$T/o.hlo"
+check "verified equal" -- grep -q '^verify *equal' "$T/out"
+expect 1 "not a policy" -- $H optimize $lin --policy "$T/ppo.csv"
+head -c 300 "$T/ppo.pol" >"$T/cut.pol"
+expect 1 "truncated policy" -- $H optimize $lin --policy "$T/cut.pol"
+check "says damaged" -- grep -q 'damaged\|truncated' "$T/err"
+
+# search with an agent: the baselines' report, verified
+# (the evaluator's check once: it dominates the time)
+nover() { [ $1 = ppo ] || echo "--no-verify"; }
+for a in ppo dqn a2c; do
+	expect 0 "search --algo $a" -- $H search --algo $a --budget 400 \
+		$(nsteps $a) $(nover $a) --seed 3 $gpt --curve "$T/s.csv" \
+		--plot "$T/s.svg"
+	check "$a: found by the agent" -- grep -q "^found by *$a " "$T/out"
+	[ $a = ppo ] && check "$a: verified" -- grep -q '^verify *equal' "$T/out"
+	check "$a: hyperparameters line" -- grep -q '^hyperparameters' "$T/out"
+	check "$a: curve" -- test "$(wc -l <"$T/s.csv")" -ge 2
+	cp "$T/out" "$T/$a.rep"
+done
+# the same seed: the same sequence; threads do not change it
+seq1=$(grep '^sequence' "$T/dqn.rep")
+expect 0 "search dqn again" -- $H search --algo dqn --budget 400 --seed 3 --no-verify $gpt
+check "same seed, same sequence" -- test "$seq1" = "$(grep '^sequence' "$T/out")"
+expect 0 "ppo, 3 envs, -j 1" -- $H search --algo ppo --budget 600 --n-steps 32 --n-envs 3 -j 1 --no-verify $gpt
+grep '^sequence\|^best' "$T/out" >"$T/j1"
+expect 0 "ppo, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --n-steps 32 --n-envs 3 -j 3 --no-verify $gpt
+grep '^sequence\|^best' "$T/out" >"$T/j3"
+check "-j does not change the result" -- cmp -s "$T/j1" "$T/j3"
+expect 0 "search --format json" -- $H search --algo a2c --budget 300 --format json --no-verify $gpt
+check "json rl member" -- grep -q '"rl": {"algorithm": "a2c"' "$T/out"
+
+echo "rl: $pass passed, $fail failed"
+[ "$fail" = 0 ]
