@@ -106,12 +106,19 @@ for f in $G/*/*.hlo; do
 		sed 's/^/    /' "$T/why"
 	fi
 done
-# a .want without its .hlo is a test lost
+# a .want without its .hlo is a test lost; any other file (a typo in an
+# extension, a module outside a pass folder) is a test never run
 for f in $G/*/*.want; do
 	[ -f "$f" ] || continue
 	[ -f "${f%.want}.hlo" ] && continue
 	fail=$((fail + 1))
 	echo "[FAIL] ${f#$G/}: no ${f%.want}.hlo"
+done
+for f in $G/* $G/*/*; do
+	case $f in $G/README | $G/*/*.hlo | $G/*/*.want) continue ;; esac
+	[ -f "$f" ] || continue
+	fail=$((fail + 1))
+	echo "[FAIL] ${f#$G/}: not a PASS/NAME.hlo or .want"
 done
 echo "golden: $pass passed, $fail failed"
 [ $fail = 0 ]
