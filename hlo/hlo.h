@@ -83,7 +83,7 @@ extern const HloTypeInfo hlo_typeinfo[TY_COUNT];
 
 /* attribute keys: A_DIMENSIONS, A_SLICE, ... (hlo/attrs.def) */
 enum {
-#define ATTR(e, key, kind, flags) A_##e,
+#define ATTR(e, key, kind, flags, field) A_##e,
 #include "attrs.def"
 #undef ATTR
 	A_COUNT
@@ -91,7 +91,7 @@ enum {
 
 enum { K_INT, K_BOOL, K_INTS, K_SLICE, K_PAD, K_WINDOW, K_WORD, K_STR,
 	K_RAW, K_LITERAL };
-enum { AF_META = 1 };
+enum { AF_META = 1, AF_LOWER = 2 };
 
 typedef struct {
 	const char *key;

@@ -19,7 +19,7 @@ const HloTypeInfo hlo_typeinfo[TY_COUNT] = {
 };
 
 const HloAttrInfo hlo_attrinfo[A_COUNT] = {
-#define ATTR(e, key, kind, flags) {key, kind, flags},
+#define ATTR(e, key, kind, flags, field) {key, kind, flags},
 #include "attrs.def"
 #undef ATTR
 };

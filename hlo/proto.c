@@ -139,9 +139,9 @@ wrinstr(Wr *w, uint32_t c, uint32_t i, const uint64_t *ids, Ab *rb)
 	if (op == HOP_DOT || op == HOP_SCALEDDOT || op == HOP_RAGGEDDOT)
 		hlo_subdot(w, &sub, ip, op);
 	if (op == HOP_GATHER)
-		hlo_subgather(w, &sub, ip);
+		hlo_pbsubname(&w->a, &ip->base, "gather_dimension_numbers");
 	if (op == HOP_SCATTER)
-		hlo_subscatter(w, &sub, ip);
+		hlo_pbsubname(&w->a, &ip->base, "scatter_dimension_numbers");
 	if (hlo_hasprecision(op))
 		hlo_subprec(w, &sub, ip);
 

@@ -90,10 +90,7 @@ typedef struct {
 typedef struct {
 	Xla__DotDimensionNumbers *dot;
 	Xla__RaggedDotDimensionNumbers *ragged;
-	Xla__GatherDimensionNumbers *gather;
-	Xla__ScatterDimensionNumbers *scatter;
 	Xla__PrecisionConfig *prec;
-	Xla__TriangularSolveOptions *tri;
 } Sub;
 
 /* hlo/proto_wire.c */
@@ -191,11 +188,25 @@ int hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 Lx hlo_alx(Wr *w, const HloAttr *a);
 int hlo_aname(const HloModule *m, const HloAttr *a, const char *name);
 Xla__DotDimensionNumbers *hlo_subdot(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op);
-Xla__GatherDimensionNumbers *hlo_subgather(Wr *w, Sub *s, Xla__HloInstructionProto *ip);
-Xla__ScatterDimensionNumbers *hlo_subscatter(Wr *w, Sub *s, Xla__HloInstructionProto *ip);
 Xla__PrecisionConfig *hlo_subprec(Wr *w, Sub *s, Xla__HloInstructionProto *ip);
 void hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 	const HloAttr *a);
+
+/* hlo/proto_field.c */
+const char *hlo_attr_path(int key);
+const ProtobufCFieldDescriptor *hlo_pbfield(const ProtobufCMessageDescriptor *d,
+	const char *path, const ProtobufCFieldDescriptor **sub);
+ProtobufCMessage *hlo_pbsub(Arena *a, ProtobufCMessage *msg,
+	const ProtobufCFieldDescriptor *fd);
+ProtobufCMessage *hlo_pbsubname(Arena *a, ProtobufCMessage *msg,
+	const char *name);
+int64_t hlo_field_num(const ProtobufCMessage *msg,
+	const ProtobufCFieldDescriptor *fd);
+int hlo_abfield(Ab *b, const ProtobufCMessage *msg,
+	const ProtobufCFieldDescriptor *fd, int key, int op);
+char *hlo_aword(Wr *w, const HloAttr *a);
+int hlo_wrfield(Wr *w, ProtobufCMessage *ip, const HloAttr *a,
+	const char *path);
 
 /* hlo/proto_ext.c */
 int hlo_attrsame(const HloModule *m, const HloAttr *a, const HloModule *s,

@@ -150,6 +150,24 @@ rdwindow(Ab *b, const Xla__Window *w)
 	return r;
 }
 
+/* padding=low_high_interior x ... */
+static int
+rdpadding(Ab *b, const Xla__PaddingConfig *pc)
+{
+	int64_t *v = xreallocarray(NULL, 3 * pc->n_dimensions + 1, sizeof *v);
+	size_t i;
+	int r;
+
+	for (i = 0; i < pc->n_dimensions; i++) {
+		v[3 * i] = pc->dimensions[i]->edge_padding_low;
+		v[3 * i + 1] = pc->dimensions[i]->edge_padding_high;
+		v[3 * i + 2] = pc->dimensions[i]->interior_padding;
+	}
+	r = hlo_abints(b, A_PADDING, v, 3 * pc->n_dimensions);
+	free(v);
+	return r;
+}
+
 static int
 rddot(Ab *b, const Xla__DotDimensionNumbers *d)
 {
@@ -212,123 +230,157 @@ rdprec(Ab *b, const Xla__PrecisionConfig *pc, int op)
 	return 0;
 }
 
-static int
-rdgather(Ab *b, const Xla__HloInstructionProto *ip)
-{
-	const Xla__GatherDimensionNumbers *d = ip->gather_dimension_numbers;
+/* the attributes that map one to one to a proto field (attrs.def's
+ * field column): for which opcode (HOP_COUNT: any) the reader writes
+ * them, and when; path overrides attrs.def's field */
+enum { ALWAYS, SET, POS, ABOVE1, NOT01 };
 
-	if (d) {
-		if (hlo_abints(b, A_OFFSET_DIMS, d->offset_dims,
-		    d->n_offset_dims) < 0 ||
-		    hlo_abints(b, A_COLLAPSED_SLICE_DIMS, d->collapsed_slice_dims,
-		    d->n_collapsed_slice_dims) < 0 ||
-		    hlo_abints(b, A_START_INDEX_MAP, d->start_index_map,
-		    d->n_start_index_map) < 0)
+static const struct {
+	uint16_t op, key;
+	uint8_t when;
+	const char *path;
+} rules[] = {
+	{HOP_FUSION, A_FUSION_KIND, SET, NULL},
+	{HOP_GTE, A_INDEX, ALWAYS, NULL},
+	{HOP_COMPARE, A_DIRECTION, ALWAYS, NULL},
+	{HOP_DYNSLICE, A_DYN_SLICE_SIZES, ALWAYS, NULL},
+	{HOP_CONV, A_FEATURE_GROUP_COUNT, NOT01, NULL},
+	{HOP_CONV, A_BATCH_GROUP_COUNT, NOT01, NULL},
+	{HOP_CUSTOMCALL, A_FEATURE_GROUP_COUNT, NOT01, NULL},
+	{HOP_CUSTOMCALL, A_BATCH_GROUP_COUNT, NOT01, NULL},
+	{HOP_GATHER, A_OFFSET_DIMS, ALWAYS, NULL},
+	{HOP_GATHER, A_COLLAPSED_SLICE_DIMS, ALWAYS, NULL},
+	{HOP_GATHER, A_START_INDEX_MAP, ALWAYS, NULL},
+	{HOP_GATHER, A_OPERAND_BATCHING_DIMS, SET, NULL},
+	{HOP_GATHER, A_START_INDICES_BATCHING_DIMS, SET, NULL},
+	{HOP_GATHER, A_INDEX_VECTOR_DIM, ALWAYS,
+		"gather_dimension_numbers.index_vector_dim"},
+	{HOP_GATHER, A_SLICE_SIZES, ALWAYS, NULL},
+	{HOP_GATHER, A_INDICES_ARE_SORTED, SET, NULL},
+	{HOP_SCATTER, A_UPDATE_WINDOW_DIMS, ALWAYS, NULL},
+	{HOP_SCATTER, A_INSERTED_WINDOW_DIMS, ALWAYS, NULL},
+	{HOP_SCATTER, A_SCATTER_DIMS_TO_OPERAND_DIMS, ALWAYS, NULL},
+	{HOP_SCATTER, A_INPUT_BATCHING_DIMS, SET, NULL},
+	{HOP_SCATTER, A_SCATTER_INDICES_BATCHING_DIMS, SET, NULL},
+	{HOP_SCATTER, A_INDEX_VECTOR_DIM, ALWAYS,
+		"scatter_dimension_numbers.index_vector_dim"},
+	{HOP_SCATTER, A_INDICES_ARE_SORTED, SET, NULL},
+	{HOP_SCATTER, A_UNIQUE_INDICES, SET, NULL},
+	{HOP_CUSTOMCALL, A_CUSTOM_CALL_TARGET, ALWAYS, NULL},
+	{HOP_CUSTOMCALL, A_CUSTOM_CALL_SIDE_EFFECT, SET, NULL},
+	{HOP_CUSTOMCALL, A_CUSTOM_CALL_SCHEDULE, SET, NULL},
+	{HOP_CUSTOMCALL, A_API_VERSION, ABOVE1, NULL},
+	{HOP_COUNT, A_USE_GLOBAL_DEVICE_IDS, SET, NULL},
+	{HOP_COUNT, A_CHANNEL_ID, POS, NULL},
+	{HOP_COUNT, A_IS_HOST_TRANSFER, SET, NULL},
+	{HOP_REDUCEPRECISION, A_EXPONENT_BITS, ALWAYS, NULL},
+	{HOP_REDUCEPRECISION, A_MANTISSA_BITS, ALWAYS, NULL},
+	{HOP_BNGRAD, A_FEATURE_INDEX, ALWAYS, NULL},
+	{HOP_BNINFER, A_FEATURE_INDEX, ALWAYS, NULL},
+	{HOP_BNTRAIN, A_FEATURE_INDEX, ALWAYS, NULL},
+	{HOP_RNG, A_DISTRIBUTION, ALWAYS, NULL},
+	{HOP_FFT, A_FFT_TYPE, ALWAYS, NULL},
+	{HOP_FFT, A_FFT_LENGTH, ALWAYS, NULL},
+	{HOP_TOPK, A_K, ALWAYS, NULL},
+	{HOP_TOPK, A_LARGEST, ALWAYS, NULL},
+	{HOP_INFEED, A_INFEED_CONFIG, SET, NULL},
+	{HOP_OUTFEED, A_OUTFEED_CONFIG, SET, NULL},
+	{HOP_TRISOLVE, A_LEFT_SIDE, SET, NULL},
+	{HOP_TRISOLVE, A_LOWER, SET, "triangular_solve_options.lower"},
+	{HOP_TRISOLVE, A_UNIT_DIAGONAL, SET, NULL},
+	{HOP_TRISOLVE, A_TRANSPOSE_A, SET, NULL},
+	{HOP_CHOLESKY, A_LOWER, SET, "cholesky_options.lower"},
+	{HOP_RNGGETSTATE, A_DELTA, ALWAYS, NULL},
+	{HOP_COUNT, A_ASYNC_THREAD, SET, NULL},
+	{HOP_COUNT, A_IS_STABLE, SET, NULL},
+	{HOP_COUNT, A_IS_COMPOSITE, SET, NULL},
+	{HOP_COUNT, A_BACKEND_CONFIG, SET, NULL},
+};
+
+/* the one-to-one attributes of instruction ip (opcode op) */
+static int
+rdfields(Ab *b, const Xla__HloInstructionProto *ip, int op)
+{
+	const ProtobufCFieldDescriptor *fd, *sub;
+	const ProtobufCMessage *msg;
+	int64_t v;
+	size_t i;
+	int want;
+
+	for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		if (rules[i].op != op && rules[i].op != HOP_COUNT)
+			continue;
+		fd = hlo_pbfield(ip->base.descriptor, rules[i].path ?
+			rules[i].path : hlo_attr_path(rules[i].key), &sub);
+		msg = sub ? *(const ProtobufCMessage *const *)((const char *)ip +
+			sub->offset) : &ip->base;
+		if (!fd || !msg)
+			continue;
+		v = hlo_field_num(msg, fd);
+		switch (rules[i].when) {
+		case SET: want = v != 0; break;
+		case POS: want = v > 0; break;
+		case ABOVE1: want = v > 1; break;
+		case NOT01: want = v > 1 || v < 0; break;
+		default: want = 1; break;
+		}
+		if (want && hlo_abfield(b, msg, fd, rules[i].key, op) < 0)
 			return -1;
-		if (d->n_operand_batching_dims && hlo_abints(b,
-		    A_OPERAND_BATCHING_DIMS, d->operand_batching_dims,
-		    d->n_operand_batching_dims) < 0)
-			return -1;
-		if (d->n_start_indices_batching_dims && hlo_abints(b,
-		    A_START_INDICES_BATCHING_DIMS,
-		    d->start_indices_batching_dims,
-		    d->n_start_indices_batching_dims) < 0)
-			return -1;
-		abint(b, A_INDEX_VECTOR_DIM, d->index_vector_dim);
 	}
-	if (hlo_abints(b, A_SLICE_SIZES, ip->gather_slice_sizes,
-	    ip->n_gather_slice_sizes) < 0)
-		return -1;
-	if (ip->indices_are_sorted)
-		abint(b, A_INDICES_ARE_SORTED, 1);
 	return 0;
 }
 
+/* operand_layout_constraints={f32[2]{0}, ...} of a custom-call */
 static int
-rdscatter(Ab *b, const Xla__HloInstructionProto *ip)
+rdlayouts(Ab *b, const Xla__HloInstructionProto *ip)
 {
-	const Xla__ScatterDimensionNumbers *d = ip->scatter_dimension_numbers;
+	size_t i;
+	uint32_t s;
 
-	if (d) {
-		if (hlo_abints(b, A_UPDATE_WINDOW_DIMS, d->update_window_dims,
-		    d->n_update_window_dims) < 0 ||
-		    hlo_abints(b, A_INSERTED_WINDOW_DIMS, d->inserted_window_dims,
-		    d->n_inserted_window_dims) < 0 ||
-		    hlo_abints(b, A_SCATTER_DIMS_TO_OPERAND_DIMS,
-		    d->scatter_dims_to_operand_dims,
-		    d->n_scatter_dims_to_operand_dims) < 0)
+	b->t.len = 0;
+	hlo_buf_put(&b->t, "{", 1);
+	for (i = 0; i < ip->n_operand_shapes_with_layout; i++) {
+		if (hlo_rdshape(b->m, ip->operand_shapes_with_layout[i], &s, 0,
+		    b->why, sizeof b->why) < 0)
 			return -1;
-		if (d->n_input_batching_dims && hlo_abints(b,
-		    A_INPUT_BATCHING_DIMS, d->input_batching_dims,
-		    d->n_input_batching_dims) < 0)
-			return -1;
-		if (d->n_scatter_indices_batching_dims && hlo_abints(b,
-		    A_SCATTER_INDICES_BATCHING_DIMS,
-		    d->scatter_indices_batching_dims,
-		    d->n_scatter_indices_batching_dims) < 0)
-			return -1;
-		abint(b, A_INDEX_VECTOR_DIM, d->index_vector_dim);
+		if (i)
+			hlo_buf_put(&b->t, ", ", 2);
+		hlo_prshape(b->m, s, &b->t);
 	}
-	if (ip->indices_are_sorted)
-		abint(b, A_INDICES_ARE_SORTED, 1);
-	if (ip->unique_indices)
-		abint(b, A_UNIQUE_INDICES, 1);
-	return 0;
+	hlo_buf_put(&b->t, "}", 1);
+	return abbuf(b, A_OPERAND_LAYOUT_CONSTRAINTS);
 }
 
+/* custom-call and fusion: layout constraints, padding type, aliasing */
 static int
-rdcustom(Ab *b, const Xla__HloInstructionProto *ip)
+rdcustom(Ab *b, const Xla__HloInstructionProto *ip, int op)
 {
 	const char *nm;
-	size_t i;
 
-	if (hlo_abtext(b, A_CUSTOM_CALL_TARGET, K_STR, ip->custom_call_target,
-	    strlen(ip->custom_call_target)) < 0)
+	if (op == HOP_CUSTOMCALL && ip->constrain_layout &&
+	    rdlayouts(b, ip) < 0)
 		return -1;
-	if (ip->constrain_layout) {
-		b->t.len = 0;
-		hlo_buf_put(&b->t, "{", 1);
-		for (i = 0; i < ip->n_operand_shapes_with_layout; i++) {
-			uint32_t s;
-
-			if (hlo_rdshape(b->m, ip->operand_shapes_with_layout[i], &s,
-			    0, b->why, sizeof b->why) < 0)
-				return -1;
-			if (i)
-				hlo_buf_put(&b->t, ", ", 2);
-			hlo_prshape(b->m, s, &b->t);
-		}
-		hlo_buf_put(&b->t, "}", 1);
-		if (abbuf(b, A_OPERAND_LAYOUT_CONSTRAINTS) < 0)
-			return -1;
-	}
-	if (ip->custom_call_has_side_effect)
-		abint(b, A_CUSTOM_CALL_SIDE_EFFECT, 1);
-	if (ip->custom_call_schedule) {
-		if (!(nm = hlo_ename(hlo_schedname, NELEM(hlo_schedname),
-		    ip->custom_call_schedule)))
-			goto bad;
-		abword(b, A_CUSTOM_CALL_SCHEDULE, nm);
-	}
-	if (ip->custom_call_api_version > 1) {
-		if (!(nm = hlo_ename(hlo_apiname, NELEM(hlo_apiname),
-		    ip->custom_call_api_version)))
-			goto bad;
-		abword(b, A_API_VERSION, nm);
-	}
-	if (ip->padding_type) {
+	if (op == HOP_CUSTOMCALL && ip->padding_type) {
 		if (!(nm = hlo_ename(hlo_padtypename, NELEM(hlo_padtypename),
-		    ip->padding_type)))
-			goto bad;
+		    ip->padding_type))) {
+			snprintf(b->why, sizeof b->why, "bad custom-call enum "
+				"value");
+			return -1;
+		}
 		b->t.len = 0;
 		hlo_buf_puts(&b->t, nm);
 		if (abother(b, "padding_type") < 0)
 			return -1;
 	}
+	if ((op == HOP_FUSION || op == HOP_CUSTOMCALL) &&
+	    ip->n_output_operand_aliasing) {
+		b->t.len = 0;
+		hlo_pralias(&b->t, ip->output_operand_aliasing,
+			ip->n_output_operand_aliasing);
+		if (abbuf(b, A_OUTPUT_OPERAND_ALIASING) < 0)
+			return -1;
+	}
 	return 0;
-bad:
-	snprintf(b->why, sizeof b->why, "bad custom-call enum value");
-	return -1;
 }
 
 static int
@@ -361,8 +413,6 @@ rdcollective(Ab *b, const Xla__HloInstructionProto *ip, int op)
 		if (b->t.len && abbuf(b, A_REPLICA_GROUPS) < 0)
 			return -1;
 	}
-	if (ip->use_global_device_ids)
-		abint(b, A_USE_GLOBAL_DEVICE_IDS, 1);
 	if (ip->constrain_layout && op != HOP_CUSTOMCALL)
 		abint(b, A_CONSTRAIN_LAYOUT, 1);
 	if (op == HOP_COLLPERMUTE || op == HOP_COLLPERMUTESTART) {
@@ -372,180 +422,127 @@ rdcollective(Ab *b, const Xla__HloInstructionProto *ip, int op)
 		if (abbuf(b, A_SOURCE_TARGET_PAIRS) < 0)
 			return -1;
 	}
-	if (ip->channel_id > 0)
-		abint(b, A_CHANNEL_ID, ip->channel_id);
-	if (ip->is_host_transfer)
-		abint(b, A_IS_HOST_TRANSFER, 1);
 	return 0;
 }
 
+/* parameter_replication={true,false} */
+static int
+rdreplication(Ab *b, const Xla__ParameterReplication *pr)
+{
+	size_t i;
+
+	b->t.len = 0;
+	hlo_buf_put(&b->t, "{", 1);
+	for (i = 0; i < pr->n_replicated_at_leaf_buffers; i++)
+		hlo_buf_puts(&b->t, pr->replicated_at_leaf_buffers[i] ?
+			(i ? ",true" : "true") : (i ? ",false" : "false"));
+	hlo_buf_put(&b->t, "}", 1);
+	return abbuf(b, A_PARAMETER_REPLICATION);
+}
+
+/* domain={kind="sharding", entry={...}, exit={...}}; nothing when a
+ * sharding has no text form */
+static int
+rddomain(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	b->t.len = 0;
+	hlo_buf_puts(&b->t, "{kind=\"sharding\", entry=");
+	if (!ip->domain_exit_sharding)
+		hlo_buf_puts(&b->t, "{}");
+	else if (hlo_prsharding(&b->t, ip->domain_exit_sharding, 0) < 0)
+		return 0;
+	hlo_buf_puts(&b->t, ", exit=");
+	if (!ip->domain_entry_sharding)
+		hlo_buf_puts(&b->t, "{}");
+	else if (hlo_prsharding(&b->t, ip->domain_entry_sharding, 0) < 0)
+		return 0;
+	hlo_buf_put(&b->t, "}", 1);
+	return abother(b, "domain");
+}
+
+/* scan's num_carries, is_reverse, is_associative */
+static int
+rdscan(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	b->t.len = 0;
+	hlo_buf_printf(&b->t, "%" PRId64, ip->num_carries);
+	if (abother(b, "num_carries") < 0)
+		return -1;
+	if (ip->is_reverse) {
+		b->t.len = 0;
+		hlo_buf_puts(&b->t, "true");
+		if (abother(b, "is_reverse") < 0)
+			return -1;
+	}
+	if (ip->is_associative) {
+		b->t.len = 0;
+		hlo_buf_puts(&b->t, ip->is_associative ==
+			XLA__TRI_STATE__TRI_STATE_TRUE ? "true" : "false");
+		if (abother(b, "is_associative") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* the attributes of single opcodes that are not one field each */
 static int
 rdmisc(Ab *b, const Xla__HloInstructionProto *ip, int op)
 {
 	const char *nm;
+	uint32_t s;
 
 	switch (op) {
-	case HOP_REDUCEPRECISION:
-		abint(b, A_EXPONENT_BITS, ip->exponent_bits);
-		abint(b, A_MANTISSA_BITS, ip->mantissa_bits);
-		break;
 	case HOP_BNGRAD: case HOP_BNINFER: case HOP_BNTRAIN:
 		b->t.len = 0;
 		hlo_prfloat(&b->t, ip->epsilon);
-		if (abbuf(b, A_EPSILON) < 0)
-			return -1;
-		abint(b, A_FEATURE_INDEX, ip->feature_index);
-		break;
-	case HOP_RNG:
-		if (!(nm = hlo_ename(hlo_distname, NELEM(hlo_distname), ip->distribution)))
-			goto bad;
-		abword(b, A_DISTRIBUTION, nm);
-		break;
-	case HOP_FFT:
-		if (!(nm = hlo_ename(hlo_fftname, NELEM(hlo_fftname), ip->fft_type)))
-			goto bad;
-		abword(b, A_FFT_TYPE, nm);
-		if (hlo_abints(b, A_FFT_LENGTH, ip->fft_length,
-		    ip->n_fft_length) < 0)
-			return -1;
-		break;
-	case HOP_TOPK:
-		abint(b, A_K, ip->k);
-		abint(b, A_LARGEST, ip->largest != 0);
-		break;
-	case HOP_INFEED:
-		if (ip->infeed_config.len && hlo_abtext(b, A_INFEED_CONFIG, K_STR,
-		    ip->infeed_config.data, ip->infeed_config.len) < 0)
-			return -1;
-		break;
+		return abbuf(b, A_EPSILON);
 	case HOP_OUTFEED:
-		if (ip->outfeed_shape) {
-			uint32_t s;
-
-			if (hlo_rdshape(b->m, ip->outfeed_shape, &s, 0, b->why,
-			    sizeof b->why) < 0)
-				return -1;
-			b->t.len = 0;
-			hlo_prshape(b->m, s, &b->t);
-			if (abbuf(b, A_OUTFEED_SHAPE) < 0)
-				return -1;
-		}
-		if (ip->outfeed_config.len && hlo_abtext(b, A_OUTFEED_CONFIG,
-		    K_STR, ip->outfeed_config.data,
-		    ip->outfeed_config.len) < 0)
+		if (!ip->outfeed_shape)
+			return 0;
+		if (hlo_rdshape(b->m, ip->outfeed_shape, &s, 0, b->why,
+		    sizeof b->why) < 0)
 			return -1;
-		break;
-	case HOP_TRISOLVE:
-		if (!ip->triangular_solve_options)
-			break;
-		if (ip->triangular_solve_options->left_side)
-			abint(b, A_LEFT_SIDE, 1);
-		if (ip->triangular_solve_options->lower)
-			abint(b, A_LOWER, 1);
-		if (ip->triangular_solve_options->unit_diagonal)
-			abint(b, A_UNIT_DIAGONAL, 1);
-		if (ip->triangular_solve_options->transpose_a) {
-			if (!(nm = hlo_ename(hlo_transname, NELEM(hlo_transname),
-			    ip->triangular_solve_options->transpose_a)))
-				goto bad;
-			abword(b, A_TRANSPOSE_A, nm);
-		}
-		break;
-	case HOP_CHOLESKY:
-		if (ip->cholesky_options && ip->cholesky_options->lower)
-			abint(b, A_LOWER, 1);
-		break;
+		b->t.len = 0;
+		hlo_prshape(b->m, s, &b->t);
+		return abbuf(b, A_OUTFEED_SHAPE);
 	case HOP_PARAMETER:
 		if (ip->parameter_replication &&
-		    ip->parameter_replication->n_replicated_at_leaf_buffers) {
-			const Xla__ParameterReplication *pr =
-				ip->parameter_replication;
-			size_t i;
-
-			b->t.len = 0;
-			hlo_buf_put(&b->t, "{", 1);
-			for (i = 0; i < pr->n_replicated_at_leaf_buffers; i++)
-				hlo_buf_puts(&b->t, pr->replicated_at_leaf_buffers[i]
-					? (i ? ",true" : "true") :
-					(i ? ",false" : "false"));
-			hlo_buf_put(&b->t, "}", 1);
-			if (abbuf(b, A_PARAMETER_REPLICATION) < 0)
-				return -1;
-		}
-		break;
-	case HOP_RNGGETSTATE:
-		abint(b, A_DELTA, ip->delta);
-		break;
+		    ip->parameter_replication->n_replicated_at_leaf_buffers)
+			return rdreplication(b, ip->parameter_replication);
+		return 0;
 	case HOP_RNGBITGEN:
 		if (!(nm = hlo_ename(hlo_rngalgname, NELEM(hlo_rngalgname),
-		    ip->rng_algorithm)))
-			goto bad;
-		abword(b, A_ALGORITHM, nm);
-		break;
+		    ip->rng_algorithm))) {
+			snprintf(b->why, sizeof b->why, "bad enum value in %s",
+				hlo_opinfo[op].name);
+			return -1;
+		}
+		return abword(b, A_ALGORITHM, nm);
 	case HOP_COPYSTART:
-		if (ip->optional_cross_program_prefetch_index_case == XPF_SET) {
-			b->t.len = 0;
-			hlo_buf_printf(&b->t, "%d",
-				ip->cross_program_prefetch_index);
-			if (abother(b, "cross_program_prefetch_index") < 0)
-				return -1;
-		}
-		break;
+		if (ip->optional_cross_program_prefetch_index_case != XPF_SET)
+			return 0;
+		b->t.len = 0;
+		hlo_buf_printf(&b->t, "%d", ip->cross_program_prefetch_index);
+		return abother(b, "cross_program_prefetch_index");
 	case HOP_DOMAIN:
-		b->t.len = 0;
-		hlo_buf_puts(&b->t, "{kind=\"sharding\", entry=");
-		if (!ip->domain_exit_sharding)
-			hlo_buf_puts(&b->t, "{}");
-		else if (hlo_prsharding(&b->t, ip->domain_exit_sharding, 0) < 0)
-			break;
-		hlo_buf_puts(&b->t, ", exit=");
-		if (!ip->domain_entry_sharding)
-			hlo_buf_puts(&b->t, "{}");
-		else if (hlo_prsharding(&b->t, ip->domain_entry_sharding, 0) < 0)
-			break;
-		hlo_buf_put(&b->t, "}", 1);
-		if (abother(b, "domain") < 0)
-			return -1;
-		break;
+		return rddomain(b, ip);
 	case HOP_SCAN:
-		b->t.len = 0;
-		hlo_buf_printf(&b->t, "%" PRId64, ip->num_carries);
-		if (abother(b, "num_carries") < 0)
-			return -1;
-		if (ip->is_reverse) {
-			b->t.len = 0;
-			hlo_buf_puts(&b->t, "true");
-			if (abother(b, "is_reverse") < 0)
-				return -1;
-		}
-		if (ip->is_associative) {
-			b->t.len = 0;
-			hlo_buf_puts(&b->t, ip->is_associative ==
-				XLA__TRI_STATE__TRI_STATE_TRUE ? "true" : "false");
-			if (abother(b, "is_associative") < 0)
-				return -1;
-		}
-		break;
+		return rdscan(b, ip);
 	default:
-		break;
+		return 0;
 	}
-	return 0;
-bad:
-	snprintf(b->why, sizeof b->why, "bad enum value in %s",
-		hlo_opinfo[op].name);
-	return -1;
 }
 
-/* the attributes of instruction ip (opcode op, shape s, operand 0 of
- * element type t0 or -1) into b->v; -1 with b->why on bad contents */
-int
-hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
+/* literal, slice, dimensions, comparison type, padding */
+static int
+rdarray(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 	int t0)
 {
 	const char *dt;
-	size_t i;
+	int64_t *v;
+	size_t i, n;
+	int r;
 
-	b->n = 0;
 	if (op == HOP_CONSTANT) {
 		if (ip->literal) {
 			b->t.len = 0;
@@ -561,24 +558,18 @@ hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 			hlo_abpush(b, a);
 		}
 	}
-	if (op == HOP_FUSION && *ip->fusion_kind)
-		abword(b, A_FUSION_KIND, ip->fusion_kind);
-	if (op == HOP_SLICE && ip->n_slice_dimensions) {
-		int64_t *v = xreallocarray(NULL, 3 * ip->n_slice_dimensions + 1,
-			sizeof *v);
-		int r;
-
-		for (i = 0; i < ip->n_slice_dimensions; i++) {
+	if (op == HOP_SLICE) {
+		n = ip->n_slice_dimensions;
+		v = xreallocarray(NULL, 3 * n + 1, sizeof *v);
+		for (i = 0; i < n; i++) {
 			v[3 * i] = ip->slice_dimensions[i]->start;
 			v[3 * i + 1] = ip->slice_dimensions[i]->limit;
 			v[3 * i + 2] = ip->slice_dimensions[i]->stride;
 		}
-		r = hlo_abints(b, A_SLICE, v, 3 * ip->n_slice_dimensions);
+		r = hlo_abints(b, A_SLICE, v, 3 * n);
 		free(v);
 		if (r < 0)
 			return -1;
-	} else if (op == HOP_SLICE && hlo_abints(b, A_SLICE, NULL, 0) < 0) {
-		return -1;
 	}
 	if (op == HOP_IOTA) {
 		if (ip->n_dimensions)
@@ -590,38 +581,26 @@ hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 			if (abother(b, "inferred_dimension") < 0)
 				return -1;
 		}
-	} else if ((alwaysdims(op) || ip->n_dimensions) &&
-	    hlo_abints(b, A_DIMENSIONS, ip->dimensions, ip->n_dimensions) < 0) {
+	} else if ((alwaysdims(op) || ip->n_dimensions) && hlo_abints(b,
+	    A_DIMENSIONS, ip->dimensions, ip->n_dimensions) < 0) {
 		return -1;
 	}
-	if (op == HOP_GTE)
-		abint(b, A_INDEX, ip->tuple_index);
 	if (op == HOP_COMPARE) {
-		abword(b, A_DIRECTION, ip->comparison_direction);
 		dt = hlo_defcmptype(t0);
 		if (*ip->comparison_type && (!dt ||
 		    strcmp(dt, ip->comparison_type)))
 			abword(b, A_CMP_TYPE, ip->comparison_type);
 	}
-	if (op == HOP_DYNSLICE && hlo_abints(b, A_DYN_SLICE_SIZES,
-	    ip->dynamic_slice_sizes, ip->n_dynamic_slice_sizes) < 0)
-		return -1;
-	if (op == HOP_PAD && ip->padding_config) {
-		const Xla__PaddingConfig *pc = ip->padding_config;
-		int64_t *v = xreallocarray(NULL, 3 * pc->n_dimensions + 1,
-			sizeof *v);
-		int r;
+	return op == HOP_PAD && ip->padding_config ?
+		rdpadding(b, ip->padding_config) : 0;
+}
 
-		for (i = 0; i < pc->n_dimensions; i++) {
-			v[3 * i] = pc->dimensions[i]->edge_padding_low;
-			v[3 * i + 1] = pc->dimensions[i]->edge_padding_high;
-			v[3 * i + 2] = pc->dimensions[i]->interior_padding;
-		}
-		r = hlo_abints(b, A_PADDING, v, 3 * pc->n_dimensions);
-		free(v);
-		if (r < 0)
-			return -1;
-	}
+/* window, dim_labels, dot dimension numbers, precision */
+static int
+rdconvdot(Ab *b, const Xla__HloInstructionProto *ip, int op)
+{
+	const Xla__RaggedDotDimensionNumbers *r;
+
 	if (ip->window && (op == HOP_CUSTOMCALL ||
 	    ((op == HOP_CONV || op == HOP_REDUCEWINDOW ||
 	    op == HOP_SELECTANDSCATTER) && ip->window->n_dimensions)) &&
@@ -638,19 +617,10 @@ hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 		if (abbuf(b, A_DIM_LABELS) < 0)
 			return -1;
 	}
-	if (op == HOP_CONV || op == HOP_CUSTOMCALL) {
-		if (ip->feature_group_count > 1 || ip->feature_group_count < 0)
-			abint(b, A_FEATURE_GROUP_COUNT, ip->feature_group_count);
-		if (ip->batch_group_count > 1 || ip->batch_group_count < 0)
-			abint(b, A_BATCH_GROUP_COUNT, ip->batch_group_count);
-	}
 	if ((op == HOP_DOT || op == HOP_SCALEDDOT) &&
 	    rddot(b, ip->dot_dimension_numbers) < 0)
 		return -1;
-	if (op == HOP_RAGGEDDOT && ip->ragged_dot_dimension_numbers) {
-		const Xla__RaggedDotDimensionNumbers *r =
-			ip->ragged_dot_dimension_numbers;
-
+	if (op == HOP_RAGGEDDOT && (r = ip->ragged_dot_dimension_numbers)) {
 		if (rddot(b, r->dot_dimension_numbers) < 0)
 			return -1;
 		if (r->n_lhs_ragged_dimensions && hlo_abints(b, A_LHS_RAGGED,
@@ -660,31 +630,13 @@ hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 		    r->rhs_group_dimensions, r->n_rhs_group_dimensions) < 0)
 			return -1;
 	}
-	if (hlo_hasprecision(op) && rdprec(b, ip->precision_config, op) < 0)
-		return -1;
-	if (op == HOP_GATHER && rdgather(b, ip) < 0)
-		return -1;
-	if (op == HOP_SCATTER && rdscatter(b, ip) < 0)
-		return -1;
-	if (op == HOP_CUSTOMCALL && rdcustom(b, ip) < 0)
-		return -1;
-	if ((op == HOP_FUSION || op == HOP_CUSTOMCALL) &&
-	    ip->n_output_operand_aliasing) {
-		b->t.len = 0;
-		hlo_pralias(&b->t, ip->output_operand_aliasing,
-			ip->n_output_operand_aliasing);
-		if (abbuf(b, A_OUTPUT_OPERAND_ALIASING) < 0)
-			return -1;
-	}
-	if (rdcollective(b, ip, op) < 0 || rdmisc(b, ip, op) < 0)
-		return -1;
-	if (*ip->async_execution_thread && abword(b, A_ASYNC_THREAD,
-	    ip->async_execution_thread) < 0)
-		return -1;
-	if (ip->is_stable)
-		abint(b, A_IS_STABLE, 1);
-	if (ip->is_composite)
-		abint(b, A_IS_COMPOSITE, 1);
+	return hlo_hasprecision(op) ? rdprec(b, ip->precision_config, op) : 0;
+}
+
+/* sharding, frontend attributes, metadata */
+static int
+rdmeta(Ab *b, const Xla__HloInstructionProto *ip)
+{
 	if (ip->sharding) {
 		/* named (mesh-axis) shardings have no text form here and
 		 * are dropped */
@@ -707,8 +659,20 @@ hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 		if (b->t.len > 2 && abbuf(b, A_METADATA) < 0)
 			return -1;
 	}
-	if (ip->backend_config.len && hlo_abtext(b, A_BACKEND_CONFIG, K_STR,
-	    ip->backend_config.data, ip->backend_config.len) < 0)
+	return 0;
+}
+
+/* the attributes of instruction ip (opcode op, shape s, operand 0 of
+ * element type t0 or -1) into b->v; -1 with b->why on bad contents */
+int
+hlo_rdattrs(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
+	int t0)
+{
+	b->n = 0;
+	if (rdarray(b, ip, op, s, t0) < 0 || rdconvdot(b, ip, op) < 0 ||
+	    rdfields(b, ip, op) < 0 || rdcustom(b, ip, op) < 0 ||
+	    rdcollective(b, ip, op) < 0 || rdmisc(b, ip, op) < 0 ||
+	    rdmeta(b, ip) < 0)
 		return -1;
 	return 0;
 }

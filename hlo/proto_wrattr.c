@@ -15,25 +15,7 @@ aints(Wr *w, const HloAttr *a)
 	return hlo_adupvec(&w->a, w->m->ints + a->v, a->n);
 }
 
-static char *
-aword(Wr *w, const HloAttr *a)
-{
-	if (a->v == HLO_ELIDED)
-		return NULL;
-	if (a->n && memchr(w->m->bytes + a->v, 0, a->n))
-		return NULL;
-	return hlo_astrndup(&w->a, w->m->bytes + a->v, a->n);
-}
 
-static ProtobufCBinaryData
-abin(Wr *w, const HloAttr *a)
-{
-	ProtobufCBinaryData d;
-
-	d.len = a->v == HLO_ELIDED ? 0 : a->n;
-	d.data = d.len ? (uint8_t *)w->m->bytes + a->v : NULL;
-	return d;
-}
 
 Lx
 hlo_alx(Wr *w, const HloAttr *a)
@@ -85,27 +67,7 @@ hlo_subdot(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op)
 	return s->dot;
 }
 
-Xla__GatherDimensionNumbers *
-hlo_subgather(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
-{
-	if (!s->gather) {
-		s->gather = hlo_aalloc(&w->a, sizeof *s->gather);
-		xla__gather_dimension_numbers__init(s->gather);
-		ip->gather_dimension_numbers = s->gather;
-	}
-	return s->gather;
-}
 
-Xla__ScatterDimensionNumbers *
-hlo_subscatter(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
-{
-	if (!s->scatter) {
-		s->scatter = hlo_aalloc(&w->a, sizeof *s->scatter);
-		xla__scatter_dimension_numbers__init(s->scatter);
-		ip->scatter_dimension_numbers = s->scatter;
-	}
-	return s->scatter;
-}
 
 Xla__PrecisionConfig *
 hlo_subprec(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
@@ -118,16 +80,6 @@ hlo_subprec(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
 	return s->prec;
 }
 
-static Xla__TriangularSolveOptions *
-subtri(Wr *w, Sub *s, Xla__HloInstructionProto *ip)
-{
-	if (!s->tri) {
-		s->tri = hlo_aalloc(&w->a, sizeof *s->tri);
-		xla__triangular_solve_options__init(s->tri);
-		ip->triangular_solve_options = s->tri;
-	}
-	return s->tri;
-}
 
 #define SETINTS(obj, f) do { (obj)->n_##f = a->n; \
 	(obj)->f = aints(w, a); } while (0)
@@ -319,62 +271,12 @@ wrother(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
 	}
 }
 
-void
-hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
-	const HloAttr *a)
+/* the dot dimension numbers (of a ragged dot inside its
+ * RaggedDotDimensionNumbers) */
+static void
+wrdot(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op, const HloAttr *a)
 {
-	Lx l = hlo_alx(w, a);
-	char *str;
-	int t;
-
 	switch (a->key) {
-	case A_FUSION_KIND:
-		if ((str = aword(w, a)))
-			ip->fusion_kind = str;
-		break;
-	case A_SLICE:
-	case A_PADDING:
-		wrpadslice(w, ip, a);
-		break;
-	case A_DIMENSIONS:
-		SETINTS(ip, dimensions);
-		break;
-	case A_INDEX:
-		ip->tuple_index = a->v;
-		break;
-	case A_IOTA_DIM:
-		ip->n_dimensions = 1;
-		ip->dimensions = hlo_adupvec(&w->a, &a->v, 1);
-		break;
-	case A_DIRECTION:
-		if ((str = aword(w, a)))
-			ip->comparison_direction = str;
-		break;
-	case A_CMP_TYPE:
-		if ((str = aword(w, a)))
-			ip->comparison_type = str;
-		break;
-	case A_DYN_SLICE_SIZES:
-		SETINTS(ip, dynamic_slice_sizes);
-		break;
-	case A_WINDOW:
-		wrwindow(w, ip, a);
-		break;
-	case A_DIM_LABELS: {
-		Xla__ConvolutionDimensionNumbers *d = hlo_aalloc(&w->a, sizeof *d);
-
-		xla__convolution_dimension_numbers__init(d);
-		if (a->v != HLO_ELIDED && hlo_pslabels(w->m->bytes + a->v, a->n,
-		    &w->a, d))
-			ip->convolution_dimension_numbers = d;
-		break;
-	}
-	case A_FEATURE_GROUP_COUNT:
-		ip->feature_group_count = a->v;
-		break;
-	case A_BATCH_GROUP_COUNT:
-		ip->batch_group_count = a->v;
-		break;
 	case A_LHS_BATCH:
 		SETINTS(hlo_subdot(w, s, ip, op), lhs_batch_dimensions);
 		break;
@@ -397,118 +299,54 @@ hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 		if (s->ragged)
 			SETINTS(s->ragged, rhs_group_dimensions);
 		break;
-	case A_OPERAND_PRECISION: {
-		Xla__PrecisionConfig pc;
-
-		xla__precision_config__init(&pc);
-		if (hlo_psprec(&l, &w->a, &pc) && hlo_lxend(&l)) {
-			hlo_subprec(w, s, ip)->n_operand_precision =
-				pc.n_operand_precision;
-			s->prec->operand_precision = pc.operand_precision;
-		}
-		break;
 	}
-	case A_ALGORITHM:
-		if (op == HOP_RNGBITGEN) {
-			if ((t = aenum(w, a, hlo_rngalgname, NELEM(hlo_rngalgname))) >= 0)
-				ip->rng_algorithm = t;
-		} else if ((t = aenum(w, a, hlo_algname, NELEM(hlo_algname))) > 0) {
-			hlo_subprec(w, s, ip)->algorithm = t;
-		}
-		break;
-	case A_OFFSET_DIMS:
-		SETINTS(hlo_subgather(w, s, ip), offset_dims);
-		break;
-	case A_COLLAPSED_SLICE_DIMS:
-		SETINTS(hlo_subgather(w, s, ip), collapsed_slice_dims);
-		break;
-	case A_START_INDEX_MAP:
-		SETINTS(hlo_subgather(w, s, ip), start_index_map);
-		break;
-	case A_OPERAND_BATCHING_DIMS:
-		SETINTS(hlo_subgather(w, s, ip), operand_batching_dims);
-		break;
-	case A_START_INDICES_BATCHING_DIMS:
-		SETINTS(hlo_subgather(w, s, ip), start_indices_batching_dims);
-		break;
-	case A_UPDATE_WINDOW_DIMS:
-		SETINTS(hlo_subscatter(w, s, ip), update_window_dims);
-		break;
-	case A_INSERTED_WINDOW_DIMS:
-		SETINTS(hlo_subscatter(w, s, ip), inserted_window_dims);
-		break;
-	case A_SCATTER_DIMS_TO_OPERAND_DIMS:
-		SETINTS(hlo_subscatter(w, s, ip), scatter_dims_to_operand_dims);
-		break;
-	case A_INPUT_BATCHING_DIMS:
-		SETINTS(hlo_subscatter(w, s, ip), input_batching_dims);
-		break;
-	case A_SCATTER_INDICES_BATCHING_DIMS:
-		SETINTS(hlo_subscatter(w, s, ip), scatter_indices_batching_dims);
-		break;
-	case A_INDEX_VECTOR_DIM:
-		if (op == HOP_SCATTER)
-			hlo_subscatter(w, s, ip)->index_vector_dim = a->v;
-		else
-			hlo_subgather(w, s, ip)->index_vector_dim = a->v;
-		break;
-	case A_SLICE_SIZES:
-		SETINTS(ip, gather_slice_sizes);
-		break;
-	case A_INDICES_ARE_SORTED:
-		ip->indices_are_sorted = a->v != 0;
-		break;
-	case A_UNIQUE_INDICES:
-		ip->unique_indices = a->v != 0;
-		break;
-	case A_EXPONENT_BITS:
-		ip->exponent_bits = (int32_t)a->v;
-		break;
-	case A_MANTISSA_BITS:
-		ip->mantissa_bits = (int32_t)a->v;
-		break;
-	case A_EPSILON:
-		if ((str = aword(w, a))) {
-			char *end;
-			float f;
+}
 
-			errno = 0;
-			f = strtof(str, &end);
-			if (end != str && !*end)
-				ip->epsilon = f;
-		}
-		break;
-	case A_FEATURE_INDEX:
-		ip->feature_index = a->v;
-		break;
-	case A_DISTRIBUTION:
-		if ((t = aenum(w, a, hlo_distname, NELEM(hlo_distname))) >= 0)
-			ip->distribution = t;
-		break;
-	case A_FFT_TYPE:
-		if ((t = aenum(w, a, hlo_fftname, NELEM(hlo_fftname))) >= 0)
-			ip->fft_type = t;
-		break;
-	case A_FFT_LENGTH:
-		SETINTS(ip, fft_length);
-		break;
-	case A_IS_STABLE:
-		ip->is_stable = a->v != 0;
-		break;
-	case A_K:
-		ip->k = a->v;
-		break;
-	case A_LARGEST:
-		ip->largest = a->v != 0;
-		break;
-	case A_CHANNEL_ID:
-		ip->channel_id = a->v;
-		break;
-	case A_REPLICA_GROUPS: {
-		Xla__HloInstructionProto tmp;
+/* parameter_replication={true,false} */
+static void
+wrreplication(Wr *w, Xla__HloInstructionProto *ip, Lx *l)
+{
+	Vec v = {0};
+	Xla__ParameterReplication *pr;
+	size_t i;
 
-		xla__hlo_instruction_proto__init(&tmp);
-		if (hlo_psgroups(&l, &w->a, &tmp) && hlo_lxend(&l)) {
+	if (!hlo_lxc(l, '{'))
+		return;
+	if (!hlo_lxc(l, '}')) {
+		do {
+			if (hlo_lxkw(l, "true"))
+				hlo_vpush(&v, 1);
+			else if (hlo_lxkw(l, "false"))
+				hlo_vpush(&v, 0);
+			else
+				break;
+		} while (hlo_lxc(l, ','));
+		if (!hlo_lxc(l, '}')) {
+			free(v.v);
+			return;
+		}
+	}
+	if (hlo_lxend(l)) {
+		pr = hlo_aalloc(&w->a, sizeof *pr);
+		xla__parameter_replication__init(pr);
+		pr->n_replicated_at_leaf_buffers = v.n;
+		pr->replicated_at_leaf_buffers = hlo_abools(&w->a, v.n);
+		for (i = 0; i < v.n; i++)
+			pr->replicated_at_leaf_buffers[i] = v.v[i];
+		ip->parameter_replication = pr;
+	}
+	free(v.v);
+}
+
+/* the collectives' text forms: replica groups, source-target pairs */
+static void
+wrcollective(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a, Lx *l)
+{
+	Xla__HloInstructionProto tmp;
+
+	xla__hlo_instruction_proto__init(&tmp);
+	if (a->key == A_REPLICA_GROUPS) {
+		if (hlo_psgroups(l, &w->a, &tmp) && hlo_lxend(l)) {
 			ip->n_replica_groups = tmp.n_replica_groups;
 			ip->replica_groups = tmp.replica_groups;
 			ip->replica_group_list_case =
@@ -516,53 +354,52 @@ hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 			ip->iota_collective_device_list =
 				tmp.iota_collective_device_list;
 		}
+	} else if (hlo_pspairs(l, &w->a, &tmp) && hlo_lxend(l)) {
+		ip->n_source_target_pairs = tmp.n_source_target_pairs;
+		ip->source_target_pairs = tmp.source_target_pairs;
+	}
+}
+
+/* the attributes the IR keeps in one of XLA's text forms */
+static void
+wrtext(Wr *w, Sub *s, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	Lx l = hlo_alx(w, a);
+	Xla__HloInstructionProto tmp;
+	Xla__PrecisionConfig pc;
+	uint32_t sh;
+
+	switch (a->key) {
+	case A_DIM_LABELS: {
+		Xla__ConvolutionDimensionNumbers *d = hlo_aalloc(&w->a,
+			sizeof *d);
+
+		xla__convolution_dimension_numbers__init(d);
+		if (a->v != HLO_ELIDED && hlo_pslabels(w->m->bytes + a->v,
+		    a->n, &w->a, d))
+			ip->convolution_dimension_numbers = d;
 		break;
 	}
-	case A_USE_GLOBAL_DEVICE_IDS:
-		ip->use_global_device_ids = a->v != 0;
-		break;
-	case A_CONSTRAIN_LAYOUT:
-		ip->constrain_layout = a->v != 0;
-		break;
-	case A_SOURCE_TARGET_PAIRS: {
-		Xla__HloInstructionProto tmp;
-
-		xla__hlo_instruction_proto__init(&tmp);
-		if (hlo_pspairs(&l, &w->a, &tmp) && hlo_lxend(&l)) {
-			ip->n_source_target_pairs = tmp.n_source_target_pairs;
-			ip->source_target_pairs = tmp.source_target_pairs;
+	case A_OPERAND_PRECISION:
+		xla__precision_config__init(&pc);
+		if (hlo_psprec(&l, &w->a, &pc) && hlo_lxend(&l)) {
+			hlo_subprec(w, s, ip)->n_operand_precision =
+				pc.n_operand_precision;
+			s->prec->operand_precision = pc.operand_precision;
 		}
 		break;
-	}
-	case A_IS_HOST_TRANSFER:
-		ip->is_host_transfer = a->v != 0;
+	case A_REPLICA_GROUPS:
+	case A_SOURCE_TARGET_PAIRS:
+		wrcollective(w, ip, a, &l);
 		break;
-	case A_INFEED_CONFIG:
-		ip->infeed_config = abin(w, a);
-		break;
-	case A_OUTFEED_CONFIG:
-		ip->outfeed_config = abin(w, a);
-		break;
-	case A_OUTFEED_SHAPE: {
-		uint32_t sh;
-
+	case A_OUTFEED_SHAPE:
 		if (hlo_psshape(&l, w->s, &sh, 0) && hlo_lxend(&l))
 			ip->outfeed_shape = hlo_wrshape(w, w->s, sh, 0);
-		break;
-	}
-	case A_CUSTOM_CALL_TARGET:
-		if ((str = aword(w, a)))
-			ip->custom_call_target = str;
-		break;
-	case A_CUSTOM_CALL_SIDE_EFFECT:
-		ip->custom_call_has_side_effect = a->v != 0;
 		break;
 	case A_OPERAND_LAYOUT_CONSTRAINTS:
 		wrshapes(w, ip, a);
 		break;
-	case A_OUTPUT_OPERAND_ALIASING: {
-		Xla__HloInstructionProto tmp;
-
+	case A_OUTPUT_OPERAND_ALIASING:
 		xla__hlo_instruction_proto__init(&tmp);
 		if (hlo_psalias(&l, &w->a, &tmp) && hlo_lxend(&l)) {
 			ip->n_output_operand_aliasing =
@@ -571,87 +408,14 @@ hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 				tmp.output_operand_aliasing;
 		}
 		break;
-	}
-	case A_CUSTOM_CALL_SCHEDULE:
-		if ((t = aenum(w, a, hlo_schedname, NELEM(hlo_schedname))) >= 0)
-			ip->custom_call_schedule = t;
-		break;
-	case A_API_VERSION:
-		if ((t = aenum(w, a, hlo_apiname, NELEM(hlo_apiname))) >= 0)
-			ip->custom_call_api_version = t;
-		break;
-	case A_LEFT_SIDE:
-		subtri(w, s, ip)->left_side = a->v != 0;
-		break;
-	case A_LOWER:
-		if (op == HOP_CHOLESKY) {
-			Xla__CholeskyOptions *c = hlo_aalloc(&w->a, sizeof *c);
-
-			xla__cholesky_options__init(c);
-			c->lower = a->v != 0;
-			ip->cholesky_options = c;
-		} else {
-			subtri(w, s, ip)->lower = a->v != 0;
-		}
-		break;
-	case A_UNIT_DIAGONAL:
-		subtri(w, s, ip)->unit_diagonal = a->v != 0;
-		break;
-	case A_TRANSPOSE_A:
-		if ((t = aenum(w, a, hlo_transname, NELEM(hlo_transname))) >= 0)
-			subtri(w, s, ip)->transpose_a = t;
-		break;
-	case A_DELTA:
-		ip->delta = a->v;
-		break;
-	case A_PARAMETER_REPLICATION: {
-		Vec v = {0};
-		Xla__ParameterReplication *pr;
-		size_t i;
-
-		if (!hlo_lxc(&l, '{'))
-			break;
-		if (!hlo_lxc(&l, '}')) {
-			do {
-				if (hlo_lxkw(&l, "true"))
-					hlo_vpush(&v, 1);
-				else if (hlo_lxkw(&l, "false"))
-					hlo_vpush(&v, 0);
-				else
-					break;
-			} while (hlo_lxc(&l, ','));
-			if (!hlo_lxc(&l, '}')) {
-				free(v.v);
-				break;
-			}
-		}
-		if (hlo_lxend(&l)) {
-			pr = hlo_aalloc(&w->a, sizeof *pr);
-			xla__parameter_replication__init(pr);
-			pr->n_replicated_at_leaf_buffers = v.n;
-			pr->replicated_at_leaf_buffers = hlo_abools(&w->a, v.n);
-			for (i = 0; i < v.n; i++)
-				pr->replicated_at_leaf_buffers[i] = v.v[i];
-			ip->parameter_replication = pr;
-		}
-		free(v.v);
-		break;
-	}
-	case A_ASYNC_THREAD:
-		if ((str = aword(w, a)))
-			ip->async_execution_thread = str;
-		break;
-	case A_IS_COMPOSITE:
-		ip->is_composite = a->v != 0;
-		break;
-	case A_OTHER:
-		wrother(w, ip, a);
+	case A_PARAMETER_REPLICATION:
+		wrreplication(w, ip, &l);
 		break;
 	case A_SHARDING: {
-		Xla__OpSharding *sh = wrsharding(w, &l);
+		Xla__OpSharding *sp = wrsharding(w, &l);
 
-		if (sh && hlo_lxend(&l))
-			ip->sharding = sh;
+		if (sp && hlo_lxend(&l))
+			ip->sharding = sp;
 		break;
 	}
 	case A_FRONTEND_ATTRIBUTES: {
@@ -665,15 +429,78 @@ hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
 		Xla__OpMetadata *md = hlo_aalloc(&w->a, sizeof *md);
 
 		xla__op_metadata__init(md);
-		if (hlo_lxc(&l, '{') && hlo_psmeta(&l, &w->a, md) && hlo_lxend(&l))
+		if (hlo_lxc(&l, '{') && hlo_psmeta(&l, &w->a, md) &&
+		    hlo_lxend(&l))
 			ip->metadata = md;
 		break;
 	}
-	case A_BACKEND_CONFIG:
-		ip->backend_config = abin(w, a);
-		break;
 	default:
 		break;	/* result_accuracy, statistics, origin: extension */
+	}
+}
+
+/* attribute a of an instruction (opcode op) into ip's fields; those
+ * that map one to one to a field go through attrs.def's field column */
+void
+hlo_wrattr(Wr *w, Sub *s, Xla__HloInstructionProto *ip, int op,
+	const HloAttr *a)
+{
+	char *str, *end;
+	int t;
+	float f;
+
+	if (hlo_wrfield(w, &ip->base, a, NULL))
+		return;
+	switch (a->key) {
+	case A_SLICE:
+	case A_PADDING:
+		wrpadslice(w, ip, a);
+		break;
+	case A_IOTA_DIM:
+		ip->n_dimensions = 1;
+		ip->dimensions = hlo_adupvec(&w->a, &a->v, 1);
+		break;
+	case A_WINDOW:
+		wrwindow(w, ip, a);
+		break;
+	case A_LHS_BATCH: case A_LHS_CONTRACT: case A_RHS_BATCH:
+	case A_RHS_CONTRACT: case A_LHS_RAGGED: case A_RHS_GROUP:
+		wrdot(w, s, ip, op, a);
+		break;
+	case A_ALGORITHM:
+		if (op == HOP_RNGBITGEN) {
+			if ((t = aenum(w, a, hlo_rngalgname,
+			    NELEM(hlo_rngalgname))) >= 0)
+				ip->rng_algorithm = t;
+		} else if ((t = aenum(w, a, hlo_algname,
+		    NELEM(hlo_algname))) > 0) {
+			hlo_subprec(w, s, ip)->algorithm = t;
+		}
+		break;
+	case A_INDEX_VECTOR_DIM:
+		hlo_wrfield(w, &ip->base, a, op == HOP_SCATTER ?
+			"scatter_dimension_numbers.index_vector_dim" :
+			"gather_dimension_numbers.index_vector_dim");
+		break;
+	case A_LOWER:
+		hlo_wrfield(w, &ip->base, a, op == HOP_CHOLESKY ?
+			"cholesky_options.lower" :
+			"triangular_solve_options.lower");
+		break;
+	case A_EPSILON:
+		if ((str = hlo_aword(w, a))) {
+			errno = 0;
+			f = strtof(str, &end);
+			if (end != str && !*end)
+				ip->epsilon = f;
+		}
+		break;
+	case A_OTHER:
+		wrother(w, ip, a);
+		break;
+	default:
+		wrtext(w, s, ip, a);
+		break;
 	}
 }
 #undef SETINTS

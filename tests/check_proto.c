@@ -813,7 +813,7 @@ END_TEST
  * before users, callees before callers, entry and roots set, a program
  * shape on every computation */
 
-#include "hlo.pb-c.h"
+#include "proto.h"
 
 typedef struct {
 	int64_t id;
@@ -1056,6 +1056,147 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* attrs.def's proto field column: every field exists in
+ * xla.HloInstructionProto with a type that suits the attribute's kind,
+ * and the writer fills those fields itself (no private extension) */
+
+static const char fieldsrc[] =
+	"HloModule m\n\nENTRY e {\n"
+	"  p0 = f32[4]{0} parameter(0)\n"
+	"  a = f32[] parameter(1)\n"
+	"  b = f32[] parameter(2)\n"
+	"  m4 = f32[4,4]{1,0} parameter(3)\n"
+	"  i = s32[2,1]{1,0} parameter(4)\n"
+	"  t = (f32[2]{0}, s32[2]{0}) topk(p0), k=2, largest=true\n"
+	"  r = f32[4]{0} rng(a, b), distribution=rng_normal\n"
+	"  x = f32[4,4]{1,0} triangular-solve(m4, m4), left_side=true, "
+	"lower=true, transpose_a=TRANSPOSE\n"
+	"  c = f32[4,4]{1,0} cholesky(m4), lower=true\n"
+	"  g = f32[2,4]{1,0} gather(m4, i), offset_dims={1}, "
+	"collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+	"slice_sizes={1,4}, indices_are_sorted=true\n"
+	"  cc = f32[4]{0} custom-call(p0), custom_call_target=\"foo\", "
+	"custom_call_has_side_effect=true, schedule=SCHEDULE_LATEST, "
+	"api_version=API_VERSION_TYPED_FFI, backend_config=\"cfg\"\n"
+	"  ROOT o = ((f32[2]{0}, s32[2]{0})) tuple(t)\n}\n";
+
+static int
+kindfits(int kind, const ProtobufCFieldDescriptor *fd)
+{
+	int rep = fd->label == PROTOBUF_C_LABEL_REPEATED;
+
+	switch (kind) {
+	case K_INT:
+		return !rep && (fd->type == PROTOBUF_C_TYPE_INT64 ||
+			fd->type == PROTOBUF_C_TYPE_INT32);
+	case K_BOOL:
+		return !rep && fd->type == PROTOBUF_C_TYPE_BOOL;
+	case K_INTS:
+		return rep && fd->type == PROTOBUF_C_TYPE_INT64;
+	case K_WORD:
+	case K_STR:
+		return !rep && (fd->type == PROTOBUF_C_TYPE_STRING ||
+			fd->type == PROTOBUF_C_TYPE_BYTES ||
+			fd->type == PROTOBUF_C_TYPE_ENUM);
+	default:
+		return 0;
+	}
+}
+
+static const Xla__HloInstructionProto *
+findip(const Xla__HloComputationProto *pc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pc->n_instructions; i++)
+		if (!strcmp(pc->instructions[i]->name, name))
+			return pc->instructions[i];
+	ck_abort_msg("no instruction %s", name);
+	return NULL;
+}
+
+START_TEST(field_column)
+{
+	const ProtobufCFieldDescriptor *fd, *sub;
+	const Xla__HloInstructionProto *ip;
+	const Xla__HloComputationProto *pc;
+	static const char *const plain[] = {"t", "r", "x", "c", "g", "cc"};
+	Xla__HloModuleProto *mp;
+	HloModule *m, *r;
+	HloBuf p = {0}, a = {0}, b = {0};
+	HloError e;
+	int k, nfields = 0;
+	size_t i;
+
+	for (k = 0; k < A_COUNT; k++) {
+		if (!*hlo_attr_path(k))
+			continue;
+		fd = hlo_pbfield(&xla__hlo_instruction_proto__descriptor,
+			hlo_attr_path(k), &sub);
+		ck_assert_msg(fd, "%s: no field %s", hlo_attrinfo[k].key,
+			hlo_attr_path(k));
+		ck_assert_msg(kindfits(hlo_attrinfo[k].kind, fd), "%s: field %s "
+			"does not fit its kind", hlo_attrinfo[k].key,
+			hlo_attr_path(k));
+		nfields++;
+	}
+	ck_assert_int_ge(nfields, 40);
+	ck_assert_ptr_null(hlo_pbfield(&xla__hlo_instruction_proto__descriptor,
+		"gather_dimension_numbers.no_such_field", &sub));
+
+	ck_assert_int_eq(hlo_parse_text(fieldsrc, strlen(fieldsrc), "f.hlo",
+		&m, &e), 0);
+	ck_assert_int_eq(hlo_write_proto(m, &p, &e), 0);
+	mp = xla__hlo_module_proto__unpack(NULL, p.len, (uint8_t *)p.buf);
+	ck_assert_ptr_nonnull(mp);
+	pc = mp->computations[0];
+	ip = findip(pc, "t");
+	ck_assert(ip->k == 2 && ip->largest);
+	ck_assert_int_eq(findip(pc, "r")->distribution,
+		XLA__RANDOM_DISTRIBUTION__RNG_NORMAL);
+	ip = findip(pc, "x");
+	ck_assert(ip->triangular_solve_options &&
+		ip->triangular_solve_options->left_side &&
+		ip->triangular_solve_options->lower &&
+		!ip->triangular_solve_options->unit_diagonal);
+	ck_assert_int_eq(ip->triangular_solve_options->transpose_a,
+		XLA__TRIANGULAR_SOLVE_OPTIONS__TRANSPOSE__TRANSPOSE);
+	ip = findip(pc, "c");
+	ck_assert(ip->cholesky_options && ip->cholesky_options->lower);
+	ip = findip(pc, "g");
+	ck_assert(ip->gather_dimension_numbers &&
+		ip->gather_dimension_numbers->index_vector_dim == 1 &&
+		ip->gather_dimension_numbers->n_offset_dims == 1 &&
+		ip->gather_dimension_numbers->offset_dims[0] == 1);
+	ck_assert(ip->n_gather_slice_sizes == 2 &&
+		ip->gather_slice_sizes[1] == 4 && ip->indices_are_sorted);
+	ip = findip(pc, "cc");
+	ck_assert_str_eq(ip->custom_call_target, "foo");
+	ck_assert(ip->custom_call_has_side_effect);
+	ck_assert_int_eq(ip->custom_call_schedule,
+		XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_LATEST);
+	ck_assert_int_eq(ip->custom_call_api_version,
+		XLA__CUSTOM_CALL_API_VERSION__API_VERSION_TYPED_FFI);
+	ck_assert(ip->backend_config.len == 3 &&
+		!memcmp(ip->backend_config.data, "cfg", 3));
+	/* the fields carry it all: no private extension on these */
+	for (i = 0; i < sizeof plain / sizeof plain[0]; i++)
+		ck_assert_msg(findip(pc, plain[i])->base.n_unknown_fields == 0,
+			"%s has an extension", plain[i]);
+	xla__hlo_module_proto__free_unpacked(mp, NULL);
+	/* and they come back as they were */
+	ck_assert_int_eq(hlo_read_proto(p.buf, p.len, "f.pb", &r, &e), 0);
+	hlo_print_module(m, &a);
+	hlo_print_module(r, &b);
+	ck_assert_str_eq(a.buf, b.buf);
+	hlo_module_free(m);
+	hlo_module_free(r);
+	hlo_buf_free(&p);
+	hlo_buf_free(&a);
+	hlo_buf_free(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1073,6 +1214,7 @@ main(void)
 	tcase_add_test(tc, ids_consistent);
 	tcase_add_test(tc, protoc_decode);
 	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, field_column);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tcc, corpus_protos);
 	tcase_add_test(tcc, text_roundtrip);
