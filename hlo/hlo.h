@@ -221,6 +221,13 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 int hlo_err(HloError *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int hlo_err_file(HloError *e, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+				/* "FILE: error: MSG"; returns -1 */
+int hlo_err_at(HloError *e, const char *file, unsigned line, unsigned col,
+	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+				/* "FILE:LINE:COL: error: MSG" (a 0 line or
+				 * col left out); returns -1 */
 int hlo_read_file(const char *path, char **data, size_t *len, HloError *e);
 int hlo_write_file(const char *path, const void *data, size_t len,
 	HloError *e);		/* "-" is stdout; else a temporary file in the

@@ -135,8 +135,7 @@ fail(P *p, const char *at, const char *fmt, ...)
 			line++;
 			ls = q + 1;
 		}
-	hlo_err(p->e, "%s:%u:%u: error: %s", p->fname, line,
-		(unsigned)(at - ls) + 1, msg);
+	hlo_err_at(p->e, p->fname, line, (unsigned)(at - ls) + 1, "%s", msg);
 	longjmp(p->jb, 1);
 }
 

@@ -109,6 +109,53 @@ hlo_err(HloError *e, const char *fmt, ...)
 	return -1;
 }
 
+/* the fixed formats of hlopt's messages about a place in a file:
+ * "FILE: error: MSG", "FILE:LINE: error: MSG", "FILE:LINE:COL: error: MSG"
+ * (line and col 0 are left out) */
+static int
+verr_at(HloError *e, const char *file, unsigned line, unsigned col,
+	const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!e)
+		return -1;
+	if (line && col)
+		n = snprintf(e->msg, sizeof e->msg, "%s:%u:%u: error: ", file,
+			line, col);
+	else if (line)
+		n = snprintf(e->msg, sizeof e->msg, "%s:%u: error: ", file,
+			line);
+	else
+		n = snprintf(e->msg, sizeof e->msg, "%s: error: ", file);
+	if (n >= 0 && (size_t)n < sizeof e->msg)
+		vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
+	return -1;
+}
+
+int
+hlo_err_at(HloError *e, const char *file, unsigned line, unsigned col,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr_at(e, file, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+hlo_err_file(HloError *e, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr_at(e, file, 0, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 /* reads a whole file ("-": stdin) into a NUL-terminated buffer */
 int
 hlo_read_file(const char *path, char **data, size_t *len, HloError *e)
@@ -122,10 +169,10 @@ hlo_read_file(const char *path, char **data, size_t *len, HloError *e)
 		f = stdin;
 	} else {
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return hlo_err(e, "%s: error: is a directory", path);
+			return hlo_err_file(e, path, "is a directory");
 		f = fopen(path, "rb");
 		if (!f)
-			return hlo_err(e, "%s: error: cannot open: %s", path,
+			return hlo_err_file(e, path, "cannot open: %s",
 				strerror(errno));
 	}
 	for (;;) {
@@ -144,7 +191,7 @@ hlo_read_file(const char *path, char **data, size_t *len, HloError *e)
 		free(buf);
 		if (f != stdin)
 			fclose(f);
-		return hlo_err(e, "%s: error: read failed: %s", path,
+		return hlo_err_file(e, path, "read failed: %s",
 			strerror(err));
 	}
 	if (f != stdin)
@@ -168,7 +215,7 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 
 	if (strcmp(path, "-") == 0) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
-			return hlo_err(e, "<stdout>: error: write failed: %s",
+			return hlo_err_file(e, "<stdout>", "write failed: %s",
 				strerror(errno));
 		return 0;
 	}
@@ -176,19 +223,19 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 		/* a device or pipe (/dev/null, /dev/full): write in place;
 		 * renaming over it would replace the node */
 		if (S_ISDIR(st.st_mode))
-			return hlo_err(e, "%s: error: is a directory", path);
+			return hlo_err_file(e, path, "is a directory");
 		f = fopen(path, "wb");
 		if (!f)
-			return hlo_err(e, "%s: error: cannot open: %s", path,
+			return hlo_err_file(e, path, "cannot open: %s",
 				strerror(errno));
 		if (fwrite(data, 1, len, f) != len || fflush(f)) {
 			err = errno;
 			fclose(f);
-			return hlo_err(e, "%s: error: write failed: %s", path,
+			return hlo_err_file(e, path, "write failed: %s",
 				strerror(err ? err : EIO));
 		}
 		if (fclose(f))
-			return hlo_err(e, "%s: error: write failed: %s", path,
+			return hlo_err_file(e, path, "write failed: %s",
 				strerror(errno));
 		return 0;
 	}
@@ -200,7 +247,7 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 	if (fd < 0) {
 		err = errno;
 		free(tmp);
-		return hlo_err(e, "%s: error: cannot create: %s", path,
+		return hlo_err_file(e, path, "cannot create: %s",
 			strerror(err));
 	}
 	f = fdopen(fd, "wb");
@@ -212,7 +259,7 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 			close(fd);
 		unlink(tmp);
 		free(tmp);
-		return hlo_err(e, "%s: error: write failed: %s", path,
+		return hlo_err_file(e, path, "write failed: %s",
 			strerror(err ? err : EIO));
 	}
 	{
@@ -225,7 +272,7 @@ hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
 		err = errno;
 		unlink(tmp);
 		free(tmp);
-		return hlo_err(e, "%s: error: write failed: %s", path,
+		return hlo_err_file(e, path, "write failed: %s",
 			strerror(err));
 	}
 	free(tmp);

@@ -194,7 +194,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 	}
 	pass_reset(ctx);
 	if (n < 0) {
-		r = hlo_err(&ctx->err, "the call graph has a cycle");
+		r = pass_err_cycle(ctx, m, HLO_NONE);
 		goto out;
 	}
 	pass_edit_init(&ed, m, ctx, fx, ncomps);

@@ -161,7 +161,7 @@ pass_comp_dedup(HloModule *m, PassCtx *ctx)
 
 	order = pass_alloc(ctx, (n + 1) * sizeof *order);
 	if ((cnt = pass_comp_post_order(m, order)) < 0)
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	rep = pass_alloc(ctx, (n + 1) * sizeof *rep);
 	can = pass_zalloc(ctx, n + 1, sizeof *can);
 	for (c = 0; c < n; c++)

@@ -710,10 +710,7 @@ pass_cond_simplifier(HloModule *m, PassCtx *ctx)
 	changed = n ? simplify_all(&s, where, n) : 0;
 	if (changed >= 0 && n)
 		changed |= unused_operands(&s, names, n);
-	for (c = 0; c < m->ncomps && changed > 0; c++)
-		if (s.touched[c] && hlo_comp_compact(m, c) < 0)
-			changed = hlo_err(&ctx->err, "computation %s has a "
-				"cycle", hlo_cstr(m, m->comps[c].name));
+	changed = pass_compact_touched(m, ctx, s.touched, changed);
 	free(where);
 	free(names);
 	free(s.fx);

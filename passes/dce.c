@@ -185,7 +185,7 @@ pass_dce_module(HloModule *m, PassCtx *ctx)
 	order = pass_alloc(ctx, (m->ncomps + 1) * sizeof *order);
 	n = hlo_comp_order(m, order);
 	if (n < 0)
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	for (i = n; i-- > 0;) {
 		dead = dce_comp(m, order[i], fx, ctx);
 		if (!dead)

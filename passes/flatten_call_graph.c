@@ -54,7 +54,7 @@ pass_flatten_call_graph(HloModule *m, PassCtx *ctx)
 	n = pass_comp_post_order(m, order);
 	if (n < 0) {
 		free(order);
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
 	pass_callers(m, &cg, ctx);
 	pass_fresh_names(m);

@@ -144,6 +144,14 @@ uint32_t pass_post_order(const HloModule *m, uint32_t c, uint32_t *order,
 /* xla's HloModule::MakeComputationPostOrder over all computations:
  * callees before callers; returns the count, -1 on a call cycle */
 int pass_comp_post_order(const HloModule *m, uint32_t *order);
+int pass_err_cycle(PassCtx *ctx, const HloModule *m, uint32_t c);
+				/* "the call graph has a cycle" (c is
+				 * HLO_NONE) or "computation C has a
+				 * cycle" in ctx->err; returns -1 */
+int pass_compact_touched(HloModule *m, PassCtx *ctx, const uint8_t *touched,
+	int changed);		/* hlo_comp_compact of every computation
+				 * touched[c] marks while changed > 0;
+				 * returns changed, -1 on a cycle */
 
 /* frontend_attributes={k="v",...}: the value of key, NULL if absent */
 const char *pass_frontend_attr(const HloModule *m, const HloInstr *in,

@@ -222,6 +222,31 @@ pass_comp_post_order(const HloModule *m, uint32_t *order)
 	return hlo_comp_order_all(m, order);
 }
 
+/* the error of a cycle: in the call graph (c is HLO_NONE) or in
+ * computation c; returns -1 */
+int
+pass_err_cycle(PassCtx *ctx, const HloModule *m, uint32_t c)
+{
+	if (c == HLO_NONE)
+		return hlo_err(&ctx->err, "the call graph has a cycle");
+	return hlo_err(&ctx->err, "computation %s has a cycle",
+		hlo_cstr(m, m->comps[c].name));
+}
+
+/* compacts every computation marked in touched (sized m->ncomps); -1 on a
+ * cycle, else changed */
+int
+pass_compact_touched(HloModule *m, PassCtx *ctx, const uint8_t *touched,
+	int changed)
+{
+	uint32_t c;
+
+	for (c = 0; c < m->ncomps && changed > 0; c++)
+		if (touched[c] && hlo_comp_compact(m, c) < 0)
+			changed = pass_err_cycle(ctx, m, c);
+	return changed;
+}
+
 /* attributes */
 
 /* finds key in a {k="v", k2=v2} list; the value is returned without its

@@ -67,7 +67,7 @@ pass_simplify_fp_conv(HloModule *m, PassCtx *ctx)
 	if (nc < 0) {
 		free(fx);
 		free(corder);
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
 	v.fx = fx;
 	v.nfx = m->ncomps;

@@ -182,7 +182,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 	n = pass_comp_post_order(m, order);
 	if (n < 0) {
 		free(order);
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
 	pass_callers(m, &cg, ctx);
 	s.ncallers = xcalloc(m->ncomps + 1, sizeof *s.ncallers);
@@ -216,8 +216,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 	}
 	for (c = 0; c < m->ncomps && changed; c++)
 		if (s.touched[c] && hlo_comp_compact(m, c) < 0) {
-			changed = hlo_err(&ctx->err, "computation %s has a "
-				"cycle", hlo_cstr(m, m->comps[c].name));
+			changed = pass_err_cycle(ctx, m, c);
 			break;
 		}
 	free(order);

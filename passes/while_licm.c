@@ -394,7 +394,7 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 	n = pass_comp_post_order(m, order);
 	if (n < 0) {
 		free(order);
-		return hlo_err(&ctx->err, "the call graph has a cycle");
+		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
 	grow(&s);
 	memcpy(s.fx, pass_comp_effects(m, ctx), m->ncomps);
@@ -423,10 +423,7 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 		changed |= r;
 		pass_reset(ctx);
 	}
-	for (c = 0; c < m->ncomps && changed > 0; c++)
-		if (s.touched[c] && hlo_comp_compact(m, c) < 0)
-			changed = hlo_err(&ctx->err, "computation %s has a "
-				"cycle", hlo_cstr(m, m->comps[c].name));
+	changed = pass_compact_touched(m, ctx, s.touched, changed);
 	if (changed > 0 && (pass_dce_module(m, ctx) < 0 ||
 	    pass_tuple_simplifier(m, ctx) < 0))
 		changed = -1;

@@ -1290,10 +1290,7 @@ pass_while_simplifier(HloModule *m, PassCtx *ctx)
 		changed |= r;
 		pass_reset(ctx);
 	}
-	for (c = 0; c < m->ncomps && changed > 0; c++)
-		if (s.touched[c] && hlo_comp_compact(m, c) < 0)
-			changed = hlo_err(&ctx->err, "computation %s has a "
-				"cycle", hlo_cstr(m, m->comps[c].name));
+	changed = pass_compact_touched(m, ctx, s.touched, changed);
 	if (changed > 0 && pass_dce_module(m, ctx) < 0)
 		changed = -1;
 	free(wl);
