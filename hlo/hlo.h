@@ -416,6 +416,9 @@ int hlo_infer_shape(HloModule *m, uint32_t c, uint32_t i, uint32_t *shape,
 				 * bitcast, ...) the instruction's own. checks
 				 * this instruction's ids only: the rest of
 				 * the module must be valid */
+int hlo_infer_compatible(const HloModule *m, uint32_t a, uint32_t b);
+				/* xla's ShapeUtil::Compatible: equal but for
+				 * layout and which dimensions are dynamic */
 #define HLO_CONV_MAXSP 10
 typedef struct {
 	int nsp;		/* spatial dimension count: rank - 2 */

@@ -788,7 +788,7 @@ inf_binary(V *v, const HloInstr *in, uint32_t *out)
 	const HloShape *x, *y;
 	int t;
 
-	if (samearrays(v, in, 0, 1, 0))
+	if (samearrays(v, in, 0, 1, IGN_FP))
 		return -1;
 	x = opsh(v, in, 0);
 	y = opsh(v, in, 1);
@@ -840,7 +840,8 @@ inf_clamp(V *v, const HloInstr *in, uint32_t *out)
 	for (k = 0; k < 3; k += 2) {
 		const HloShape *b = opsh(v, in, k);
 
-		if (b->type != x->type || (b->rank && !samedims(v, b, x)))
+		if (!sametype(b->type, x->type, IGN_FP) ||
+		    (b->rank && !samedims(v, b, x)))
 			return bad(v, "clamp bound %s does not fit operand %s",
 				shs(v, opshid(v, in, k), &p),
 				shs(v, opshid(v, in, 1), &q));
@@ -855,7 +856,7 @@ inf_select(V *v, const HloInstr *in, uint32_t *out)
 	const HloShape *p, *x, *y;
 	Str a, b;
 
-	if (wantarr(v, in, 0) || samearrays(v, in, 1, 2, 0))
+	if (wantarr(v, in, 0) || samearrays(v, in, 1, 2, IGN_FP))
 		return -1;
 	p = opsh(v, in, 0);
 	x = opsh(v, in, 1);
@@ -1151,7 +1152,7 @@ inf_dus(V *v, const HloInstr *in, uint32_t *out)
 	u = opsh(v, in, 1);
 	if (startindices(v, in, 2, x->rank))
 		return -1;
-	if (u->rank != x->rank || u->type != x->type)
+	if (u->rank != x->rank || !sametype(u->type, x->type, IGN_FP))
 		return bad(v, "update does not fit the operand");
 	dyn = x->dynmask;
 	for (k = 0; k < x->rank; k++) {
@@ -1189,7 +1190,7 @@ inf_concat(V *v, const HloInstr *in, uint32_t *out)
 	dyn = x->dynmask;
 	for (k = 1; k < in->nops; k++) {
 		y = opsh(v, in, k);
-		if (y->rank != x->rank || y->type != x->type)
+		if (y->rank != x->rank || !sametype(y->type, x->type, IGN_FP))
 			return bad(v, "operand %u differs in rank or type", k);
 		for (j = 0; j < x->rank; j++)
 			if (j != dim && DIMS(v, y)[j] != d[j])
@@ -1218,7 +1219,7 @@ inf_pad(V *v, const HloInstr *in, uint32_t *out)
 		return -1;
 	x = opsh(v, in, 0);
 	pv = opsh(v, in, 1);
-	if (pv->rank || pv->type != x->type)
+	if (pv->rank || !sametype(pv->type, x->type, IGN_FP))
 		return bad(v, "padding value is not a scalar of the operand's "
 			"type");
 	p = aints(v, in, A_PADDING, &n);
@@ -1598,11 +1599,11 @@ inf_conv(V *v, const HloInstr *in, uint32_t *out)
 /* xla's VerifyReducerShape: computation c takes n accumulators and n
  * inputs and returns n scalar accumulators; init[k] is the type of init
  * value k, in[k] that of input k; the accumulator types come back in
- * res[]. Floating point precisions may differ, except that with strict
- * (reduce, reduce-window) the parameters take the operands' exact types */
+ * res[]. Floating point precisions may differ (xla's verifier checks
+ * exact types only without allow_mixed_precision) */
 static int
 reducer(V *v, uint32_t c, uint32_t n, const int *init, const int *inp,
-	int strict, int *res)
+	int *res)
 {
 	const HloShape *rs = SH(v, rootsh(v, c)), *e;
 	uint32_t k, s;
@@ -1630,9 +1631,6 @@ reducer(V *v, uint32_t c, uint32_t n, const int *init, const int *inp,
 				"%u is %s", cname(v, c),
 				hlo_typeinfo[e->type].name, k,
 				hlo_typeinfo[init[k]].name);
-		if (strict && (wantscalarparam(v, c, k, inp[k], 0) ||
-		    wantscalarparam(v, c, n + k, init[k], 0)))
-			return -1;
 	}
 	return 0;
 }
@@ -1693,7 +1691,7 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 	tinit = tin + n;
 	res = tinit + n;
 	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res))
+	    reducer(v, called(v, in, 0), n, tinit, tin, res))
 		return -1;
 	x = opsh(v, in, 0);
 	p = aints(v, in, A_DIMENSIONS, &np);
@@ -1742,7 +1740,7 @@ inf_reducewindow(V *v, const HloInstr *in, uint32_t *out)
 	res = tinit + n;
 	x = opsh(v, in, 0);
 	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, called(v, in, 0), n, tinit, tin, 1, res) ||
+	    reducer(v, called(v, in, 0), n, tinit, tin, res) ||
 	    windowdims(v, in, x, d))
 		return -1;
 	*out = lresults(v, n, tinit, x->rank, d, x->dynmask,
@@ -1774,7 +1772,7 @@ inf_selectandscatter(V *v, const HloInstr *in, uint32_t *out)
 		return bad(v, "init value is not a scalar");
 	tinit = init->type;
 	tsrc = src->type;
-	if (reducer(v, called(v, in, 1), 1, &tinit, &tsrc, 0, &res) ||
+	if (reducer(v, called(v, in, 1), 1, &tinit, &tsrc, &res) ||
 	    windowdims(v, in, x, d))
 		return -1;
 	if (src->rank != x->rank || (x->rank &&
@@ -1840,7 +1838,7 @@ inf_map(V *v, const HloInstr *in, uint32_t *out)
 	if (wantparams(v, c, in->nops))
 		return -1;
 	for (k = 0; k < in->nops; k++)
-		if (wantscalarparam(v, c, k, opsh(v, in, k)->type, 0))
+		if (wantscalarparam(v, c, k, opsh(v, in, k)->type, IGN_FP))
 			return -1;
 	r = SH(v, rootsh(v, c));
 	if (!isscalar(r))
@@ -2055,7 +2053,7 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 		tinit[k] = opsh(v, in, k)->type;
 		tin[k] = opsh(v, in, n + 1 + k)->type;
 	}
-	if (reducer(v, called(v, in, 0), n, tinit, tin, 0, rt))
+	if (reducer(v, called(v, in, 0), n, tinit, tin, rt))
 		return -1;
 	if (n == 1)
 		return *out = lref(v, opshid(v, in, 0)), 0;
@@ -2072,7 +2070,6 @@ static int
 inf_while(V *v, const HloInstr *in, uint32_t *out)
 {
 	uint32_t body, cond, s = opshid(v, in, 0);
-	Str a, b;
 
 	if (wantcalled(v, in, 2))
 		return -1;
@@ -2082,10 +2079,8 @@ inf_while(V *v, const HloInstr *in, uint32_t *out)
 	    wantparam(v, body, 0, s, 0) || wantparam(v, cond, 0, s, 0) ||
 	    wantpredroot(v, cond))
 		return -1;
-	if (!seq(v->m, rootsh(v, body), s, IGN_DYN, 0))
-		return bad(v, "body %s returns %s, the loop state is %s",
-			cname(v, body), shs(v, rootsh(v, body), &a),
-			shs(v, s, &b));
+	/* as xla's HandleWhile: the while has its body's result shape,
+	 * which need not be the loop state's */
 	*out = lref(v, rootsh(v, body));
 	return 0;
 }
@@ -2595,7 +2590,7 @@ inf_rng(V *v, const HloInstr *in, uint32_t *out)
 	if (in->nops == 3 && !isarr(opsh(v, in, 2)))
 		return bad(v, "the shape operand is not an array");
 	if (a->rank || b->rank || a->type != b->type || !isarr(s) ||
-	    s->type != a->type)
+	    !sametype(s->type, a->type, IGN_FP))
 		return bad(v, "rng bounds must be scalars of the result type");
 	if (aword(v, in, A_DISTRIBUTION, "rng_normal") && !isfloat(a->type))
 		return badtype(v, "a floating point type", a->type);
@@ -2913,6 +2908,25 @@ infer(V *v, const HloInstr *in, uint32_t *out)
 	return fam_other(v, in, out);
 }
 
+/* xla's HloVerifier::CheckShape as xla's run_hlo_module and tests
+ * configure it (layout-insensitive, allow_mixed_precision): shapes compare
+ * ignoring layout and dynamic dimensions, and but for these opcodes,
+ * which reinterpret or pass data through, floating point precision */
+static int
+exactshape(int op)
+{
+	switch (op) {
+	case HOP_BITCAST: case HOP_CALL: case HOP_CONDITIONAL:
+	case HOP_CONSTANT: case HOP_COPYDONE: case HOP_COPYSTART:
+	case HOP_CUSTOMCALL: case HOP_GTE: case HOP_INFEED: case HOP_OUTFEED:
+	case HOP_OPTBARRIER: case HOP_PARAMETER: case HOP_RECV:
+	case HOP_RECVDONE: case HOP_SEND: case HOP_SENDDONE: case HOP_TUPLE:
+	case HOP_WHILE: case HOP_DYNUPDSLICE:
+		return 1;
+	}
+	return 0;
+}
+
 /* the inferred shape against the instruction's own */
 int
 hlo_infer_check(V *v, const HloInstr *in)
@@ -2922,13 +2936,20 @@ hlo_infer_check(V *v, const HloInstr *in)
 
 	if (infer(v, in, &x))
 		return -1;
-	if (leq(v, x, in->shape, 0))
+	if (leq(v, x, in->shape, exactshape(in->op) ? IGN_DYN :
+	    IGN_DYN | IGN_FP))
 		return 0;
 	a.n = 0;
 	a.b[0] = 0;
 	plnode(v, x, &a);
 	return bad(v, "shape %s but operands give %s", shs(v, in->shape, &b),
 		a.b);
+}
+
+int
+hlo_infer_compatible(const HloModule *m, uint32_t a, uint32_t b)
+{
+	return seq(m, a, b, IGN_DYN, 0);
 }
 
 void

@@ -197,7 +197,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 			continue;
 		for (i = 0; i < m->comps[c].nins; i++) {
 			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
-			    m->comps[c].ins[i].op != HOP_WHILE)
+			    !wu_while_regular(m, c, i))
 				continue;
 			if (nw == capw) {
 				capw *= 2;

@@ -407,7 +407,7 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 		c = order[k];
 		for (i = 0; i < m->comps[c].nins; i++) {
 			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
-			    m->comps[c].ins[i].op != HOP_WHILE)
+			    !wu_while_regular(m, c, i))
 				continue;
 			if (nw == capw) {
 				capw *= 2;

@@ -1270,8 +1270,7 @@ pass_while_simplifier(HloModule *m, PassCtx *ctx)
 		for (i = 0; i < m->comps[c].nins; i++) {
 			const HloInstr *in = &m->comps[c].ins[i];
 
-			if ((in->flags & HI_DEAD) || in->op != HOP_WHILE ||
-			    in->nops != 1 || in->ncalled != 2)
+			if ((in->flags & HI_DEAD) || !wu_while_regular(m, c, i))
 				continue;
 			if (nw == capw) {
 				capw *= 2;

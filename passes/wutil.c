@@ -239,6 +239,21 @@ wu_while_dce_disabled(const HloModule *m, const HloInstr *in)
 		wu_frontend_true(m, in, "xla.preserve_tuple_indices"));
 }
 
+int
+wu_while_regular(const HloModule *m, uint32_t c, uint32_t i)
+{
+	const HloInstr *in = &m->comps[c].ins[i];
+	const HloComp *b;
+	uint32_t s;
+
+	if (in->op != HOP_WHILE || in->nops != 1 || in->ncalled != 2)
+		return 0;
+	b = &m->comps[m->ids[in->called]];
+	s = b->ins[b->root].shape;
+	return hlo_infer_compatible(m, s, in->shape) &&
+		hlo_infer_compatible(m, s, m->comps[c].ins[m->ids[in->ops]].shape);
+}
+
 int64_t
 wu_elems(const HloModule *m, uint32_t shape)
 {
@@ -742,7 +757,8 @@ loop_parts(const HloModule *m, uint32_t c, uint32_t w, uint32_t *body,
 	*cond = m->ids[in->called + 1];
 	if (*body >= m->ncomps || *cond >= m->ncomps ||
 	    m->comps[*body].root >= m->comps[*body].nins ||
-	    m->comps[*cond].root >= m->comps[*cond].nins)
+	    m->comps[*cond].root >= m->comps[*cond].nins ||
+	    !wu_while_regular(m, c, w))
 		return -1;
 	return 0;
 }

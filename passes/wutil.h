@@ -50,6 +50,10 @@ int wu_has_ctrl(const HloModule *m, uint32_t c, uint32_t i);
 int wu_frontend_true(const HloModule *m, const HloInstr *in,
 	const char *key);	/* "true", "1" or "yes", any case */
 int wu_while_dce_disabled(const HloModule *m, const HloInstr *in);
+int wu_while_regular(const HloModule *m, uint32_t c, uint32_t i);
+				/* the while, its operand and its body's result
+				 * have one shape: xla's verifier lets the body
+				 * return another, which no while pass handles */
 int64_t wu_elems(const HloModule *m, uint32_t shape);
 				/* array elements; tuples: 0; overflow:
 				 * INT64_MAX */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "hlo.h"
 #include "testutil.h"
 
@@ -192,10 +193,18 @@ START_TEST(bad_mixed_types)
 	HloModule *m = base(&c, &p0, &p1);
 	HloError e;
 
-	q = param(m, c, 2, shp(m, TY_BF16, 2, 2, 3), "p2");
+	q = param(m, c, 2, shp(m, TY_S32, 2, 2, 3), "p2");
 	m->comps[c].root = ins(m, c, HOP_ADD, shp(m, TY_F32, 2, 2, 3),
 		"add.1", 2, p0, q);
 	BAD(m, e, "operands 0 and 1 differ");
+	/* floating point precisions may mix, as with xla's
+	 * allow_mixed_precision; the result's too */
+	m->comps[c].ins[q].shape = shp(m, TY_BF16, 2, 2, 3);
+	GOOD(m, e);
+	m->comps[c].ins[m->comps[c].root].shape = shp(m, TY_BF16, 2, 2, 3);
+	GOOD(m, e);
+	m->comps[c].ins[m->comps[c].root].shape = shp(m, TY_S32, 2, 2, 3);
+	BAD(m, e, "shape s32[2,3] but operands give f32[2,3]");
 	hlo_module_free(m);
 }
 END_TEST
@@ -548,10 +557,12 @@ START_TEST(while_shapes)
 	m->comps[b].ins[m->comps[b].root].shape = shp(m, TY_F32, 1, 4);
 	BAD(m, e, "computation body, instruction bt: shape f32[4] but "
 		"operands give (s32[], f32[4])");
+	/* the while has its body's result shape, which xla's verifier
+	 * does not compare with the loop state's */
 	m->comps[b].root = 2;	/* bg1: f32[4] */
 	m->comps[b].ins[5].shape = m->comps[c].ins[w].shape;
-	BAD(m, e, "instruction loop: body body returns f32[4], the loop state "
-		"is (s32[], f32[4])");
+	BAD(m, e, "instruction loop: shape (s32[], f32[4]) but operands give "
+		"f32[4]");
 	m->comps[b].root = 5;
 	GOOD(m, e);
 	calls(m, c, w, 2, b, b);
@@ -754,6 +765,53 @@ static const char *const goodtext[] = {
 	"ENTRY e { a = f32[4] parameter(0)\n"
 	" b = f32[4,4] broadcast(a), dimensions={0}\n"
 	" ROOT t = (f32[4,2], s32[4,2]) topk(b), k=2, largest=true }\n",
+	/* what xla's HloVerifier accepts as run_hlo_module configures it
+	 * (layout-insensitive, allow_mixed_precision): a while body may
+	 * return more than its loop state (the while has the body's result
+	 * shape) */
+	"HloModule m\n"
+	"body { p = (s32[], f32[4]) parameter(0)\n"
+	" i = s32[] get-tuple-element(p), index=0\n"
+	" x = f32[4] get-tuple-element(p), index=1\n"
+	" one = s32[] constant(1)\n j = s32[] add(i, one)\n"
+	" ROOT t = (s32[], f32[4], f32[4]) tuple(j, x, x) }\n"
+	"cond { p = (s32[], f32[4]) parameter(0)\n"
+	" i = s32[] get-tuple-element(p), index=0\n"
+	" n = s32[] constant(3)\n"
+	" ROOT lt = pred[] compare(i, n), direction=LT }\n"
+	"ENTRY e { a = f32[4] parameter(0)\n z = s32[] constant(0)\n"
+	" t = (s32[], f32[4]) tuple(z, a)\n"
+	" ROOT w = (s32[], f32[4], f32[4]) while(t), condition=cond, "
+	"body=body }\n",
+
+	/* copies and other ops may drop a dynamic bound or change floating
+	 * point precision */
+	"HloModule m\n"
+	"ENTRY e { a = f32[<=4] parameter(0)\n b = f32[4] parameter(1)\n"
+	" c = f32[4] copy(a)\n d = bf16[4] copy(b)\n"
+	" s = f32[4] add(a, a)\n"
+	" ROOT t = (f32[4], bf16[4], f32[4]) tuple(c, d, s) }\n",
+
+	/* mixed precision operands */
+	"HloModule m\n"
+	"add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+	" ROOT s = f32[] add(x, y) }\n"
+	"ENTRY e { a = f32[4] parameter(0)\n b = bf16[4] parameter(1)\n"
+	" q = pred[4] parameter(2)\n i = s32[] parameter(3)\n"
+	" w = bf16[4,4] parameter(4)\n z = f32[] constant(0)\n"
+	" h = bf16[] constant(0)\n"
+	" s = bf16[4] add(a, b)\n"
+	" c = f32[8] concatenate(a, b), dimensions={0}\n"
+	" p = f32[6] pad(a, h), padding=1_1\n"
+	" u = f32[4] dynamic-update-slice(a, b, i)\n"
+	" l = bf16[4] select(q, a, b)\n k = f32[4] clamp(b, a, b)\n"
+	" r = f32[4] reduce(w, z), dimensions={1}, to_apply=add\n"
+	" rw = f32[2,2] reduce-window(w, z), window={size=2x2 stride=2x2}, "
+	"to_apply=add\n"
+	" m = f32[4] map(a, b), dimensions={0}, to_apply=add\n"
+	" n = bf16[3] rng(z, z), distribution=rng_uniform\n"
+	" ROOT t = (bf16[4], f32[8], f32[6], f32[4], bf16[4], f32[4], f32[4],"
+	" f32[2,2], f32[4], bf16[3]) tuple(s, c, p, u, l, k, r, rw, m, n) }\n",
 	NULL
 };
 
@@ -991,6 +1049,37 @@ static const char *const badtext[][2] = {
 	" ROOT r = f32[4] reduce-precision(p), exponent_bits=5, "
 	"mantissa_bits=10 }\n",
 	"shape f32[4] but operands give f32[4,3]"},
+	/* and what it rejects: a copy of other dimensions or of an integer
+	 * type, precision changes through data pass-through (tuple), a
+	 * while state the body does not take */
+	{"HloModule m\n"
+	"ENTRY e { a = f32[4] parameter(0)\n"
+	" ROOT c = f32[5] copy(a) }\n",
+	"shape f32[5] but operands give f32[4]"},
+
+	{"HloModule m\n"
+	"ENTRY e { a = f32[4] parameter(0)\n"
+	" ROOT c = s32[4] copy(a) }\n",
+	"shape s32[4] but operands give f32[4]"},
+
+	{"HloModule m\n"
+	"ENTRY e { a = f32[4] parameter(0)\n"
+	" ROOT t = (bf16[4]) tuple(a) }\n",
+	"shape (bf16[4]) but operands give (f32[4])"},
+
+	{"HloModule m\n"
+	"ENTRY e { a = f32[4] parameter(0)\n b = s32[4] parameter(1)\n"
+	" ROOT s = f32[4] add(a, b) }\n",
+	"operands 0 and 1 differ"},
+
+	{"HloModule m\n"
+	"body { ROOT p = (s32[], f32[4]) parameter(0) }\n"
+	"cond { p = (s32[], f32[4]) parameter(0)\n"
+	" ROOT f = pred[] constant(false) }\n"
+	"ENTRY e { a = f32[4] parameter(0)\n"
+	" ROOT w = f32[4] while(a), condition=cond, body=body }\n",
+	"parameter 0 of body has shape (s32[], f32[4]), expected f32[4]"},
+
 	{NULL, NULL}
 };
 
@@ -1033,6 +1122,39 @@ START_TEST(op_families)
 		ck_assert_int_gt(n[f], 0);
 	ck_assert_int_eq(n[OPFAM_UNARY], 35);
 	ck_assert_int_eq(n[OPFAM_BINARY], 17);
+}
+END_TEST
+
+/* every module that verifies evaluates, or is refused as not evaluable
+ * (never as bad input, never a crash): the evaluator meets what xla's
+ * verifier lets through (mixed precision, a while body of another shape) */
+START_TEST(verified_evaluable)
+{
+	HloInputHints h;
+	HloEval ev;
+	HloVal **args, *out;
+	HloModule *m;
+	HloError e;
+	uint32_t n;
+	int k, r, refused = 0;
+
+	for (k = 0; goodtext[k]; k++) {
+		m = parse(goodtext[k]);
+		hlo_eval_hints(m, &h);
+		hlo_eval_init(&ev, m, 0, &e);
+		ck_assert(hlo_eval_inputs(&ev, 1, &h, &args, &n) == 0);
+		out = NULL;
+		r = hlo_eval_entry(&ev, args, n, &out);
+		ck_assert_msg(r == 0 || ev.status == EV_NOEVAL, "module %d: %s",
+			k, e.msg);
+		refused += r != 0;
+		hlo_val_unref(&ev, out);
+		hlo_eval_free_args(&ev, args, n);
+		hlo_eval_fini(&ev);
+		hlo_eval_hints_free(&h);
+		hlo_module_free(m);
+	}
+	ck_assert_int_ge(refused, 2);
 }
 END_TEST
 
@@ -1213,7 +1335,9 @@ freeshape(int op, int dim)
 	return 0;
 }
 
-/* shape s with another element type (dim 0) or first dimension + 1 */
+/* shape s with another element type (dim 0) or first dimension + 1;
+ * the other type is of another class (s32 for floating point, else f32),
+ * as floating point precisions may mix (allow_mixed_precision) */
 static uint32_t
 changed(HloModule *m, uint32_t s, int dim)
 {
@@ -1226,7 +1350,8 @@ changed(HloModule *m, uint32_t s, int dim)
 	if (dim)
 		d[0]++;
 	else
-		sh.type = sh.type == TY_F32 ? TY_S32 : TY_F32;
+		sh.type = hlo_typeinfo[sh.type].cls == C_FLOAT ? TY_S32 :
+			TY_F32;
 	return hlo_shape(m, sh.type, sh.rank, d, NULL, sh.dynmask, 0);
 }
 
@@ -1460,6 +1585,7 @@ main(void)
 	tcase_add_test(t, infer_shapes);
 	tcase_add_test(t, op_families);
 	tcase_add_test(t, parsed_modules);
+	tcase_add_test(t, verified_evaluable);
 	tcase_add_test(t, corrupted_modules);
 	tcase_add_test(t, sweep_data);
 	tcase_add_test(t, sweep_corpus);

@@ -491,6 +491,13 @@ truth(HloEval *ev, uint32_t c, uint32_t i, HloVal *p, int *t)
 	return 0;
 }
 
+/* the shape of operand 0 of instruction i */
+static uint32_t
+opshape(const HloModule *m, uint32_t c, uint32_t i)
+{
+	return hlo_ins(m, c, m->ids[hlo_ins(m, c, i)->ops])->shape;
+}
+
 static int
 whileloop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
@@ -500,6 +507,12 @@ whileloop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 
 	if (called(ev, c, i, 0, &body) < 0 || called(ev, c, i, 1, &cond) < 0)
 		return -1;
+	/* xla's verifier lets the body return another shape than the loop
+	 * state (the while then has the body's); no loop can run on it */
+	if (!hlo_infer_compatible(ev->m, opshape(ev->m, c, i),
+	    ev->m->comps[body].ins[ev->m->comps[body].root].shape))
+		return ev_unsupported(ev, c, i, "the body returns another "
+			"shape than the loop state");
 	s = hlo_val_ref(ops[0]);
 	for (;;) {
 		if (hlo_eval_comp(ev, cond, &s, 1, &p) < 0)
@@ -867,16 +880,19 @@ reduce(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	}
 	if (results(ev, in, n, vs, out) < 0) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return -1;
 	}
 	for (j = 0; j < n; j++)
 		if (vs[j]->n != g.O || vs[j]->type != ops[j]->type) {
 			hlo_val_unref(ev, *out);
+			*out = NULL;
 			return ev_unsupported(ev, c, i, "result shape differs");
 		}
 	if (app_init(ev, comp, 2 * n, n, &a) < 0) {
 		app_fini(&a);
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return -1;
 	}
 	op = n == 1 ? binop(&a, &type) : -1;
@@ -999,10 +1015,12 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			return ev_unsupported(ev, c, i, "bad operands");
 	if (results(ev, in, n, vs, out) < 0) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return -1;
 	}
 	if (wingeo(ev, in, ops[0]->shape, vs[0]->shape, &g) < 0) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return ev_unsupported(ev, c, i, "bad window");
 	}
 	if (app_init(ev, comp, 2 * n, n, &a) < 0)
@@ -1588,11 +1606,13 @@ sortop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			return ev_unsupported(ev, c, i, "bad sort operands");
 	if (results(ev, in, n, vs, out) < 0) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return -1;
 	}
 	for (j = 0; j < n; j++)
 		if (vs[j]->n != ops[j]->n || vs[j]->type != ops[j]->type) {
 			hlo_val_unref(ev, *out);
+			*out = NULL;
 			return ev_unsupported(ev, c, i, "result shape differs");
 		}
 	memset(vals, 0, sizeof vals);
@@ -1689,6 +1709,7 @@ topk(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		return ev_unsupported(ev, c, i, "bad k");
 	if (results(ev, in, 2, vs, out) < 0) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return -1;
 	}
 	len = dims[rank - 1];
@@ -1696,6 +1717,7 @@ topk(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	if (vs[0]->type != x->type || vs[0]->n != rows * k ||
 	    vs[1]->n != rows * k || hlo_typeinfo[vs[1]->type].cls == C_FLOAT) {
 		hlo_val_unref(ev, *out);
+		*out = NULL;
 		return ev_unsupported(ev, c, i, "result shape differs");
 	}
 	memset(&s, 0, sizeof s);
