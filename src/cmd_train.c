@@ -173,6 +173,28 @@ train_budget(long budget, const EnvOpts *eo, Env *env, int nmod)
 	return budget > 2 * len * nmod ? budget - len * nmod : budget;
 }
 
+/* Stable-Baselines3 sizes two defaults for a million steps: unless
+ * given, PPO's rollout is a sixteenth of the budget per environment (a
+ * multiple of 64, 64 to 2048) and DQN's target network follows every
+ * twentieth of it (100 to 10000), so that a short budget still learns */
+static void
+scale_defaults(CmdRl *c)
+{
+	RlParams *p = &c->ro.params;
+	long n;
+
+	if (p->algo == RL_PPO && !c->param[rl_param_find("n-steps")]->count) {
+		n = p->total_steps / 16 / p->n_envs / 64 * 64;
+		p->n_steps = n < 64 ? 64 : n > 2048 ? 2048 : n;
+	}
+	if (p->algo == RL_DQN &&
+	    !c->param[rl_param_find("target-update-interval")]->count) {
+		n = p->total_steps / 20;
+		p->target_update_interval = n < 100 ? 100 : n > 10000 ? 10000 :
+			n;
+	}
+}
+
 static void
 fill_result(const RlRun *run, SearchResult *r)
 {
@@ -223,6 +245,7 @@ cmd_rl_search(CmdRl *c, const HloModule *in, const SearchOpts *so,
 	env = env_create_module(hlo_module_clone(in), &c->eo);
 	c->ro.params.total_steps = train_budget(so->budget > 0 ? so->budget :
 		RL_SEARCH_BUDGET_NONE, &c->eo, env, 1);
+	scale_defaults(c);
 	c->ro.seed = so->seed;
 	c->ro.jobs = so->jobs;
 	c->ro.seconds = so->seconds;
@@ -554,6 +577,7 @@ train_run(CmdRl *c, TrainArgs *a, HloBuf *rep)
 		goto out;
 	c->ro.params.total_steps = train_budget(a->budget->count ?
 		a->budget->ival[0] : TRAIN_BUDGET, &c->eo, envs[0], p.n);
+	scale_defaults(c);
 	if (tty || a->progress->count) {
 		c->ro.progress = train_progress;
 		c->ro.arg = &tty;
