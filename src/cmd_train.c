@@ -20,6 +20,9 @@
 #include "eval.h"
 
 #define TRAIN_BUDGET 20000
+#define AGENT_LEN (2 * PASS_COUNT)	/* the agents' episodes: twice the
+					 * passes (random search's run longer
+					 * than the number of passes too) */
 #define RL_SEARCH_BUDGET_NONE 1000000	/* --time alone: the schedules'
 					 * budget */
 
@@ -239,7 +242,7 @@ cmd_rl_search(CmdRl *c, const HloModule *in, const SearchOpts *so,
 	int rc;
 
 	c->eo.objective = so->objective;
-	c->eo.episode_len = so->episode_len;
+	c->eo.episode_len = so->episode_len ? so->episode_len : AGENT_LEN;
 	c->eo.patience = so->patience;
 	c->eo.seed = so->seed;
 	env = env_create_module(hlo_module_clone(in), &c->eo);
@@ -629,7 +632,7 @@ train_opts(CmdRl *c, TrainArgs *a, int *status)
 	c->eo.objective = a->objective->count ?
 		env_objective_by_name(a->objective->sval[0]) :
 		ENV_OBJ_INSTRUCTIONS;
-	c->eo.episode_len = a->elen->count ? a->elen->ival[0] : 0;
+	c->eo.episode_len = a->elen->count ? a->elen->ival[0] : AGENT_LEN;
 	c->eo.patience = a->patience->count ? a->patience->ival[0] : 0;
 	c->ro.jobs = a->jobs->count ? a->jobs->ival[0] : 1;
 	c->ro.seconds = a->time->count ? a->time->dval[0] : 0;
@@ -667,7 +670,7 @@ cmd_train(int argc, char **argv)
 		arg_int0(NULL, "budget", "STEPS", "environment steps (default "
 			"20000)"),
 		arg_int0(NULL, "episode-len", "N", "steps per episode (default: "
-			"the number of passes)"),
+			"twice the number of passes)"),
 		arg_int0(NULL, "patience", "N", "end an episode after N steps "
 			"without improvement (default: never)"),
 		arg_int0("j", "jobs", "N", "threads stepping the --n-envs "
