@@ -8,9 +8,18 @@
  * usage: bench_env SECONDS BUDGET FILE... */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "search.h"
+
+static const char *
+base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
 
 /* processor seconds of the whole process: on a loaded machine the
  * rates per processor second are the ones to compare */
@@ -61,7 +70,7 @@ profile(const char *path, double secs)
 	env_table_stats(env, &lk, &hits);
 	other = wall - t.reset - t.pass - t.objective - t.hash - t.observe;
 	printf("%-36.36s %6lld %8.0f %8.0f %8.2f  %5.1f %5.1f %5.1f %5.1f "
-		"%5.1f %5.1f %5.1f\n", path, (long long)instrs,
+		"%5.1f %5.1f %5.1f\n", base(path), (long long)instrs,
 		t.steps / wall, t.steps / busy, isteps / busy / 1e6,
 		100 * t.reset / wall, 100 * t.pass / wall,
 		100 * t.objective / wall, 100 * t.hash / wall,
@@ -126,7 +135,8 @@ main(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		r1 = search_rate(argv[i], 1, budget, &b1);
 		r2 = search_rate(argv[i], 2, budget, &b2);
-		printf("%-36.36s %9.0f (%.2f) %9.0f (%.2f)  x%.2f\n", argv[i],
+		printf("%-36.36s %9.0f (%.2f) %9.0f (%.2f)  x%.2f\n",
+			base(argv[i]),
 			r1, b1, r2, b2, r1 > 0 ? r2 / r1 : 0);
 	}
 	return 0;
