@@ -1292,48 +1292,6 @@ hlo_cost_text(const HloModule *m, const HloCost *c, HloBuf *b)
 			(long long)rows[k].n);
 }
 
-/* a JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD */
-static void
-putstr(HloBuf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len, k;
-
-	hlo_buf_put(b, "\"", 1);
-	while (*p) {
-		if (*p == '"' || *p == '\\') {
-			hlo_buf_put(b, "\\", 1);
-			hlo_buf_put(b, (const char *)p++, 1);
-			continue;
-		}
-		if (*p < 0x20) {
-			hlo_buf_printf(b, "\\u%04x", *p++);
-			continue;
-		}
-		len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 && *p >= 0xc2 ? 2 :
-			(*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 &&
-			*p <= 0xf4 ? 4 : 0;
-		for (k = 1; k < len; k++)
-			if ((p[k] & 0xc0) != 0x80)
-				len = 0;
-		if (len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) ||
-		    (p[0] == 0xed && p[1] >= 0xa0)))
-			len = 0;
-		if (len == 4 && ((p[0] == 0xf0 && p[1] < 0x90) ||
-		    (p[0] == 0xf4 && p[1] >= 0x90)))
-			len = 0;
-		if (!len) {
-			hlo_buf_puts(b, "\\ufffd");
-			p++;
-			continue;
-		}
-		hlo_buf_put(b, (const char *)p, len);
-		p += len;
-	}
-	hlo_buf_put(b, "\"", 1);
-}
-
 void
 hlo_cost_json(const HloModule *m, const HloCost *c, HloBuf *b)
 {
@@ -1341,7 +1299,7 @@ hlo_cost_json(const HloModule *m, const HloCost *c, HloBuf *b)
 	int k, n = oprows(c, rows, byname);
 
 	hlo_buf_puts(b, "{\"module\": ");
-	putstr(b, modname(m));
+	hlo_buf_json(b, modname(m));
 	hlo_buf_printf(b, ", \"instructions\": %lld, \"computations\": %lld, "
 		"\"flops\": ", (long long)c->instructions,
 		(long long)c->computations);
@@ -1354,7 +1312,7 @@ hlo_cost_json(const HloModule *m, const HloCost *c, HloBuf *b)
 	for (k = 0; k < n; k++) {
 		if (k)
 			hlo_buf_puts(b, ", ");
-		putstr(b, rows[k].name);
+		hlo_buf_json(b, rows[k].name);
 		hlo_buf_printf(b, ": %lld", (long long)rows[k].n);
 	}
 	hlo_buf_puts(b, "}}\n");

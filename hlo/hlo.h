@@ -240,6 +240,9 @@ void hlo_buf_put(HloBuf *b, const char *s, size_t n);
 void hlo_buf_puts(HloBuf *b, const char *s);
 void hlo_buf_printf(HloBuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void hlo_buf_json(HloBuf *b, const char *s);
+				/* s as a JSON string: quoted, escaped,
+				 * bytes not UTF-8 as U+FFFD */
 void hlo_buf_free(HloBuf *b);
 
 /* hlo/ir.c: module, pools, interning */

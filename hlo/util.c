@@ -335,3 +335,45 @@ hlo_buf_free(HloBuf *b)
 	b->buf = NULL;
 	b->len = b->cap = 0;
 }
+
+/* a JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 replaced by U+FFFD */
+void
+hlo_buf_json(HloBuf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len, k;
+
+	hlo_buf_put(b, "\"", 1);
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			hlo_buf_put(b, "\\", 1);
+			hlo_buf_put(b, (const char *)p++, 1);
+			continue;
+		}
+		if (*p < 0x20) {
+			hlo_buf_printf(b, "\\u%04x", *p++);
+			continue;
+		}
+		len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 && *p >= 0xc2 ? 2 :
+			(*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 &&
+			*p <= 0xf4 ? 4 : 0;
+		for (k = 1; k < len; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) ||
+		    (p[0] == 0xed && p[1] >= 0xa0)))
+			len = 0;
+		if (len == 4 && ((p[0] == 0xf0 && p[1] < 0x90) ||
+		    (p[0] == 0xf4 && p[1] >= 0x90)))
+			len = 0;
+		if (!len) {
+			hlo_buf_puts(b, "\\ufffd");
+			p++;
+			continue;
+		}
+		hlo_buf_put(b, (const char *)p, len);
+		p += len;
+	}
+	hlo_buf_put(b, "\"", 1);
+}

@@ -322,7 +322,6 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	PassEdit ed;
 	PassVisit v = {0};
 	Cf s;
-	uint8_t *skip = pass_skipped_comps(m, 1);
 	int changed;
 
 	memset(&s, 0, sizeof s);
@@ -335,12 +334,11 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	s.compok = xcalloc(m->ncomps + 1, 1);
 	v.fx = s.fx;
 	v.nfx = m->ncomps;
-	v.skip = skip;
+	v.skips = PASS_SKIP_FUSION_COMPOSITE;
 	v.instr = fold_visit;
 	v.unforwarded = 1;
 	v.arg = &s;
 	changed = pass_visit(m, ctx, &ed, &v);
-	free(skip);
 	free(s.fx);
 	free(s.compok);
 	return changed;

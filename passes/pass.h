@@ -287,16 +287,21 @@ pass_opnd(PassEdit *ed, uint32_t i, uint32_t k)
 uint8_t *pass_skipped_comps(const HloModule *m, int composite);
 
 /* the loop most passes are. for each computation (comps in that order,
- * or 0 .. ncomps-1) not marked in skip: pass_edit_begin, then comp(ed,
- * arg) (1 changed), or instr(ed, i, arg) on every live instruction in
- * post order (its result, the rewrites done, is added to
- * ctx->stats.rewrites; with unforwarded, instructions already replaced
- * are passed over), then pass_edit_end and pass_reset. ed is initialised
- * with fx/nfx and freed. returns 1 changed, 0 not, -1 error */
+ * or 0 .. ncomps-1) not skipped: pass_edit_begin, then comp(ed, arg) (1
+ * changed), or instr(ed, i, arg) on every live instruction in post order
+ * (its result, the rewrites done, is added to ctx->stats.rewrites; with
+ * unforwarded, instructions already replaced are passed over), then
+ * pass_edit_end and pass_reset. ed is initialised with fx (with effects
+ * and no fx: pass_comp_effects, computed here) and freed. Skipped: skip's
+ * marks, else by the rule skips (PASS_SKIP_*). returns 1 changed, 0 not,
+ * -1 error */
+enum { PASS_SKIP_NONE, PASS_SKIP_FUSION, PASS_SKIP_FUSION_COMPOSITE };
 typedef struct {
 	const uint8_t *fx;	/* pass_comp_effects copy, or NULL */
 	uint32_t nfx;
-	const uint8_t *skip;	/* or NULL */
+	int effects;		/* no fx: compute it */
+	const uint8_t *skip;	/* or NULL: */
+	int skips;		/* PASS_SKIP_* */
 	const uint32_t *comps;	/* or NULL */
 	uint32_t ncomps;	/* of comps */
 	int (*comp)(PassEdit *ed, void *arg);

@@ -1204,13 +1204,22 @@ int
 pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v)
 {
 	uint32_t k, c, n = v->comps ? v->ncomps : m->ncomps;
+	uint8_t *fx = NULL, *skip = NULL;
+	const uint8_t *skipped = v->skip;
 	int changed = 0;
 
+	if (v->effects && !v->fx) {
+		fx = xmalloc(m->ncomps + 1);
+		memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
+	}
+	if (!skipped && v->skips != PASS_SKIP_NONE)
+		skipped = skip = pass_skipped_comps(m,
+			v->skips == PASS_SKIP_FUSION_COMPOSITE);
 	pass_reset(ctx);
-	pass_edit_init(ed, m, ctx, v->fx, v->nfx);
+	pass_edit_init(ed, m, ctx, fx ? fx : v->fx, fx ? m->ncomps : v->nfx);
 	for (k = 0; k < n; k++) {
 		c = v->comps ? v->comps[k] : k;
-		if (v->skip && v->skip[c])
+		if (skipped && skipped[c])
 			continue;
 		pass_edit_begin(ed, c);
 		if (v->comp) {
@@ -1226,5 +1235,7 @@ pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v)
 		pass_reset(ctx);
 	}
 	pass_edit_free(ed);
+	free(fx);
+	free(skip);
 	return changed;
 }

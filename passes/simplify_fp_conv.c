@@ -57,26 +57,20 @@ pass_simplify_fp_conv(HloModule *m, PassCtx *ctx)
 	PassEdit ed;
 	PassVisit v = {0};
 	uint32_t *corder;
-	uint8_t *fx;
 	int nc, changed;
 
-	fx = xmalloc(m->ncomps + 1);
-	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
 	corder = xreallocarray(NULL, m->ncomps + 1, sizeof *corder);
 	nc = pass_comp_post_order(m, corder);
 	if (nc < 0) {
-		free(fx);
 		free(corder);
 		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
-	v.fx = fx;
-	v.nfx = m->ncomps;
+	v.effects = 1;
 	v.comps = corder;
 	v.ncomps = nc;
 	v.instr = visit;
 	v.unforwarded = 1;
 	changed = pass_visit(m, ctx, &ed, &v);
-	free(fx);
 	free(corder);
 	return changed;
 }

@@ -275,19 +275,10 @@ pass_transpose_folding(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
 	PassVisit v = {0};
-	uint8_t *skip, *fx;
-	int changed;
 
-	fx = xmalloc(m->ncomps + 1);
-	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	skip = pass_skipped_comps(m, 1);
-	v.fx = fx;
-	v.nfx = m->ncomps;
-	v.skip = skip;
+	v.effects = 1;
+	v.skips = PASS_SKIP_FUSION_COMPOSITE;
 	v.comp = visit_comp;
 	v.arg = ctx;
-	changed = pass_visit(m, ctx, &ed, &v);
-	free(fx);
-	free(skip);
-	return changed;
+	return pass_visit(m, ctx, &ed, &v);
 }

@@ -23,21 +23,6 @@ typedef struct {
 	double ms;
 } Report;
 
-static void
-json_str(HloBuf *b, const char *s)
-{
-	hlo_buf_puts(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			hlo_buf_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			hlo_buf_printf(b, "\\u%04x", *s);
-		else
-			hlo_buf_put(b, s, 1);
-	}
-	hlo_buf_puts(b, "\"");
-}
-
 /* s quoted for a POSIX shell when it needs it */
 static void
 shell_word(HloBuf *b, const char *s)
@@ -153,17 +138,17 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 	pass_seq_format(&r->seq, &seq);
 	replay_line(r, &rp);
 	hlo_buf_puts(b, "{\n  \"input\": ");
-	json_str(b, r->in);
+	hlo_buf_json(b, r->in);
 	hlo_buf_puts(b, ",\n  \"sequence\": ");
-	json_str(b, seq.buf ? seq.buf : "");
+	hlo_buf_json(b, seq.buf ? seq.buf : "");
 	hlo_buf_puts(b, ",\n  \"replay\": ");
-	json_str(b, rp.buf);
+	hlo_buf_json(b, rp.buf);
 	hlo_buf_printf(b, ",\n  \"instructions_before\": %lld,\n"
 		"  \"instructions_after\": %lld,\n  \"ms\": %.3f,\n"
 		"  \"verify\": {\"verdict\": \"%s\", \"message\": ",
 		(long long)r->before.instructions,
 		(long long)r->after.instructions, r->ms, verdict(r->verified));
-	json_str(b, r->verified > 0 ? r->vr.msg : "");
+	hlo_buf_json(b, r->verified > 0 ? r->vr.msg : "");
 	hlo_buf_puts(b, "},\n  \"steps\": [");
 	for (i = 0; i < r->log.n; i++) {
 		const PassStep *st = &r->log.steps[i];

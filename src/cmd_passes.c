@@ -6,21 +6,6 @@
 #include "cmd.h"
 #include "pass.h"
 
-static void
-json_str(HloBuf *b, const char *s)
-{
-	hlo_buf_puts(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			hlo_buf_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			hlo_buf_printf(b, "\\u%04x", *s);
-		else
-			hlo_buf_put(b, s, 1);
-	}
-	hlo_buf_puts(b, "\"");
-}
-
 int
 cmd_passes(int argc, char **argv)
 {
@@ -49,9 +34,9 @@ cmd_passes(int argc, char **argv)
 			continue;
 		}
 		hlo_buf_printf(&b, "  {\"id\": %d, \"name\": ", i);
-		json_str(&b, hlo_passes[i].name);
+		hlo_buf_json(&b, hlo_passes[i].name);
 		hlo_buf_puts(&b, ", \"description\": ");
-		json_str(&b, hlo_passes[i].desc);
+		hlo_buf_json(&b, hlo_passes[i].desc);
 		hlo_buf_puts(&b, i + 1 < PASS_COUNT ? "},\n" : "}\n");
 	}
 	if (json)

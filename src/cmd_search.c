@@ -52,21 +52,6 @@ algo_name(const Search *s)
 		SEARCH_NALGO) : search_algo_name(s->so.algo);
 }
 
-static void
-json_str(HloBuf *b, const char *s)
-{
-	hlo_buf_puts(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			hlo_buf_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			hlo_buf_printf(b, "\\u%04x", *s);
-		else
-			hlo_buf_put(b, s, 1);
-	}
-	hlo_buf_puts(b, "\"");
-}
-
 /* s quoted for a POSIX shell when it needs it */
 static void
 shell_word(HloBuf *b, const char *s)
@@ -308,7 +293,7 @@ json_head(const Search *s, HloBuf *b)
 	double rt;
 
 	hlo_buf_puts(b, "{\n  \"input\": ");
-	json_str(b, s->in);
+	hlo_buf_json(b, s->in);
 	hlo_buf_printf(b, ",\n  \"algo\": \"%s\",\n  \"seed\": %llu,\n"
 		"  \"jobs\": %d,\n  \"budget\": %lld,\n  \"time_limit\": %.17g,"
 		"\n  \"objective\": \"%s\"", algo_name(s),
@@ -348,7 +333,7 @@ report_json(const Search *s, HloBuf *b)
 			hlo_passes[r->seq[i]].name);
 	hlo_buf_puts(b, "],\n  \"replay\": ");
 	replay_line(s, &q);
-	json_str(b, q.buf);
+	hlo_buf_json(b, q.buf);
 	hlo_buf_printf(b, ",\n  \"steps\": %lld,\n  \"passes_run\": %lld,\n"
 		"  \"steps_per_second\": %.17g,\n  \"seconds\": %.17g,\n"
 		"  \"table\": {\"lookups\": %llu, \"hits\": %llu},\n"
@@ -358,13 +343,13 @@ report_json(const Search *s, HloBuf *b)
 		r->seconds : 0, r->seconds, (unsigned long long)r->lookups,
 		(unsigned long long)r->hits, s->verified == 0 ? "true" :
 		"false", s->verified < 0 ? "skipped" : verdict(s->verified));
-	json_str(b, r->found_by);
+	hlo_buf_json(b, r->found_by);
 	hlo_buf_printf(b, ",\n  \"thread_seconds\": {\"passes\": %.6f, "
 		"\"clones\": %.6f, \"objective\": %.6f, \"hashes\": %.6f}",
 		r->times.pass, r->times.reset, r->times.objective,
 		r->times.hash);
 	hlo_buf_puts(b, ",\n  \"warning\": ");
-	json_str(b, r->warning);
+	hlo_buf_json(b, r->warning);
 	if (s->minimized)
 		hlo_buf_printf(b, ",\n  \"minimized\": {\"from\": %d, "
 			"\"to\": %d, \"replays\": %d}", s->nfull, r->nseq,
