@@ -131,13 +131,14 @@ main(int argc, char **argv)
 	for (i = 3; i < argc; i++)
 		profile(argv[i], secs);
 	printf("\nrandom search, %ld steps: steps/s of wall time with -j 1 "
-		"and -j 2 (processors busy)\n", budget);
+		"and -j 2 (processors busy; steps per processor second)\n",
+		budget);
 	for (i = 3; i < argc; i++) {
 		r1 = search_rate(argv[i], 1, budget, &b1);
 		r2 = search_rate(argv[i], 2, budget, &b2);
-		printf("%-36.36s %9.0f (%.2f) %9.0f (%.2f)  x%.2f\n",
-			base(argv[i]),
-			r1, b1, r2, b2, r1 > 0 ? r2 / r1 : 0);
+		printf("%-36.36s %9.0f (%.2f; %7.0f) %9.0f (%.2f; %7.0f)  "
+			"x%.2f\n", base(argv[i]), r1, b1, b1 > 0 ? r1 / b1 : 0,
+			r2, b2, b2 > 0 ? r2 / b2 : 0, r1 > 0 ? r2 / r1 : 0);
 	}
 	return 0;
 }
