@@ -252,6 +252,8 @@ uint32_t alg_mk_dus(Alg *a, uint32_t shape, uint32_t x, uint32_t upd,
 	uint32_t nidx, const uint32_t *idx);
 void alg_set_ints(Alg *a, uint32_t i, int key, const int64_t *v, uint32_t n);
 void alg_set_word(Alg *a, uint32_t i, int key, const char *w);
+void alg_swap_precision(Alg *a, uint32_t i);	/* operand_precision={a,b}
+				 * becomes {b,a} */
 
 /* rewriting: 1 when done */
 int alg_rep(Alg *a, uint32_t old, uint32_t new);	/* ReplaceInstruction */

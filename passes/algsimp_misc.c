@@ -1300,8 +1300,110 @@ alg_h_dot(Alg *a, uint32_t i)
 
 /* convolution */
 
+static int conv_fold_pads(Alg *a, uint32_t i);
+
+/* SwapConvOperands: conv(input, kernel) => conv(reverse(kernel), input)
+ * with the window over the input's spatial extent, when a naive
+ * convolution then multiplies fewer elements per output */
+static int
+conv_swap(Alg *a, uint32_t i)
+{
+	uint32_t x = op0(a, i), k = opnd(a, i, 1), n, nr = 0, nc;
+	int r = rank(a, i), sp, q;
+	int64_t kp = 1, skp = 1, *rev;
+	WDim *w, *sw;
+	HloConvDnums dn;
+	const char *lab;
+	char *nl;
+	uint32_t ops[2];
+
+	if (alg_int_attr(a, i, A_FEATURE_GROUP_COUNT, 1) > 1 ||
+	    alg_int_attr(a, i, A_BATCH_GROUP_COUNT, 1) > 1)
+		return 0;
+	lab = hlo_attr_word(a->m, INS(a, i), A_DIM_LABELS, &n);
+	if (!lab || hlo_conv_dnums(lab, n, r, &dn) < 0 || r < 2 ||
+	    r > HLO_CONV_MAXSP + 2)
+		return 0;
+	sp = dn.nsp;
+	w = alg_tmp(a, ((size_t)sp + 1) * sizeof *w);
+	sw = alg_tmp(a, ((size_t)sp + 1) * sizeof *sw);
+	rev = alg_tmp(a, ((size_t)sp + 1) * 8);
+	if (!window(a, i, w, sp))
+		return 0;
+	for (q = 0; q < sp; q++) {
+		int64_t ks = w[q].size, is = dim(a, x, dn.in_spatial[q]);
+		int plain = !w[q].rev && w[q].lo == 0 && w[q].hi == 0 &&
+			w[q].wdil == 1;
+		int64_t dk, di;
+
+		if ((plain && w[q].bdil == ks && w[q].stride == ks - 1) ||
+		    (plain && ks == is && w[q].bdil == 1 && w[q].stride == 1)) {
+			sw[q] = w[q];	/* a group or contraction dimension */
+			continue;
+		}
+		dk = 1 + (ks - 1) * w[q].wdil;
+		di = 1 + (is - 1) * w[q].bdil;
+		kp *= ks;
+		skp *= is == 1 && w[q].stride == 1 && w[q].wdil == 1 &&
+			w[q].hi == ks - 1 && w[q].lo == ks - 1 ? ks : is;
+		sw[q].size = is;
+		if (!w[q].rev)
+			rev[nr++] = dn.k_spatial[q];
+		sw[q].rev = 1;
+		sw[q].bdil = w[q].wdil;
+		sw[q].wdil = w[q].bdil;
+		sw[q].stride = w[q].stride;
+		sw[q].lo = di + w[q].lo - dk;
+		sw[q].hi = di + w[q].hi - dk;
+	}
+	if (kp <= skp)
+		return 0;
+	/* the new dim_labels: the kernel is the input (batch: its output
+	 * feature, feature: its input feature), the input the kernel, and
+	 * the output's batch and feature trade places */
+	nl = alg_tmp(a, 3 * (size_t)r + 8);
+	for (q = 0; q < r; q++)
+		nl[q] = 'x';
+	nl[dn.k_out] = 'b';
+	nl[dn.k_in] = 'f';
+	for (q = 0; q < sp; q++)
+		nl[dn.k_spatial[q]] = (char)('0' + q);
+	nl[r] = '_';
+	for (q = 0; q < r; q++)
+		nl[r + 1 + q] = 'x';
+	nl[r + 1 + dn.in_batch] = 'o';
+	nl[r + 1 + dn.in_feature] = 'i';
+	for (q = 0; q < sp; q++)
+		nl[r + 1 + dn.in_spatial[q]] = (char)('0' + q);
+	memcpy(nl + 2 * r + 1, "->", 2);
+	for (q = 0; q < r; q++)
+		nl[2 * r + 3 + q] = 'x';
+	nl[2 * r + 3 + dn.out_feature] = 'b';
+	nl[2 * r + 3 + dn.out_batch] = 'f';
+	for (q = 0; q < sp; q++)
+		nl[2 * r + 3 + dn.out_spatial[q]] = (char)('0' + q);
+	nl[3 * r + 3] = 0;
+	if (nr)
+		k = alg_mk_reverse(a, k, rev, nr);
+	ops[0] = k;
+	ops[1] = x;
+	nc = alg_mk_clone(a, i, shape_of(a, i), 2, ops);
+	set_window(a, nc, sw, sp);
+	alg_set_word(a, nc, A_DIM_LABELS, nl);
+	alg_swap_precision(a, nc);
+	return alg_rep(a, i, nc);
+}
+
 int
 alg_h_convolution(Alg *a, uint32_t i)
+{
+	if (conv_fold_pads(a, i))
+		return 1;
+	return a->o->conv_swap && !a->lay && conv_swap(a, i);
+}
+
+static int
+conv_fold_pads(Alg *a, uint32_t i)
 {
 	uint32_t l = op0(a, i), k = opnd(a, i, 1), n, np;
 	int r = rank(a, i), sp, q;

@@ -733,8 +733,8 @@ alg_h_reshape(Alg *a, uint32_t i)
 /* transpose */
 
 /* swaps the two entries of operand_precision={a,b} */
-static void
-swap_precision(Alg *a, uint32_t i)
+void
+alg_swap_precision(Alg *a, uint32_t i)
 {
 	uint32_t n, k, c = HLO_NONE;
 	const char *s = hlo_attr_word(a->m, INS(a, i), A_OPERAND_PRECISION, &n);
@@ -810,7 +810,7 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 	nd = alg_mk_clone(a, d, shape_of(a, i), 2, ops);
 	alg_set_ints(a, nd, A_LHS_CONTRACT, rcv, rc);
 	alg_set_ints(a, nd, A_RHS_CONTRACT, lcv, lc);
-	swap_precision(a, nd);
+	alg_swap_precision(a, nd);
 	return alg_rep(a, i, nd);
 }
 
