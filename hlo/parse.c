@@ -2007,35 +2007,15 @@ sortcalls(Call *c, uint32_t n)
 
 /* an instruction after its "name =" and shape; nid HLO_NONE for a
  * nested one, named after its opcode; returns its index */
-static uint32_t
-rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
-	int depth)
+/* the inside of an instruction's parentheses: a parameter number, a
+ * constant's literal or the operands (onto p->u32, their count in *nops);
+ * returns the parameter number, else 0 */
+static int64_t
+rhsargs(P *p, uint32_t c, uint32_t sid, int op, uint32_t *nops, int depth)
 {
-	HloModule *m = p->m;
-	const char *os, *s;
-	size_t on;
-	uint32_t nops = 0, i, off, ops0 = p->nu32, k;
-	int op;
+	const char *s;
 	int64_t num = 0;
-	Extra x;
-	HloInstr *in;
-	int reused;
 
-	memset(&x, 0, sizeof x);
-	ws(p);
-	os = p->p;
-	on = identlen(os);
-	op = on ? oplookup(p, os, on) : -1;
-	if (op < 0) {
-		char buf[40];
-
-		if (on)
-			fail(p, os, "unknown opcode '%.*s'", (int)on, os);
-		fail(p, os, "expected an opcode, got %s", found(os, buf,
-			sizeof buf));
-	}
-	p->p = os + on;
-	expect(p, '(', "after the opcode");
 	p->nat = 0;
 	if (op == HOP_PARAMETER) {
 		ws(p);
@@ -2066,9 +2046,62 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 		NEED(p, at, nat, capat, 1);
 		p->at[p->nat++] = a;
 	} else {
-		operands(p, c, &nops, depth);
+		operands(p, c, nops, depth);
 		p->nat = 0;
 	}
+	return num;
+}
+
+/* the called computations of instruction i, resolved by name once every
+ * computation is known */
+static void
+setcalls(P *p, uint32_t c, uint32_t i)
+{
+	HloModule *m = p->m;
+	uint32_t off, k;
+
+	sortcalls(p->call, p->ncall);
+	hlo_set_called(m, c, i, p->ncall, NULL);
+	off = hlo_ins(m, c, i)->called;
+	NEED(p, cfix, ncfix, capcfix, p->ncall);
+	for (k = 0; k < p->ncall; k++) {
+		m->ids[off + k] = HLO_NONE;
+		p->cfix[p->ncfix].at = off + k;
+		p->cfix[p->ncfix].name = p->call[k].name;
+		p->cfix[p->ncfix++].pos = p->call[k].pos;
+	}
+}
+
+static uint32_t
+rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
+	int depth)
+{
+	HloModule *m = p->m;
+	const char *os;
+	size_t on;
+	uint32_t nops = 0, i, ops0 = p->nu32;
+	int op;
+	int64_t num = 0;
+	Extra x;
+	HloInstr *in;
+	int reused;
+
+	memset(&x, 0, sizeof x);
+	ws(p);
+	os = p->p;
+	on = identlen(os);
+	op = on ? oplookup(p, os, on) : -1;
+	if (op < 0) {
+		char buf[40];
+
+		if (on)
+			fail(p, os, "unknown opcode '%.*s'", (int)on, os);
+		fail(p, os, "expected an opcode, got %s", found(os, buf,
+			sizeof buf));
+	}
+	p->p = os + on;
+	expect(p, '(', "after the opcode");
+	num = rhsargs(p, c, sid, op, &nops, depth);
 	if (hlo_opinfo[op].arity >= 0 && nops != (uint32_t)hlo_opinfo[op].arity)
 		fail(p, os, "%s takes %d operand%s, got %u",
 			hlo_opinfo[op].name, hlo_opinfo[op].arity,
@@ -2100,18 +2133,8 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 		hlo_set_ctrl(m, c, i, x.nctrl, NULL);
 		resolve(p, c, x.ctrl0, x.nctrl, hlo_ins(m, c, i)->ctrl);
 	}
-	if (p->ncall) {
-		sortcalls(p->call, p->ncall);
-		hlo_set_called(m, c, i, p->ncall, NULL);
-		off = hlo_ins(m, c, i)->called;
-		NEED(p, cfix, ncfix, capcfix, p->ncall);
-		for (k = 0; k < p->ncall; k++) {
-			m->ids[off + k] = HLO_NONE;
-			p->cfix[p->ncfix].at = off + k;
-			p->cfix[p->ncfix].name = p->call[k].name;
-			p->cfix[p->ncfix++].pos = p->call[k].pos;
-		}
-	}
+	if (p->ncall)
+		setcalls(p, c, i);
 	in = hlo_ins(m, c, i);
 	if (x.ccflag)
 		in->flags |= HI_CCFLAG;

@@ -749,19 +749,88 @@ rdrefs(Rd *r, const int64_t *v, size_t n, const Idp *ids, size_t nids,
 	return 0;
 }
 
+/* the operands, control predecessors and called computations of
+ * instruction j of computation c from ip (of computation proto pc, whose
+ * instruction ids are ids); refs is scratch space */
+static int
+rdlinks(Rd *r, uint32_t c, uint32_t j, const Xla__HloComputationProto *pc,
+	const Xla__HloInstructionProto *ip, const Idp *ids,
+	const uint32_t *pos2i, uint32_t **refs)
+{
+	HloModule *m = r->m;
+	size_t n = pc->n_instructions, nmax, k;
+	int64_t p;
+
+	nmax = ip->n_operand_ids;
+	if (ip->n_control_predecessor_ids > nmax)
+		nmax = ip->n_control_predecessor_ids;
+	if (ip->n_called_computation_ids > nmax)
+		nmax = ip->n_called_computation_ids;
+	if (nmax > UINT32_MAX / 16)
+		return rderr(r, pc->name, ip->name, "too many operands");
+	*refs = xreallocarray(*refs, nmax + 1, sizeof **refs);
+	if (rdrefs(r, ip->operand_ids, ip->n_operand_ids, ids, n, pos2i,
+	    *refs) < 0)
+		return rderr(r, pc->name, ip->name, "unknown or ambiguous "
+			"operand id");
+	if (ip->n_operand_ids)
+		hlo_set_operands(m, c, j, ip->n_operand_ids, *refs);
+	if (rdrefs(r, ip->control_predecessor_ids,
+	    ip->n_control_predecessor_ids, ids, n, pos2i, *refs) < 0)
+		return rderr(r, pc->name, ip->name, "unknown or ambiguous "
+			"control predecessor id");
+	if (ip->n_control_predecessor_ids)
+		hlo_set_ctrl(m, c, j, ip->n_control_predecessor_ids, *refs);
+	for (k = 0; k < ip->n_called_computation_ids; k++) {
+		p = idfind(r->cid, r->mp->n_computations,
+			ip->called_computation_ids[k]);
+		if (p < 0)
+			return rderr(r, pc->name, ip->name, "unknown or "
+				"ambiguous called computation id");
+		(*refs)[k] = r->c2ir[p];
+	}
+	if (ip->n_called_computation_ids)
+		hlo_set_called(m, c, j, ip->n_called_computation_ids, *refs);
+	return 0;
+}
+
+/* the attributes and flags of instruction j of computation c from ip
+ * and its extension */
+static int
+rdinstattrs(Rd *r, uint32_t c, uint32_t j, const char *comp,
+	const Xla__HloInstructionProto *ip)
+{
+	HloModule *m = r->m;
+	const HloInstr *in = &m->comps[c].ins[j];
+	const uint8_t *xp;
+	size_t xn;
+	unsigned flags;
+	int t0 = -1;
+
+	if (in->nops)
+		t0 = hlo_sh(m, m->comps[c].ins[m->ids[in->ops]].shape)->type;
+	if (hlo_rdattrs(&r->b, ip, in->op, in->shape, t0) < 0)
+		return rderr(r, comp, ip->name, r->b.why);
+	flags = rdflags(in->op, in->ncalled, t0);
+	if (hlo_getext(&ip->base, &xp, &xn) &&
+	    hlo_extapply(&r->b, xp, xn, &flags) < 0)
+		return rderr(r, comp, ip->name, "bad hlopt extension");
+	hlo_set_attrs(m, c, j, r->b.n, r->b.v);
+	m->comps[c].ins[j].flags = flags & (HI_CCFLAG | HI_BRANCHES);
+	return 0;
+}
+
 static int
 rdcomp(Rd *r, uint32_t c, const Xla__HloComputationProto *pc)
 {
 	HloModule *m = r->m;
-	size_t n = pc->n_instructions, j, k, nmax;
+	size_t n = pc->n_instructions, j;
 	Idp *ids = xreallocarray(NULL, n + 1, sizeof *ids);
 	uint32_t *order = xreallocarray(NULL, n + 1, sizeof *order);
 	uint32_t *pos2i = xreallocarray(NULL, n + 1, sizeof *pos2i);
 	uint32_t *refs = NULL, s;
-	const uint8_t *xp;
-	size_t xn;
 	char why[256];
-	int ret = -1, t0;
+	int ret = -1;
 	int64_t root;
 
 	if (n > UINT32_MAX / 16) {
@@ -801,66 +870,10 @@ rdcomp(Rd *r, uint32_t c, const Xla__HloComputationProto *pc)
 	}
 	for (j = 0; j < n; j++) {
 		const Xla__HloInstructionProto *ip = pc->instructions[order[j]];
-		HloInstr *in = &m->comps[c].ins[j];
-		unsigned flags;
 
-		nmax = ip->n_operand_ids;
-		if (ip->n_control_predecessor_ids > nmax)
-			nmax = ip->n_control_predecessor_ids;
-		if (ip->n_called_computation_ids > nmax)
-			nmax = ip->n_called_computation_ids;
-		if (nmax > UINT32_MAX / 16) {
-			rderr(r, pc->name, ip->name, "too many operands");
+		if (rdlinks(r, c, j, pc, ip, ids, pos2i, &refs) < 0 ||
+		    rdinstattrs(r, c, j, pc->name, ip) < 0)
 			goto out;
-		}
-		refs = xreallocarray(refs, nmax + 1, sizeof *refs);
-		if (rdrefs(r, ip->operand_ids, ip->n_operand_ids, ids, n, pos2i,
-		    refs) < 0) {
-			rderr(r, pc->name, ip->name, "unknown or ambiguous "
-				"operand id");
-			goto out;
-		}
-		if (ip->n_operand_ids)
-			hlo_set_operands(m, c, j, ip->n_operand_ids, refs);
-		if (rdrefs(r, ip->control_predecessor_ids,
-		    ip->n_control_predecessor_ids, ids, n, pos2i, refs) < 0) {
-			rderr(r, pc->name, ip->name, "unknown or ambiguous "
-				"control predecessor id");
-			goto out;
-		}
-		if (ip->n_control_predecessor_ids)
-			hlo_set_ctrl(m, c, j, ip->n_control_predecessor_ids,
-				refs);
-		for (k = 0; k < ip->n_called_computation_ids; k++) {
-			int64_t p = idfind(r->cid, r->mp->n_computations,
-				ip->called_computation_ids[k]);
-
-			if (p < 0) {
-				rderr(r, pc->name, ip->name, "unknown or "
-					"ambiguous called computation id");
-				goto out;
-			}
-			refs[k] = r->c2ir[p];
-		}
-		if (ip->n_called_computation_ids)
-			hlo_set_called(m, c, j, ip->n_called_computation_ids,
-				refs);
-		in = &m->comps[c].ins[j];
-		t0 = -1;
-		if (in->nops)
-			t0 = hlo_sh(m, m->comps[c].ins[m->ids[in->ops]].shape)->type;
-		if (hlo_rdattrs(&r->b, ip, in->op, in->shape, t0) < 0) {
-			rderr(r, pc->name, ip->name, r->b.why);
-			goto out;
-		}
-		flags = rdflags(in->op, in->ncalled, t0);
-		if (hlo_getext(&ip->base, &xp, &xn) &&
-		    hlo_extapply(&r->b, xp, xn, &flags) < 0) {
-			rderr(r, pc->name, ip->name, "bad hlopt extension");
-			goto out;
-		}
-		hlo_set_attrs(m, c, j, r->b.n, r->b.v);
-		m->comps[c].ins[j].flags = flags & (HI_CCFLAG | HI_BRANCHES);
 	}
 	root = idfind(ids, n, pc->root_id);
 	if (root == -1 && n && pc->root_id == 0)

@@ -188,116 +188,143 @@ hlo_attrdiff(HloBuf *x, const HloModule *m, const HloAttr *a, uint32_t na,
 	return x->len > start;
 }
 
+/* one edit of an instruction extension: {1 key, 2 other, 3 kind,
+ * 4 value, 5 packed ints, 6 bytes} */
+typedef struct {
+	const uint8_t *key, *bytes, *ints;
+	size_t nkey, nbytes, nints;
+	uint64_t other, kind, v;
+	int k;			/* the attribute key */
+} Edit;
+
+/* decodes the edit in p[0..n); -1 if it names no attribute */
+static int
+getedit(const uint8_t *p, size_t n, Edit *d)
+{
+	const uint8_t *e = p + n;
+	WField g;
+
+	memset(d, 0, sizeof *d);
+	while (hlo_nextfield(&p, e, &g) > 0) {
+		if (g.num == 1 && g.wt == 2)
+			d->key = g.p, d->nkey = g.n;
+		else if (g.num == 2 && g.wt == 0)
+			d->other = g.v;
+		else if (g.num == 3 && g.wt == 0)
+			d->kind = g.v;
+		else if (g.num == 4 && g.wt == 0)
+			d->v = g.v;
+		else if (g.num == 5 && g.wt == 2)
+			d->ints = g.p, d->nints = g.n;
+		else if (g.num == 6 && g.wt == 2)
+			d->bytes = g.p, d->nbytes = g.n;
+	}
+	if (!d->key && d->nkey)
+		return -1;
+	if (d->other) {
+		d->k = A_OTHER;
+	} else if (d->nkey == 0 && d->kind == K_LITERAL) {
+		d->k = A_LITERAL;
+	} else if ((d->k = hlo_attr_by_key((const char *)(d->key ? d->key :
+	    (const uint8_t *)""), d->nkey)) < 0 || d->k == A_OTHER) {
+		return -1;
+	}
+	return 0;
+}
+
+/* drops b's attributes of the edit's key (A_OTHER: of its name) */
+static void
+editdel(Ab *b, const Edit *d)
+{
+	uint32_t i, j;
+
+	for (i = j = 0; i < b->n; i++) {
+		if (b->v[i].key == d->k && (d->k != A_OTHER ||
+		    (strlen(hlo_cstr(b->m, b->v[i].name)) == d->nkey &&
+		    !memcmp(hlo_cstr(b->m, b->v[i].name), d->key, d->nkey))))
+			continue;
+		b->v[j++] = b->v[i];
+	}
+	b->n = j;
+}
+
+/* appends the edit's attribute to b's list */
+static int
+editadd(Ab *b, const Edit *d)
+{
+	HloAttr a = hlo_mk_int(d->k, 0);
+	const uint8_t *q, *qe;
+	Vec iv = {0};
+	uint64_t x;
+	size_t s;
+
+	if (d->kind > K_LITERAL)
+		return -1;
+	a.kind = d->kind;
+	switch (d->kind) {
+	case K_INT:
+	case K_BOOL:
+		a.v = (int64_t)d->v;
+		break;
+	case K_INTS:
+	case K_SLICE:
+	case K_PAD:
+	case K_WINDOW:
+		for (q = d->ints, qe = d->ints + d->nints; q && q < qe;
+		    q += s) {
+			if (!(s = hlo_getvarint(q, qe, &x))) {
+				free(iv.v);
+				return -1;
+			}
+			hlo_vpush(&iv, (int64_t)x);
+		}
+		if (hlo_abints(b, d->k, iv.v, iv.n) < 0) {
+			free(iv.v);
+			return -1;
+		}
+		free(iv.v);
+		b->v[b->n - 1].kind = d->kind;
+		a = b->v[--b->n];
+		break;
+	default:
+		if (!d->bytes && (uint32_t)d->v == HLO_ELIDED) {
+			a.v = HLO_ELIDED;
+			a.n = 0;
+			break;
+		}
+		if (hlo_abtext(b, d->k, d->kind, d->bytes, d->nbytes) < 0)
+			return -1;
+		a = b->v[--b->n];
+		break;
+	}
+	if (d->k == A_OTHER)
+		a.name = hlo_strid(b->m, d->key, d->nkey);
+	hlo_abpush(b, a);
+	return 0;
+}
+
 /* applies the edits of an instruction extension to b's list */
 int
 hlo_extapply(Ab *b, const uint8_t *p, size_t n, unsigned *flags)
 {
-	const uint8_t *e = p + n, *q, *qe;
-	WField f, g;
+	const uint8_t *e = p + n;
+	WField f;
+	Edit d;
 	int r;
 
 	while ((r = hlo_nextfield(&p, e, &f)) > 0) {
-		const uint8_t *key = NULL, *bytes = NULL, *ints = NULL;
-		size_t nkey = 0, nbytes = 0, nints = 0;
-		uint64_t other = 0, kind = 0, v = 0;
-		int k;
-		uint32_t i, j;
-
 		if (f.num == 1 && f.wt == 0) {
 			*flags = f.v;
 			continue;
 		}
 		if ((f.num != 2 && f.num != 3) || f.wt != 2)
 			continue;
-		q = f.p;
-		qe = f.p + f.n;
-		while (hlo_nextfield(&q, qe, &g) > 0) {
-			if (g.num == 1 && g.wt == 2)
-				key = g.p, nkey = g.n;
-			else if (g.num == 2 && g.wt == 0)
-				other = g.v;
-			else if (g.num == 3 && g.wt == 0)
-				kind = g.v;
-			else if (g.num == 4 && g.wt == 0)
-				v = g.v;
-			else if (g.num == 5 && g.wt == 2)
-				ints = g.p, nints = g.n;
-			else if (g.num == 6 && g.wt == 2)
-				bytes = g.p, nbytes = g.n;
-		}
-		if (!key && nkey)
+		if (getedit(f.p, f.n, &d) < 0)
 			return -1;
-		if (other) {
-			k = A_OTHER;
-		} else if (nkey == 0 && kind == K_LITERAL) {
-			k = A_LITERAL;
-		} else if ((k = hlo_attr_by_key((const char *)(key ? key :
-		    (const uint8_t *)""), nkey)) < 0 || k == A_OTHER) {
+		if (f.num == 2)
+			editdel(b, &d);
+		else if (editadd(b, &d) < 0)
 			return -1;
-		}
-		if (f.num == 2) {
-			for (i = j = 0; i < b->n; i++) {
-				if (b->v[i].key == k && (k != A_OTHER ||
-				    (strlen(hlo_cstr(b->m, b->v[i].name)) ==
-				    nkey && !memcmp(hlo_cstr(b->m,
-				    b->v[i].name), key, nkey))))
-					continue;
-				b->v[j++] = b->v[i];
-			}
-			b->n = j;
-			continue;
-		}
-		if (kind > K_LITERAL)
-			return -1;
-		{
-			HloAttr a = hlo_mk_int(k == A_OTHER ? A_OTHER : k, 0);
-
-			a.kind = kind;
-			switch (kind) {
-			case K_INT:
-			case K_BOOL:
-				a.v = (int64_t)v;
-				break;
-			case K_INTS:
-			case K_SLICE:
-			case K_PAD:
-			case K_WINDOW: {
-				Vec iv = {0};
-				uint64_t x;
-				size_t s;
-
-				for (q = ints, qe = ints + nints; q && q < qe;
-				    q += s) {
-					if (!(s = hlo_getvarint(q, qe, &x))) {
-						free(iv.v);
-						return -1;
-					}
-					hlo_vpush(&iv, (int64_t)x);
-				}
-				if (hlo_abints(b, k, iv.v, iv.n) < 0) {
-					free(iv.v);
-					return -1;
-				}
-				free(iv.v);
-				b->v[b->n - 1].kind = kind;
-				a = b->v[--b->n];
-				break;
-			}
-			default:
-				if (!bytes && (uint32_t)v == HLO_ELIDED) {
-					a.v = HLO_ELIDED;
-					a.n = 0;
-					break;
-				}
-				if (hlo_abtext(b, k, kind, bytes, nbytes) < 0)
-					return -1;
-				a = b->v[--b->n];
-				break;
-			}
-			if (k == A_OTHER)
-				a.name = hlo_strid(b->m, key, nkey);
-			hlo_abpush(b, a);
-		}
 	}
 	return r < 0 ? -1 : 0;
 }

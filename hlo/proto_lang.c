@@ -328,41 +328,155 @@ aint32s(Arena *a, const Vec *v)
 	return p;
 }
 
+/* {{...}, {...}}: a tuple of shardings, after the '{' */
+static int
+pstuple(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
+{
+	Xla__OpSharding **el = NULL;
+	size_t n = 0, cap = 0;
+	int ok = 0;
+
+	s->type = XLA__OP_SHARDING__TYPE__TUPLE;
+	if (!hlo_lxc(l, '}')) {
+		do {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				el = xreallocarray(el, cap, sizeof *el);
+			}
+			el[n] = hlo_aalloc(a, sizeof *el[n]);
+			if (!hlo_pssharding(l, a, el[n], depth + 1))
+				goto out;
+			n++;
+		} while (hlo_lxc(l, ','));
+		if (!hlo_lxc(l, '}'))
+			goto out;
+	}
+	s->n_tuple_shardings = n;
+	s->tuple_shardings = hlo_aallocn(a, n + 1, sizeof *el);
+	if (n)
+		memcpy(s->tuple_shardings, el, n * sizeof *el);
+	ok = 1;
+out:
+	free(el);
+	return ok;
+}
+
+/* last_tile_dims={manual, replicated}, after the key */
+static int
+pssubgroups(Lx *l, Arena *a, Xla__OpSharding *s, Vec *v)
+{
+	const char *w;
+	size_t wn, i;
+	int t;
+
+	if (!hlo_lxc(l, '=') || !hlo_lxc(l, '{'))
+		return 0;
+	v->n = 0;
+	do {
+		if (!hlo_lxword(l, &w, &wn) || (t = hlo_lookup(subgroupname,
+		    NELEM(subgroupname), w, wn)) < 0)
+			return 0;
+		hlo_vpush(v, t);
+	} while (hlo_lxc(l, ','));
+	if (!hlo_lxc(l, '}'))
+		return 0;
+	s->n_last_tile_dims = v->n;
+	s->last_tile_dims = hlo_aallocn(a, v->n, sizeof *s->last_tile_dims);
+	for (i = 0; i < v->n; i++)
+		s->last_tile_dims[i] = v->v[i];
+	return 1;
+}
+
+/* devices=[2,2]0,1,2,3 or devices=[2,2]<=[4]T(1,0), after the key, with
+ * last_tile_dim_replicate and last_tile_dims */
+static int
+psdevices(Lx *l, Arena *a, Xla__OpSharding *s, Vec *v)
+{
+	int64_t x;
+	size_t i;
+
+	s->type = XLA__OP_SHARDING__TYPE__OTHER;
+	if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+		return 0;
+	s->n_tile_assignment_dimensions = v->n;
+	s->tile_assignment_dimensions = hlo_adupvec(a, v->v, v->n);
+	if (hlo_lxc(l, '<')) {
+		if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+			return 0;
+		s->n_iota_reshape_dims = v->n;
+		s->iota_reshape_dims = hlo_adupvec(a, v->v, v->n);
+		if (hlo_lxkw(l, "T")) {
+			if (!psvec(l, v, '(', ')'))
+				return 0;
+		} else {
+			v->n = 0;
+			for (i = 0; i < s->n_iota_reshape_dims; i++)
+				hlo_vpush(v, i);
+		}
+		s->n_iota_transpose_perm = v->n;
+		s->iota_transpose_perm = aint32s(a, v);
+	} else {
+		v->n = 0;
+		do {
+			if (!hlo_lxint(l, &x))
+				return 0;
+			hlo_vpush(v, x);
+		} while (hlo_lxc(l, ','));
+		s->n_tile_assignment_devices = v->n;
+		s->tile_assignment_devices = hlo_adupvec(a, v->v, v->n);
+	}
+	if (hlo_lxkw(l, "last_tile_dim_replicate"))
+		s->replicate_on_last_tile_dim = 1;
+	return !hlo_lxkw(l, "last_tile_dims") || pssubgroups(l, a, s, v);
+}
+
+/* metadata={...} or metadata={{...}, {...}}, after the key */
+static int
+psshardmeta(Lx *l, Arena *a, Xla__OpSharding *s)
+{
+	Xla__OpMetadata *md[256];
+	size_t n = 0;
+
+	if (!hlo_lxc(l, '=') || !hlo_lxc(l, '{'))
+		return 0;
+	if (hlo_lxpeek(l, '{')) {
+		do {
+			if (n == NELEM(md) || !hlo_lxc(l, '{'))
+				return 0;
+			md[n] = hlo_aalloc(a, sizeof *md[n]);
+			xla__op_metadata__init(md[n]);
+			if (!hlo_psmeta(l, a, md[n]))
+				return 0;
+			n++;
+		} while (hlo_lxc(l, ','));
+		if (!hlo_lxc(l, '}'))
+			return 0;
+	} else {
+		md[0] = hlo_aalloc(a, sizeof *md[0]);
+		xla__op_metadata__init(md[0]);
+		if (!hlo_psmeta(l, a, md[0]))
+			return 0;
+		n = 1;
+	}
+	s->n_metadata = n;
+	s->metadata = hlo_aallocn(a, n, sizeof *md);
+	memcpy(s->metadata, md, n * sizeof *md);
+	return 1;
+}
+
+/* HloSharding::ToString's form into s */
 int
 hlo_pssharding(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
 {
-	Xla__OpSharding **el = NULL;
-	Xla__OpMetadata *md[256];
 	Vec v = {0};
-	size_t n = 0, cap = 0, i, wn;
 	int64_t x;
-	const char *w;
-	int ok = 0, t;
+	int ok = 0;
 
 	xla__op_sharding__init(s);
 	if (depth > MAXDEPTH || !hlo_lxc(l, '{'))
 		goto out;
 	if (hlo_lxpeek(l, '{') || hlo_lxpeek(l, '}')) {
-		s->type = XLA__OP_SHARDING__TYPE__TUPLE;
-		if (!hlo_lxc(l, '}')) {
-			do {
-				if (n == cap) {
-					cap = cap ? 2 * cap : 8;
-					el = xreallocarray(el, cap, sizeof *el);
-				}
-				el[n] = hlo_aalloc(a, sizeof *el[n]);
-				if (!hlo_pssharding(l, a, el[n], depth + 1))
-					goto out;
-				n++;
-			} while (hlo_lxc(l, ','));
-			if (!hlo_lxc(l, '}'))
-				goto out;
-		}
-		s->n_tuple_shardings = n;
-		s->tuple_shardings = hlo_aallocn(a, n + 1, sizeof *el);
-		if (n)
-			memcpy(s->tuple_shardings, el, n * sizeof *el);
-		ok = 1;
+		ok = pstuple(l, a, s, depth);
 		goto out;
 	}
 	if (hlo_lxkw(l, "replicated")) {
@@ -374,64 +488,13 @@ hlo_pssharding(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
 	} else if (hlo_lxkw(l, "unreduced")) {
 		s->type = XLA__OP_SHARDING__TYPE__UNREDUCED;
 	} else if (hlo_lxkw(l, "maximal")) {
-		if (!hlo_lxkw(l, "device") || !hlo_lxc(l, '=') || !hlo_lxint(l, &x))
+		if (!hlo_lxkw(l, "device") || !hlo_lxc(l, '=') ||
+		    !hlo_lxint(l, &x))
 			goto out;
 		s->type = XLA__OP_SHARDING__TYPE__MAXIMAL;
 		s->n_tile_assignment_devices = 1;
 		s->tile_assignment_devices = hlo_adupvec(a, &x, 1);
-	} else if (hlo_lxkw(l, "devices")) {
-		s->type = XLA__OP_SHARDING__TYPE__OTHER;
-		if (!hlo_lxc(l, '=') || !psvec(l, &v, '[', ']'))
-			goto out;
-		s->n_tile_assignment_dimensions = v.n;
-		s->tile_assignment_dimensions = hlo_adupvec(a, v.v, v.n);
-		if (hlo_lxc(l, '<')) {
-			if (!hlo_lxc(l, '=') || !psvec(l, &v, '[', ']'))
-				goto out;
-			s->n_iota_reshape_dims = v.n;
-			s->iota_reshape_dims = hlo_adupvec(a, v.v, v.n);
-			if (hlo_lxkw(l, "T")) {
-				if (!psvec(l, &v, '(', ')'))
-					goto out;
-			} else {
-				v.n = 0;
-				for (i = 0; i < s->n_iota_reshape_dims; i++)
-					hlo_vpush(&v, i);
-			}
-			s->n_iota_transpose_perm = v.n;
-			s->iota_transpose_perm = aint32s(a, &v);
-		} else {
-			v.n = 0;
-			do {
-				if (!hlo_lxint(l, &x))
-					goto out;
-				hlo_vpush(&v, x);
-			} while (hlo_lxc(l, ','));
-			s->n_tile_assignment_devices = v.n;
-			s->tile_assignment_devices = hlo_adupvec(a, v.v, v.n);
-		}
-		if (hlo_lxkw(l, "last_tile_dim_replicate"))
-			s->replicate_on_last_tile_dim = 1;
-		if (hlo_lxkw(l, "last_tile_dims")) {
-			if (!hlo_lxc(l, '=') || !hlo_lxc(l, '{'))
-				goto out;
-			v.n = 0;
-			do {
-				if (!hlo_lxword(l, &w, &wn) || (t = hlo_lookup(
-				    subgroupname, NELEM(subgroupname), w,
-				    wn)) < 0)
-					goto out;
-				hlo_vpush(&v, t);
-			} while (hlo_lxc(l, ','));
-			if (!hlo_lxc(l, '}'))
-				goto out;
-			s->n_last_tile_dims = v.n;
-			s->last_tile_dims = hlo_aallocn(a, v.n,
-				sizeof *s->last_tile_dims);
-			for (i = 0; i < v.n; i++)
-				s->last_tile_dims[i] = v.v[i];
-		}
-	} else {
+	} else if (!hlo_lxkw(l, "devices") || !psdevices(l, a, s, &v)) {
 		goto out;
 	}
 	if (hlo_lxkw(l, "shard_as")) {
@@ -446,37 +509,11 @@ hlo_pssharding(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
 			goto out;
 		s->shard_group_id = x;
 	}
-	if (hlo_lxkw(l, "metadata")) {
-		if (!hlo_lxc(l, '=') || !hlo_lxc(l, '{'))
-			goto out;
-		n = 0;
-		if (hlo_lxpeek(l, '{')) {
-			do {
-				if (n == NELEM(md) || !hlo_lxc(l, '{'))
-					goto out;
-				md[n] = hlo_aalloc(a, sizeof *md[n]);
-				xla__op_metadata__init(md[n]);
-				if (!hlo_psmeta(l, a, md[n]))
-					goto out;
-				n++;
-			} while (hlo_lxc(l, ','));
-			if (!hlo_lxc(l, '}'))
-				goto out;
-		} else {
-			md[0] = hlo_aalloc(a, sizeof *md[0]);
-			xla__op_metadata__init(md[0]);
-			if (!hlo_psmeta(l, a, md[0]))
-				goto out;
-			n = 1;
-		}
-		s->n_metadata = n;
-		s->metadata = hlo_aallocn(a, n, sizeof *md);
-		memcpy(s->metadata, md, n * sizeof *md);
-	}
+	if (hlo_lxkw(l, "metadata") && !psshardmeta(l, a, s))
+		goto out;
 	ok = hlo_lxc(l, '}');
 out:
 	free(v.v);
-	free(el);
 	return ok;
 }
 

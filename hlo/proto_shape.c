@@ -786,28 +786,106 @@ cpy(void *d, const void *s, size_t n)
 		memcpy(d, s, n);
 }
 
+/* the n elements of array literal lp (type ty) in its physical order
+ * into phys; *have gets the count the literal holds. -1 when that count
+ * is wrong, -2 when lp has no field for ty */
+static int
+rdelems(const Xla__LiteralProto *lp, int ty, int64_t n, uint8_t *phys,
+	size_t *have)
+{
+	Xla__LiteralProto *l = (Xla__LiteralProto *)lp;
+	ProtobufCBinaryData *bd;
+	int esz = hlo_type_bytes(ty), bits = hlo_typeinfo[ty].bits;
+	size_t need;
+	int64_t i;
+	uint64_t v;
+
+	switch (ty) {
+	case TY_PRED:
+		if ((*have = lp->n_preds) != (size_t)n)
+			return -1;
+		for (i = 0; i < n; i++)
+			phys[i] = lp->preds[i] != 0;
+		return 0;
+	case TY_S32: case TY_U32:
+		*have = ty == TY_S32 ? lp->n_s32s : lp->n_u32s;
+		if (*have != (size_t)n)
+			return -1;
+		for (i = 0; i < n; i++)
+			putle(phys + 4 * i, ty == TY_S32 ?
+				(uint32_t)lp->s32s[i] : lp->u32s[i], 4);
+		return 0;
+	case TY_S64: case TY_U64:
+		*have = ty == TY_S64 ? lp->n_s64s : lp->n_u64s;
+		if (*have != (size_t)n)
+			return -1;
+		for (i = 0; i < n; i++)
+			putle(phys + 8 * i, ty == TY_S64 ?
+				(uint64_t)lp->s64s[i] : lp->u64s[i], 8);
+		return 0;
+	case TY_F32:
+		if ((*have = lp->n_f32s) != (size_t)n)
+			return -1;
+		cpy(phys, lp->f32s, n * 4);
+		return 0;
+	case TY_F64:
+		if ((*have = lp->n_f64s) != (size_t)n)
+			return -1;
+		cpy(phys, lp->f64s, n * 8);
+		return 0;
+	case TY_C64:
+		if ((*have = lp->n_c64s) != (size_t)n * 2)
+			return -1;
+		cpy(phys, lp->c64s, n * 8);
+		return 0;
+	case TY_C128:
+		if ((*have = lp->n_c128s) != (size_t)n * 2)
+			return -1;
+		cpy(phys, lp->c128s, n * 16);
+		return 0;
+	default:
+		break;
+	}
+	if (!(bd = litbytes(l, ty)))
+		return -2;
+	*have = bd->len;
+	need = (size_t)n * esz;
+	if (*have == need) {
+		cpy(phys, bd->data, need);
+	} else if (bits < 8 && n > 1 && *have == ((size_t)n * bits + 7) / 8) {
+		/* packed sub-byte elements, low bits first */
+		for (i = 0; i < n; i++) {
+			v = bd->data[i * bits / 8] >> (i * bits % 8) &
+				((1u << bits) - 1);
+			if (hlo_typeinfo[ty].cls == C_SINT &&
+			    (v >> (bits - 1) & 1))
+				v |= ~(uint64_t)0 << bits;
+			phys[i] = (uint8_t)v;
+		}
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 /* appends the elements of literal lp (for shape s of m) to out */
 int
 hlo_rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 	int depth, char *why, size_t nwhy)
 {
 	const HloShape *sh = hlo_sh(m, s);
-	Xla__LiteralProto *l = (Xla__LiteralProto *)lp;
 	const Xla__LayoutProto *L;
-	ProtobufCBinaryData *bd;
 	int64_t n, i, *perm = NULL;
-	int ty = sh->type, esz, bits, rank = sh->rank;
-	size_t have, need, k;
-	uint8_t *phys;
-	uint64_t v;
+	int ty = sh->type, esz, rank = sh->rank, r;
+	size_t have = 0, k;
+	uint8_t *phys, *dst;
+	uint32_t nt = sh->ntuple;
 
 	if (depth > MAXDEPTH) {
 		snprintf(why, nwhy, "literal nested too deep");
 		return -1;
 	}
 	if (ty == TY_TUPLE) {
-		uint32_t nt = sh->ntuple;
-
 		if (lp->n_tuple_literals != nt) {
 			snprintf(why, nwhy, "tuple literal has %zu elements, "
 				"shape has %u", lp->n_tuple_literals, nt);
@@ -827,101 +905,31 @@ hlo_rdlit(HloModule *m, const Xla__LiteralProto *lp, uint32_t s, HloBuf *out,
 		return -1;
 	}
 	esz = hlo_type_bytes(ty);
-	bits = hlo_typeinfo[ty].bits;
 	phys = xmalloc(n * esz + 1);
-	switch (ty) {
-	case TY_PRED:
-		have = lp->n_preds;
-		if (have != (size_t)n)
-			goto count;
-		for (i = 0; i < n; i++)
-			phys[i] = lp->preds[i] != 0;
-		break;
-	case TY_S32: case TY_U32:
-		have = ty == TY_S32 ? lp->n_s32s : lp->n_u32s;
-		if (have != (size_t)n)
-			goto count;
-		for (i = 0; i < n; i++)
-			putle(phys + 4 * i, ty == TY_S32 ?
-				(uint32_t)lp->s32s[i] : lp->u32s[i], 4);
-		break;
-	case TY_S64: case TY_U64:
-		have = ty == TY_S64 ? lp->n_s64s : lp->n_u64s;
-		if (have != (size_t)n)
-			goto count;
-		for (i = 0; i < n; i++)
-			putle(phys + 8 * i, ty == TY_S64 ?
-				(uint64_t)lp->s64s[i] : lp->u64s[i], 8);
-		break;
-	case TY_F32:
-		if ((have = lp->n_f32s) != (size_t)n)
-			goto count;
-		cpy(phys, lp->f32s, n * 4);
-		break;
-	case TY_F64:
-		if ((have = lp->n_f64s) != (size_t)n)
-			goto count;
-		cpy(phys, lp->f64s, n * 8);
-		break;
-	case TY_C64:
-		if ((have = lp->n_c64s) != (size_t)n * 2)
-			goto count;
-		cpy(phys, lp->c64s, n * 8);
-		break;
-	case TY_C128:
-		if ((have = lp->n_c128s) != (size_t)n * 2)
-			goto count;
-		cpy(phys, lp->c128s, n * 16);
-		break;
-	default:
-		if (!(bd = litbytes(l, ty)))
-			goto type;
-		have = bd->len;
-		need = (size_t)n * esz;
-		if (have == need) {
-			cpy(phys, bd->data, need);
-		} else if (bits < 8 && n > 1 &&
-		    have == ((size_t)n * bits + 7) / 8) {
-			/* packed sub-byte elements, low bits first */
-			for (i = 0; i < n; i++) {
-				v = bd->data[i * bits / 8] >>
-					(i * bits % 8) & ((1u << bits) - 1);
-				if (hlo_typeinfo[ty].cls == C_SINT &&
-				    (v >> (bits - 1) & 1))
-					v |= ~(uint64_t)0 << bits;
-				phys[i] = (uint8_t)v;
-			}
-		} else {
-			goto count;
-		}
-		break;
+	if ((r = rdelems(lp, ty, n, phys, &have)) < 0) {
+		if (r == -2)
+			snprintf(why, nwhy, "literal of type %s",
+				hlo_typeinfo[ty].name);
+		else
+			snprintf(why, nwhy, "literal has %zu values for %"
+				PRId64 " elements of %s", have, n,
+				hlo_typeinfo[ty].name);
+		free(phys);
+		return -1;
 	}
 	L = lp->shape ? lp->shape->layout : NULL;
 	if (L && L->n_minor_to_major == (size_t)rank)
 		perm = physperm(rank, m->ints + sh->dims, L->minor_to_major,
 			n);
+	hlo_buf_put(out, (char *)phys, n * esz);
 	if (perm) {
-		uint8_t *dst;
-
-		hlo_buf_put(out, (char *)phys, n * esz);
 		dst = (uint8_t *)out->buf + out->len - n * esz;
 		for (i = 0; i < n; i++)
 			memcpy(dst + i * esz, phys + perm[i] * esz, esz);
-	} else {
-		hlo_buf_put(out, (char *)phys, n * esz);
 	}
 	free(perm);
 	free(phys);
 	return 0;
-count:
-	snprintf(why, nwhy, "literal has %zu values for %" PRId64
-		" elements of %s", have, n, hlo_typeinfo[ty].name);
-	free(phys);
-	return -1;
-type:
-	snprintf(why, nwhy, "literal of type %s", hlo_typeinfo[ty].name);
-	free(phys);
-	return -1;
 }
 
 Xla__LiteralProto *
