@@ -732,6 +732,26 @@ alg_shp_scalar(Alg *a, int type)
 	return hlo_shape_scalar(a->m, type);
 }
 
+/* instruction id gets the shape hlo's shape inference gives it (hlo/
+ * infer.c), made as alg_shp makes shapes: no dynamic bounds, the default
+ * layout when like has a layout. a builder calls it once the operands and
+ * attributes are set; should inference refuse the instruction, it keeps
+ * its provisional shape and the verifier reports it */
+static uint32_t
+inferred(Alg *a, uint32_t id, uint32_t like)
+{
+	const HloShape *sh;
+	HloError e;
+	uint32_t s;
+
+	if (hlo_infer_shape(a->m, a->c, id, &s, &e) < 0)
+		return id;
+	sh = &a->m->shapes[s];
+	INS(a, id)->shape = alg_shp(a, sh->type, sh->rank, hlo_dims(a->m, sh),
+		like);
+	return id;
+}
+
 /* building */
 
 static const uint32_t *
@@ -795,14 +815,19 @@ alg_mk_bin(Alg *a, int op, uint32_t shape, uint32_t x, uint32_t y)
 	return alg_mk(a, op, shape, 2, v);
 }
 
+/* elementwise operands have one shape: the result keeps x's layout and
+ * takes the inferred element type */
 uint32_t
 alg_mk_bin_infer(Alg *a, int op, uint32_t x, uint32_t y)
 {
-	uint32_t s = INS(a, x)->shape;
+	uint32_t id = alg_mk_bin(a, op, INS(a, x)->shape, x, y), s;
+	HloError e;
 
-	if (op == HOP_COMPARE)
-		s = alg_shp_type(a, s, TY_PRED);
-	return alg_mk_bin(a, op, s, x, y);
+	if (hlo_infer_shape(a->m, a->c, id, &s, &e) == 0 &&
+	    a->m->shapes[s].type != SH(a, x)->type)
+		INS(a, id)->shape = alg_shp_type(a, INS(a, x)->shape,
+			a->m->shapes[s].type);
+	return id;
 }
 
 uint32_t
@@ -939,13 +964,9 @@ alg_mk_transpose(Alg *a, uint32_t shape, uint32_t x, const int64_t *perm)
 uint32_t
 alg_mk_transpose_infer(Alg *a, uint32_t x, const int64_t *perm)
 {
-	int r = rank(a, x), k;
-	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8);
+	uint32_t like = INS(a, x)->shape;
 
-	for (k = 0; k < r; k++)
-		d[k] = dim(a, x, perm[k]);
-	return alg_mk_transpose(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
-		perm);
+	return inferred(a, alg_mk_transpose(a, like, x, perm), like);
 }
 
 uint32_t
@@ -970,15 +991,10 @@ uint32_t
 alg_mk_slice_infer(Alg *a, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride)
 {
-	int r = rank(a, x), k;
-	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8), s;
+	uint32_t like = INS(a, x)->shape;
 
-	for (k = 0; k < r; k++) {
-		s = stride ? stride[k] : 1;
-		d[k] = (limit[k] - start[k] + s - 1) / s;
-	}
-	return alg_mk_slice(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x,
-		start, limit, stride);
+	return inferred(a, alg_mk_slice(a, like, x, start, limit, stride),
+		like);
 }
 
 uint32_t
@@ -993,16 +1009,9 @@ alg_mk_pad(Alg *a, uint32_t shape, uint32_t x, uint32_t v, const int64_t *cfg)
 uint32_t
 alg_mk_pad_infer(Alg *a, uint32_t x, uint32_t v, const int64_t *cfg)
 {
-	int r = rank(a, x), k;
-	int64_t *d = alg_tmp(a, (size_t)(r + 1) * 8), n;
+	uint32_t like = INS(a, x)->shape;
 
-	for (k = 0; k < r; k++) {
-		n = dim(a, x, k);
-		d[k] = cfg[3 * k] + cfg[3 * k + 1] + n +
-			(n > 0 ? (n - 1) * cfg[3 * k + 2] : 0);
-	}
-	return alg_mk_pad(a, alg_shp(a, ety(a, x), r, d, INS(a, x)->shape), x, v,
-		cfg);
+	return inferred(a, alg_mk_pad(a, like, x, v, cfg), like);
 }
 
 uint32_t
@@ -1018,15 +1027,9 @@ alg_mk_concat(Alg *a, uint32_t shape, uint32_t n, const uint32_t *ops,
 uint32_t
 alg_mk_concat_infer(Alg *a, uint32_t n, const uint32_t *ops, int64_t d)
 {
-	int r = rank(a, ops[0]);
-	int64_t *v = alg_tmp(a, (size_t)(r + 1) * 8);
-	uint32_t k;
+	uint32_t like = INS(a, ops[0])->shape;
 
-	memcpy(v, dims(a, ops[0]), (size_t)r * 8);
-	for (k = 1; k < n; k++)
-		v[d] += dim(a, ops[k], d);
-	return alg_mk_concat(a, alg_shp(a, ety(a, ops[0]), r, v, INS(a,
-		ops[0])->shape), n, ops, d);
+	return inferred(a, alg_mk_concat(a, like, n, ops, d), like);
 }
 
 uint32_t
