@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hlo.h"
+#include "proto.h"
 
 static void
 putname(const HloModule *m, uint32_t id, HloBuf *b)
@@ -87,33 +88,6 @@ hlo_print_shape(const HloModule *m, uint32_t s, HloBuf *b)
 		hlo_buf_puts(b, hlo_cstr(m, sh->tail));
 	}
 	hlo_buf_put(b, "}", 1);
-}
-
-/* C-style escapes as xla's CEscape: \n \r \t \" \' \\ and octal */
-static void
-putquoted(const char *s, uint32_t n, HloBuf *b)
-{
-	uint32_t i;
-	unsigned char c;
-
-	hlo_buf_put(b, "\"", 1);
-	for (i = 0; i < n; i++) {
-		c = s[i];
-		switch (c) {
-		case '\n': hlo_buf_put(b, "\\n", 2); break;
-		case '\r': hlo_buf_put(b, "\\r", 2); break;
-		case '\t': hlo_buf_put(b, "\\t", 2); break;
-		case '"': hlo_buf_put(b, "\\\"", 2); break;
-		case '\'': hlo_buf_put(b, "\\'", 2); break;
-		case '\\': hlo_buf_put(b, "\\\\", 2); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				hlo_buf_printf(b, "\\%03o", c);
-			else
-				hlo_buf_put(b, (const char *)&c, 1);
-		}
-	}
-	hlo_buf_put(b, "\"", 1);
 }
 
 /* literals */
@@ -346,7 +320,7 @@ putattr(const HloModule *m, const HloAttr *a, HloBuf *b)
 		if (a->key == A_BACKEND_CONFIG && n && s[0] == '{')
 			hlo_buf_put(b, s, n);
 		else
-			putquoted(s, n, b);
+			hlo_putq(b, s, n);
 		break;
 	default:		/* K_WORD, K_RAW */
 		hlo_buf_put(b, s, n);
@@ -565,8 +539,8 @@ putcomp(const HloModule *m, uint32_t c, HloBuf *b)
 	hlo_buf_put(b, "}", 1);
 	if (cp->thread) {
 		hlo_buf_puts(b, ", execution_thread=");
-		putquoted(hlo_cstr(m, cp->thread), strlen(hlo_cstr(m,
-			cp->thread)), b);
+		hlo_putq(b, hlo_cstr(m, cp->thread), strlen(hlo_cstr(m,
+			cp->thread)));
 	}
 	hlo_buf_puts(b, "\n\n");
 	free(order);

@@ -173,7 +173,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 {
 	Sinker s;
 	PassCallers cg;
-	uint32_t *order, *wl, nw = 0, capw = 16, c, i, k;
+	uint32_t *order, *wl, nw, c, k;
 	int n, changed = 0;
 
 	s.m = m;
@@ -190,23 +190,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 	for (c = 0; c < m->ncomps; c++)
 		s.ncallers[c] = cg.start[c + 1] - cg.start[c];
 	pass_reset(ctx);
-	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
-	for (k = n; k-- > 0;) {
-		c = order[k];
-		if (m->comps[c].flags & HC_FUSION)
-			continue;
-		for (i = 0; i < m->comps[c].nins; i++) {
-			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
-			    !wu_while_regular(m, c, i))
-				continue;
-			if (nw == capw) {
-				capw *= 2;
-				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
-			}
-			wl[2 * nw] = c;
-			wl[2 * nw++ + 1] = i;
-		}
-	}
+	nw = wu_while_loops(m, order, n, 1, &wl);
 	for (k = 0; k < nw; k++) {
 		int r = try_sink(&s, wl[2 * k], wl[2 * k + 1]);
 

@@ -384,7 +384,7 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 {
 	Licm s;
 	PassCallers cg;
-	uint32_t *order, *wl, nw = 0, capw = 16, c, i, k;
+	uint32_t *order, *wl, nw, c, k;
 	int n, changed = 0, r;
 
 	memset(&s, 0, sizeof s);
@@ -402,21 +402,7 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 	for (c = 0; c < m->ncomps; c++)
 		s.ncallers[c] = cg.start[c + 1] - cg.start[c];
 	pass_reset(ctx);
-	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
-	for (k = 0; k < (uint32_t)n; k++) {
-		c = order[k];
-		for (i = 0; i < m->comps[c].nins; i++) {
-			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
-			    !wu_while_regular(m, c, i))
-				continue;
-			if (nw == capw) {
-				capw *= 2;
-				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
-			}
-			wl[2 * nw] = c;
-			wl[2 * nw++ + 1] = i;
-		}
-	}
+	nw = wu_while_loops(m, order, n, 0, &wl);
 	for (k = 0; k < nw; k++) {
 		r = try_hoist(&s, wl[2 * k], wl[2 * k + 1]);
 		ctx->stats.rewrites += r;

@@ -1246,7 +1246,7 @@ pass_while_simplifier(HloModule *m, PassCtx *ctx)
 	static const int dom[] = {HOP_DOMAIN};
 	Ws s;
 	PassCallers cg;
-	uint32_t c, i, k, nw = 0, capw = 16, *wl;
+	uint32_t c, i, k, nw, *wl;
 	int changed = 0, r;
 
 	memset(&s, 0, sizeof s);
@@ -1265,20 +1265,7 @@ pass_while_simplifier(HloModule *m, PassCtx *ctx)
 		s.p0[c] = wu_param0(m, c);
 	}
 	pass_reset(ctx);
-	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
-	for (c = 0; c < m->ncomps; c++)
-		for (i = 0; i < m->comps[c].nins; i++) {
-			const HloInstr *in = &m->comps[c].ins[i];
-
-			if ((in->flags & HI_DEAD) || !wu_while_regular(m, c, i))
-				continue;
-			if (nw == capw) {
-				capw *= 2;
-				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
-			}
-			wl[2 * nw] = c;
-			wl[2 * nw++ + 1] = i;
-		}
+	nw = wu_while_loops(m, NULL, m->ncomps, 0, &wl);
 	for (k = 0; k < nw; k++) {
 		c = wl[2 * k];
 		i = wl[2 * k + 1];

@@ -1030,3 +1030,35 @@ wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w)
 		return -1;
 	return r.u ? -1 : 1;
 }
+
+/* the regular while loops (wu_while_regular) of the computations comps
+ * (NULL: 0 .. n-1), walked backwards with reverse, fusion computations
+ * passed over: *out holds (computation, instruction) pairs, free() it;
+ * returns their count */
+uint32_t
+wu_while_loops(const HloModule *m, const uint32_t *comps, uint32_t n,
+	int reverse, uint32_t **out)
+{
+	uint32_t *wl, nw = 0, capw = 16, k, c, i;
+
+	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
+	for (k = 0; k < n; k++) {
+		c = reverse ? n - 1 - k : k;
+		c = comps ? comps[c] : c;
+		if (m->comps[c].flags & HC_FUSION)
+			continue;
+		for (i = 0; i < m->comps[c].nins; i++) {
+			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
+			    !wu_while_regular(m, c, i))
+				continue;
+			if (nw == capw) {
+				capw *= 2;
+				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
+			}
+			wl[2 * nw] = c;
+			wl[2 * nw++ + 1] = i;
+		}
+	}
+	*out = wl;
+	return nw;
+}

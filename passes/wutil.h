@@ -51,6 +51,11 @@ int wu_frontend_true(const HloModule *m, const HloInstr *in,
 	const char *key);	/* "true", "1" or "yes", any case */
 int wu_while_dce_disabled(const HloModule *m, const HloInstr *in);
 int wu_while_regular(const HloModule *m, uint32_t c, uint32_t i);
+uint32_t wu_while_loops(const HloModule *m, const uint32_t *comps,
+	uint32_t n, int reverse, uint32_t **out);
+				/* (computation, instruction) pairs of the
+				 * regular loops of comps (NULL: all n), in
+				 * order or reversed; fusions passed over */
 				/* the while, its operand and its body's result
 				 * have one shape: xla's verifier lets the body
 				 * return another, which no while pass handles */
