@@ -785,6 +785,46 @@ T(sqrt_of_self_multiply)
 }
 E
 
+T(reduce_max_shares_argmax)
+{
+	/* ReplaceReduceMaxWithReduceArgMax: a max reduce next to an arg-max
+	 * of the same operand becomes the arg-max's value output; every
+	 * pair of special values meets in some row */
+	const char *in;
+
+	/* the max plus the index, so that both outputs are compared */
+	in = "HloModule m\n"
+		"am {\n"
+		"  a = f32[] parameter(0)\n  i = s32[] parameter(1)\n"
+		"  b = f32[] parameter(2)\n  j = s32[] parameter(3)\n"
+		"  gt = pred[] compare(a, b), direction=GT\n"
+		"  nn = pred[] compare(a, a), direction=NE\n"
+		"  vp = pred[] or(gt, nn)\n"
+		"  v = f32[] select(vp, a, b)\n"
+		"  eq = pred[] compare(a, b), direction=EQ\n"
+		"  lt = pred[] compare(i, j), direction=LT\n"
+		"  tie = pred[] and(eq, lt)\n"
+		"  ip = pred[] or(vp, tie)\n"
+		"  k = s32[] select(ip, i, j)\n"
+		"  ROOT t = (f32[], s32[]) tuple(v, k)\n}\n"
+		MAX_COMP
+		"ENTRY e {\n"
+		"  p = f32[100,1] parameter(0)\n"
+		"  q = f32[100,1] parameter(1)\n"
+		"  x = f32[100,2] concatenate(p, q), dimensions={1}\n"
+		"  io = s32[100,2] iota(), iota_dimension=1\n"
+		"  ninf = f32[] constant(-inf)\n"
+		"  z = s32[] constant(0)\n"
+		"  r = (f32[100], s32[100]) reduce(x, io, ninf, z), dimensions={1},"
+		" to_apply=am\n"
+		"  i = s32[100] get-tuple-element(r), index=1\n"
+		"  m = f32[100] reduce(x, ninf), dimensions={1}, to_apply=mx\n"
+		"  c = f32[100] convert(i)\n"
+		"  ROOT s = f32[100] add(m, c)\n}\n";
+	ck_assert_int_eq(same_on_specials(in), 1);
+}
+E
+
 static Suite *
 suite(void)
 {
@@ -810,6 +850,7 @@ suite(void)
 	tcase_add_test(p, precondition_max_of_clamp);
 	tcase_add_test(p, precondition_reduce_init_identity);
 	tcase_add_test(r, sqrt_of_self_multiply);
+	tcase_add_test(r, reduce_max_shares_argmax);
 	suite_add_tcase(s, l);
 	suite_add_tcase(s, v);
 	suite_add_tcase(s, p);
