@@ -43,7 +43,7 @@ static int
 namechar(int ch)
 {
 	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		(ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+		(ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == ':' ||
 		ch == '.';
 }
 

@@ -340,7 +340,12 @@ START_TEST(search_small_optimum)
 
 		ck_assert_double_eq(r.initial, 6);
 		ck_assert_double_eq(r.best, 2);
-		ck_assert_int_eq(r.nseq, 2);
+		/* random search's first sequence reaching the optimum
+		 * depends on the action set (fusion actions: 4 steps) */
+		if (algo == SEARCH_RANDOM)
+			ck_assert_int_ge(r.nseq, 2);
+		else
+			ck_assert_int_eq(r.nseq, 2);
 		ck_assert_int_ge(r.nlog, 1);
 		ck_assert_double_eq(r.log[r.nlog - 1].best, 2);
 		if (algo != SEARCH_RANDOM) {

@@ -1,0 +1,1559 @@
+/* fusion.c: "fusion:cpu", "fusion:gpu" and "fusion:all", xla's
+ * InstructionFusion with the ShouldFuse rules of its CPU and GPU
+ * subclasses (xla/service/instruction_fusion.cc,
+ * xla/service/cpu/cpu_instruction_fusion.cc,
+ * xla/service/gpu/instruction_fusion.cc and gpu_fusible.cc), and a rule
+ * set beyond xla's that fuses every loop-fusible edge.
+ *
+ * In every computation that is not a fusion computation nor the
+ * to_apply/comparator of a reduce, map, sort, scatter, ... (xla's
+ * MakeNonfusionComputations, minus those embedded ones), instructions are
+ * taken in reverse post order; the operands of each are tried in queue
+ * order; the first producer ShouldFuse accepts is cloned into the
+ * consumer (a new fusion instruction named PRODUCER_CONSUMER_fusion
+ * calling fused_computation, parameters param_N, or the consumer's own
+ * fused computation), its parameter removed and its operands appended;
+ * the producer is deleted when nothing else uses it and the fusion is
+ * queued again. Producers that are not effectively unary and read more
+ * than they write are not duplicated unless they fuse on all paths into
+ * all their users (ComputeGloballyUnfusible).
+ *
+ * Not done as xla: instructions with control dependencies are never
+ * fused; ShouldFuseInPlaceOp's aliasing analysis is reduced to never
+ * fusing into a dynamic-update-slice whose operand 0 is the producer's
+ * user elsewhere; FusionNodeIndexingEvaluation is approximated by the
+ * number of paths from the fused root to the parameter (limit 8); GPU's
+ * shared-memory budget and reduction-epilogue fusion are left out, and
+ * every reduce counts as an input-fusible reduction.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion.h"
+
+const char *const fu_kind_names[4] = {"kLoop", "kInput", "kOutput",
+	"kCustom"};
+
+enum { MAX_DUP_PATHS = 8, GPU_MAX_OPERANDS = 96, CPU_MAX_REDUCES = 5,
+	CPU_MAX_CONCAT_ARGS = 8, REACH_LIMIT = 20000 };
+
+typedef struct {
+	uint32_t instr;		/* the fusion instruction */
+	uint32_t comp;		/* its fused computation */
+	uint32_t *ops, *prm;	/* operands and their parameters */
+	uint32_t n, cap;
+	int kind;
+	int renamed;		/* parameters renumbered */
+} FuFus;
+
+typedef struct {
+	HloModule *m;
+	PassCtx *ctx;
+	int rules, dup;
+	uint32_t c, cap, nins0;
+	uint32_t *fwd, *nusr;
+	int32_t *fid, *pos;
+	uint8_t *dnd, *ctl, *dead;
+	FuFus *fus;
+	uint32_t nfus, capfus;
+	const uint8_t *fx;
+	uint32_t nfx;
+	uint32_t *ncalls;	/* per computation: call sites */
+	uint32_t *newcaller;	/* per new computation: its caller */
+	uint32_t nnew, capnew, first_new;
+	uint32_t pname;		/* name of parameters not yet numbered */
+	int64_t fused;
+} Fu;
+
+#define INS(f, x) (&(f)->m->comps[(f)->c].ins[x])
+
+/* opcode predicates */
+
+int
+fu_elementwise(const HloInstr *in)
+{
+	return (hlo_opinfo[in->op].flags & OPF_ELEM) != 0;
+}
+
+int
+fu_kind(const HloModule *m, const HloInstr *in)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (hlo_attr_is(m, in, A_FUSION_KIND, fu_kind_names[k]))
+			return k;
+	return FK_OTHER;
+}
+
+static int
+eff_scalar(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	uint32_t d;
+
+	if (sh->type == TY_TUPLE)
+		return 0;
+	for (d = 0; d < sh->rank; d++)
+		if (hlo_dims(m, sh)[d] != 1)
+			return 0;
+	return 1;
+}
+
+static int
+true_rank(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	uint32_t d, r = 0, k;
+
+	if (sh->type == TY_TUPLE) {
+		for (k = 0; k < sh->ntuple; k++) {
+			d = true_rank(m, hlo_tuple_elems(m, sh)[k]);
+			r = d > r ? d : r;
+		}
+		return r;
+	}
+	for (d = 0; d < sh->rank; d++)
+		r += hlo_dims(m, sh)[d] != 1;
+	return r;
+}
+
+static int64_t
+total_elems(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	int64_t n = 0;
+	uint32_t k;
+
+	if (sh->type != TY_TUPLE)
+		return hlo_shape_elems(m, s);
+	for (k = 0; k < sh->ntuple; k++)
+		n += total_elems(m, hlo_tuple_elems(m, sh)[k]);
+	return n;
+}
+
+static int
+is_complex(const HloModule *m, uint32_t s)
+{
+	return hlo_typeinfo[hlo_sh(m, s)->type].cls == C_CPLX;
+}
+
+static int
+is_float(const HloModule *m, uint32_t s)
+{
+	int cls = hlo_typeinfo[hlo_sh(m, s)->type].cls;
+
+	return cls == C_FLOAT || cls == C_CPLX;
+}
+
+/* operand access through the replacements made so far */
+
+static uint32_t
+res(Fu *f, uint32_t x)
+{
+	while (f->fwd[x] != x)
+		x = f->fwd[x];
+	return x;
+}
+
+static uint32_t
+nopnd(Fu *f, uint32_t x)
+{
+	return f->fid[x] >= 0 ? f->fus[f->fid[x]].n : INS(f, x)->nops;
+}
+
+static uint32_t
+opnd(Fu *f, uint32_t x, uint32_t k)
+{
+	if (f->fid[x] >= 0)
+		return res(f, f->fus[f->fid[x]].ops[k]);
+	return res(f, f->m->ids[INS(f, x)->ops + k]);
+}
+
+/* the instruction a producer really is: a constant or a broadcast of
+ * one, for the integer division rule */
+static int
+const_eff_scalar(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	if (in->op == HOP_BROADCAST)
+		in = INS(f, opnd(f, x, 0));
+	return in->op == HOP_CONSTANT && eff_scalar(f->m, in->shape);
+}
+
+/* xla's InstructionFusion::IsExpensive, with CpuInstructionFusion's
+ * convert rule (cpu) or GpuInstructionFusion's cheap float math (gpu) */
+static int
+expensive(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+	const HloModule *m = f->m;
+
+	switch (in->op) {
+	case HOP_ADD: case HOP_AND: case HOP_BITCAST: case HOP_BITCASTCVT:
+	case HOP_BROADCAST: case HOP_CEIL: case HOP_CLAMP: case HOP_CLZ:
+	case HOP_COMPARE: case HOP_COMPLEX: case HOP_CONCAT:
+	case HOP_CONSTANT: case HOP_COPY: case HOP_COPYDONE:
+	case HOP_COPYSTART: case HOP_DYNRESHAPE: case HOP_DYNSLICE:
+	case HOP_DYNUPDSLICE: case HOP_FLOOR: case HOP_GTE: case HOP_IMAG:
+	case HOP_INFEED: case HOP_IOTA: case HOP_ISFINITE: case HOP_MAX:
+	case HOP_MIN: case HOP_MUL: case HOP_MULHI: case HOP_NEGATE:
+	case HOP_NOT: case HOP_OPTBARRIER: case HOP_OR: case HOP_OUTFEED:
+	case HOP_PAD: case HOP_PARTITIONID: case HOP_POPCNT: case HOP_REAL:
+	case HOP_REDUCEPRECISION: case HOP_REPLICAID: case HOP_RESHAPE:
+	case HOP_REVERSE: case HOP_ROUNDAFZ: case HOP_ROUNDEVEN:
+	case HOP_SELECT: case HOP_SHL: case HOP_SHRA: case HOP_SHRL:
+	case HOP_SHUFFLE: case HOP_SLICE: case HOP_STOCHCONVERT:
+	case HOP_SUBTRACT: case HOP_TRANSPOSE: case HOP_TUPLE: case HOP_XOR:
+		return 0;
+	case HOP_ABS: case HOP_SIGN: case HOP_COS: case HOP_SIN: case HOP_TAN:
+		return is_complex(m, in->shape);
+	case HOP_CONVERT:
+		return f->rules == FU_CPU && hlo_sh(m, in->shape)->type ==
+			TY_BF16 && hlo_sh(m, INS(f, opnd(f, x, 0))->shape)->type
+			== TY_F32;
+	case HOP_DIVIDE: case HOP_SQRT: case HOP_RSQRT: case HOP_EXP:
+		if (f->rules == FU_GPU && hlo_typeinfo[hlo_sh(m,
+		    in->shape)->type].cls == C_FLOAT)
+			return 0;
+		if (in->op != HOP_DIVIDE)
+			return 1;
+		/* fall through */
+	case HOP_REMAINDER:
+		return is_float(m, in->shape) || !const_eff_scalar(f,
+			opnd(f, x, 0));
+	default:
+		return 1;
+	}
+}
+
+/* xla's HloInstruction::IsFusible */
+static int
+fusible(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	if (f->ctl[x])
+		return 0;
+	switch (in->op) {
+	case HOP_DOMAIN: case HOP_PARAMETER: case HOP_WHILE:
+	case HOP_CONDITIONAL: case HOP_CALL:
+		return 0;
+	case HOP_FUSION:
+		return f->fid[x] >= 0;
+	case HOP_MAP: case HOP_REDUCE: case HOP_REDUCEWINDOW:
+		return 1;
+	case HOP_RNG:
+		return f->nusr[x] <= 1;
+	default:
+		return !pass_has_effect(f->m, in, f->fx, f->nfx);
+	}
+}
+
+/* HloInstruction::OperandElementUse, for one instruction */
+enum { U_NONE, U_USE, U_PERM, U_REUSE };
+
+static int
+elem_use(const HloModule *m, uint32_t c, uint32_t i, uint32_t k)
+{
+	const HloInstr *in = hlo_ins(m, c, i);
+	const uint32_t *ops = hlo_ops(m, in);
+
+	switch (in->op) {
+	case HOP_BITCAST:
+		return true_rank(m, in->shape) == true_rank(m, hlo_ins(m, c,
+			ops[0])->shape) ? U_USE : U_PERM;
+	case HOP_CONCAT: case HOP_RESHAPE: case HOP_REVERSE: case HOP_SLICE:
+	case HOP_TRANSPOSE:
+		return U_PERM;
+	case HOP_PAD:
+		return k > 0 ? U_REUSE : U_PERM;
+	case HOP_REDUCE:
+		return k >= in->nops / 2 ? U_REUSE : U_PERM;
+	case HOP_DOT:
+		if (hlo_sh(m, in->shape)->rank <= 1 && ((k == 0 &&
+		    hlo_sh(m, hlo_ins(m, c, ops[1])->shape)->rank <= 1) ||
+		    (k == 1 && hlo_sh(m, hlo_ins(m, c, ops[0])->shape)->rank
+		    <= 1)))
+			return U_USE;
+		return U_REUSE;
+	case HOP_DYNUPDSLICE:
+		return k <= 1 ? U_USE : U_REUSE;
+	case HOP_GATHER:
+		return k == 0 ? U_USE : U_PERM;
+	default:
+		return fu_elementwise(in) ? U_USE : U_REUSE;
+	}
+}
+
+/* FusionReusesParamElements: how the fused computation fc uses its
+ * parameter p, folded from the root; memo per instruction */
+static int
+param_use(const HloModule *m, uint32_t fc, uint32_t p, int8_t *memo,
+	uint32_t x)
+{
+	const HloInstr *in = hlo_ins(m, fc, x);
+	uint32_t k;
+	int acc = U_NONE, u, e;
+
+	if (memo[x] >= 0)
+		return memo[x];
+	if (x == p)
+		return memo[x] = U_USE;
+	for (k = 0; k < in->nops; k++) {
+		u = param_use(m, fc, p, memo, hlo_ops(m, in)[k]);
+		if (u == U_NONE)
+			continue;
+		e = elem_use(m, fc, x, k);
+		u = e > u ? e : u;
+		if (acc == U_NONE)
+			acc = u;
+		else if (acc == U_REUSE || u == U_REUSE || acc != u ||
+		    u == U_PERM)
+			acc = U_REUSE;
+	}
+	return memo[x] = acc;
+}
+
+/* xla's ReusesOperandElements(consumer, k) */
+static int
+reuses(Fu *f, uint32_t x, uint32_t k)
+{
+	HloModule *m = f->m;
+	FuFus *fu;
+	int8_t *memo;
+	int r;
+
+	if (f->fid[x] < 0)
+		return elem_use(m, f->c, x, k) == U_REUSE;
+	fu = &f->fus[f->fid[x]];
+	memo = xcalloc(m->comps[fu->comp].nins + 1, 1);
+	memset(memo, -1, m->comps[fu->comp].nins);
+	r = param_use(m, fu->comp, fu->prm[k], memo,
+		m->comps[fu->comp].root) == U_REUSE;
+	free(memo);
+	return r;
+}
+
+/* the number of paths from the fused root to parameter k (capped),
+ * for FusionNodeIndexingEvaluation::CodeDuplicationTooHigh */
+static int
+dup_too_high(Fu *f, uint32_t x, uint32_t k)
+{
+	HloModule *m = f->m;
+	FuFus *fu = &f->fus[f->fid[x]];
+	HloComp *cp = &m->comps[fu->comp];
+	uint32_t *order, i, j, n;
+	int64_t *paths, r;
+	int cnt;
+
+	order = xreallocarray(NULL, cp->nins + 1, sizeof *order);
+	paths = xcalloc(cp->nins + 1, sizeof *paths);
+	cnt = hlo_topo(m, fu->comp, order);
+	if (cnt < 0) {
+		free(order);
+		free(paths);
+		return 1;
+	}
+	paths[cp->root] = 1;
+	for (n = cnt; n-- > 0;) {
+		const HloInstr *in = &cp->ins[order[n]];
+
+		if (!paths[order[n]])
+			continue;
+		for (j = 0; j < in->nops; j++) {
+			i = hlo_ops(m, in)[j];
+			paths[i] += paths[order[n]];
+			if (paths[i] > MAX_DUP_PATHS)
+				paths[i] = MAX_DUP_PATHS + 1;
+		}
+	}
+	r = paths[fu->prm[k]];
+	free(order);
+	free(paths);
+	return r > MAX_DUP_PATHS;
+}
+
+/* cpu's CanBeLoopFused */
+static int
+cpu_loop_fusible(const HloInstr *in)
+{
+	switch (in->op) {
+	case HOP_BITCAST: case HOP_BROADCAST: case HOP_CONCAT:
+	case HOP_DYNSLICE: case HOP_DYNUPDSLICE: case HOP_GATHER:
+	case HOP_IOTA: case HOP_PAD: case HOP_REDUCE: case HOP_RESHAPE:
+	case HOP_REVERSE: case HOP_SLICE: case HOP_TRANSPOSE:
+		return 1;
+	default:
+		return fu_elementwise(in);
+	}
+}
+
+static int
+matvec_dot(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+	uint32_t n;
+
+	if (in->op != HOP_DOT || is_complex(f->m, in->shape) ||
+	    hlo_sh(f->m, in->shape)->rank > 1)
+		return 0;
+	hlo_attr_ints(f->m, in, A_LHS_BATCH, &n);
+	return n == 0;
+}
+
+static int
+cpu_output_fusible(Fu *f, uint32_t p, uint32_t x)
+{
+	return INS(f, x)->op == HOP_ADD && f->fid[x] < 0 && matvec_dot(f, p)
+		&& f->nusr[p] == 1 && !(opnd(f, x, 0) == p &&
+		opnd(f, x, 1) == p);
+}
+
+static int
+cpu_minor_concat(Fu *f, uint32_t x)
+{
+	const HloModule *m = f->m;
+	const HloInstr *in = INS(f, x);
+	const HloShape *sh = hlo_sh(m, in->shape);
+	uint32_t nd;
+	const int64_t *dv = hlo_attr_list(m, in, A_DIMENSIONS, &nd);
+	int64_t dim = nd ? dv[0] : 0, minor;
+
+	if (in->op != HOP_CONCAT || sh->rank <= 1 || dim >= sh->rank)
+		return 0;
+	minor = sh->flags & SH_LAYOUT ? hlo_m2m(m, sh)[0] : sh->rank - 1;
+	return dim == minor && hlo_dims(m, sh)[dim] *
+		hlo_type_bytes(sh->type) >= 64 && hlo_shape_bytes(m,
+		in->shape) >= 2048;
+}
+
+/* the base class's rules: the root, duplication */
+static int
+base_should_fuse(Fu *f, uint32_t x, uint32_t p)
+{
+	const HloInstr *pi = INS(f, p);
+	int dup = !(f->nusr[p] == 1);
+	int always = pi->op == HOP_BROADCAST || (pi->op == HOP_CONVERT &&
+		hlo_shape_bytes(f->m, INS(f, opnd(f, p, 0))->shape) <
+		hlo_shape_bytes(f->m, pi->shape));
+
+	if (p == f->m->comps[f->c].root)
+		return 0;
+	if (dup && (!f->dup || (f->rules != FU_ALL && expensive(f, p))) &&
+	    !always)
+		return 0;
+	/* in place: never duplicate the buffer a dynamic-update-slice
+	 * updates */
+	if (INS(f, x)->op == HOP_DYNUPDSLICE && opnd(f, x, 0) == p && dup)
+		return 0;
+	return 1;
+}
+
+static int
+count_reduces(Fu *f, uint32_t x)
+{
+	const HloComp *cp = &f->m->comps[f->fus[f->fid[x]].comp];
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < cp->nins; i++)
+		n += !(cp->ins[i].flags & HI_DEAD) &&
+			cp->ins[i].op == HOP_REDUCE;
+	return n;
+}
+
+static int
+cpu_should_fuse(Fu *f, uint32_t x, uint32_t k)
+{
+	uint32_t p = opnd(f, x, k), o;
+	const HloInstr *pi = INS(f, p), *xi = INS(f, x);
+	int xfus = f->fid[x] >= 0;
+
+	if (pi->op == HOP_CONSTANT && !eff_scalar(f->m, pi->shape))
+		return 0;
+	if (cpu_output_fusible(f, p, x))
+		return 1;
+	if (pi->op == HOP_ADD && ((o = opnd(f, p, 0), cpu_output_fusible(f,
+	    o, p)) || (o = opnd(f, p, 1), cpu_output_fusible(f, o, p))))
+		return 0;
+	if (!cpu_loop_fusible(pi))
+		return 0;
+	if ((pi->op == HOP_CONCAT && (pi->nops > CPU_MAX_CONCAT_ARGS ||
+	    cpu_minor_concat(f, p))) || (xi->op == HOP_CONCAT && (nopnd(f, x)
+	    > CPU_MAX_CONCAT_ARGS || cpu_minor_concat(f, x))))
+		return 0;
+	if (expensive(f, p) && reuses(f, x, k))
+		return 0;
+	if (!base_should_fuse(f, x, p))
+		return 0;
+	if (xfus && pi->op == HOP_REDUCE && count_reduces(f, x) >
+	    CPU_MAX_REDUCES)
+		return 0;
+	if (pi->op == HOP_CONSTANT && !xfus)
+		return 0;
+	if (xfus && dup_too_high(f, x, k))
+		return 0;
+	if (xi->op == HOP_DOT && hlo_sh(f->m, xi->shape)->rank <= 1) {
+		uint32_t a = opnd(f, x, 0), b = opnd(f, x, 1);
+
+		if (hlo_sh(f->m, INS(f, a)->shape)->rank == 1 && k == 1 &&
+		    hlo_shape_bytes(f->m, INS(f, a)->shape) < 16384)
+			return 1;
+		if (hlo_sh(f->m, INS(f, b)->shape)->rank == 1 && k == 0 &&
+		    hlo_shape_bytes(f->m, INS(f, b)->shape) < 16384)
+			return 1;
+	}
+	if (xfus)
+		return f->fus[f->fid[x]].kind == FK_LOOP;
+	return cpu_loop_fusible(xi);
+}
+
+/* gpu_fusible.cc */
+static int
+gpu_loop_fusible(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	switch (in->op) {
+	case HOP_BITCAST: case HOP_BROADCAST: case HOP_CONCAT:
+	case HOP_DYNSLICE: case HOP_DYNUPDSLICE: case HOP_GATHER:
+	case HOP_PAD: case HOP_REDUCEWINDOW: case HOP_RESHAPE:
+	case HOP_REVERSE: case HOP_SLICE: case HOP_TRANSPOSE:
+		return 1;
+	case HOP_FUSION:
+		return f->fid[x] >= 0 && f->fus[f->fid[x]].kind == FK_LOOP;
+	case HOP_COPY:
+		return 0;
+	default:
+		return fu_elementwise(in) && in->nops > 0;
+	}
+}
+
+static int
+gpu_input_fusible(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	if (in->op == HOP_FUSION)
+		return f->fid[x] >= 0 && f->fus[f->fid[x]].kind == FK_INPUT;
+	return in->op == HOP_REDUCE || in->op == HOP_SCATTER;
+}
+
+static int
+gpu_transposing(Fu *f, uint32_t p)
+{
+	const HloInstr *in = INS(f, p);
+
+	if (in->op == HOP_TRANSPOSE) {
+		uint32_t n;
+		const int64_t *perm = hlo_attr_ints(f->m, in, A_DIMENSIONS, &n);
+
+		return !perm || !pass_transpose_is_bitcast(f->m, INS(f,
+			opnd(f, p, 0))->shape, in->shape, perm, n);
+	}
+	if (in->op == HOP_COPY)
+		return !pass_copy_is_bitcast(f->m, INS(f, opnd(f, p, 0))->shape,
+			in->shape);
+	return 0;
+}
+
+/* operands and outputs of the fusion of p into x */
+static uint32_t
+gpu_operands_after(Fu *f, uint32_t x, uint32_t p)
+{
+	uint32_t n = 0, k, j, q;
+
+	for (k = 0; k < nopnd(f, x); k++)
+		n += opnd(f, x, k) != p;
+	for (k = 0; k < nopnd(f, p); k++) {
+		q = opnd(f, p, k);
+		for (j = 0; j < nopnd(f, x) && opnd(f, x, j) != q; j++)
+			;
+		if (j == nopnd(f, x)) {
+			for (j = 0; j < k && opnd(f, p, j) != q; j++)
+				;
+			n += j == k;
+		}
+	}
+	return n + 1;
+}
+
+static int
+gpu_should_fuse(Fu *f, uint32_t x, uint32_t k)
+{
+	uint32_t p = opnd(f, x, k);
+	const HloInstr *pi = INS(f, p);
+
+	if (pi->op == HOP_FUSION)
+		return 0;
+	if (expensive(f, p) && reuses(f, x, k))
+		return 0;
+	if (gpu_input_fusible(f, x) && gpu_transposing(f, p))
+		return 0;
+	if (pi->op != HOP_IOTA && pi->op != HOP_CONSTANT &&
+	    !gpu_loop_fusible(f, p))
+		return 0;
+	if (!gpu_input_fusible(f, x) && !(INS(f, x)->op != HOP_BITCAST &&
+	    gpu_loop_fusible(f, x)))
+		return 0;
+	if (pi->op == HOP_CONSTANT && (!eff_scalar(f->m, pi->shape) ||
+	    f->fid[x] < 0))
+		return 0;
+	if (!base_should_fuse(f, x, p))
+		return 0;
+	if (gpu_operands_after(f, x, p) > GPU_MAX_OPERANDS)
+		return 0;
+	if (f->fid[x] >= 0 && dup_too_high(f, x, k))
+		return 0;
+	return 1;
+}
+
+/* beyond xla: every loop-fusible edge */
+static int
+all_should_fuse(Fu *f, uint32_t x, uint32_t k)
+{
+	uint32_t p = opnd(f, x, k);
+	const HloInstr *pi = INS(f, p), *xi = INS(f, x);
+
+	if (pi->op == HOP_FUSION || p == f->m->comps[f->c].root)
+		return 0;
+	if (!cpu_loop_fusible(pi) && pi->op != HOP_CONSTANT)
+		return 0;
+	if (pi->op == HOP_CONSTANT && !eff_scalar(f->m, pi->shape))
+		return 0;
+	if (xi->op == HOP_DYNUPDSLICE && k == 0 && f->nusr[p] > 1)
+		return 0;
+	if (f->fid[x] >= 0)
+		return f->fus[f->fid[x]].kind == FK_LOOP;
+	return cpu_loop_fusible(xi) && pi->op != HOP_CONSTANT;
+}
+
+static int
+should_fuse(Fu *f, uint32_t x, uint32_t k)
+{
+	switch (f->rules) {
+	case FU_CPU:
+		return cpu_should_fuse(f, x, k);
+	case FU_GPU:
+		return gpu_should_fuse(f, x, k);
+	default:
+		return all_should_fuse(f, x, k);
+	}
+}
+
+static int
+choose_kind(Fu *f, uint32_t p, uint32_t x)
+{
+	if (f->rules == FU_CPU)
+		return cpu_output_fusible(f, p, x) ? FK_OUTPUT : FK_LOOP;
+	if (f->rules == FU_GPU)
+		return gpu_input_fusible(f, x) || gpu_input_fusible(f, p) ?
+			FK_INPUT : FK_LOOP;
+	return FK_LOOP;
+}
+
+/* the machinery: state, new fusions, fusing a producer */
+
+static void
+grow(Fu *f, uint32_t need)
+{
+	uint32_t cap, i;
+
+	if (need <= f->cap)
+		return;
+	cap = need * 2 + 16;
+	f->fwd = xreallocarray(f->fwd, cap, sizeof *f->fwd);
+	f->nusr = xreallocarray(f->nusr, cap, sizeof *f->nusr);
+	f->fid = xreallocarray(f->fid, cap, sizeof *f->fid);
+	f->pos = xreallocarray(f->pos, cap, sizeof *f->pos);
+	f->dnd = xreallocarray(f->dnd, cap, 1);
+	f->ctl = xreallocarray(f->ctl, cap, 1);
+	f->dead = xreallocarray(f->dead, cap, 1);
+	for (i = f->cap; i < cap; i++) {
+		f->fwd[i] = i;
+		f->nusr[i] = 0;
+		f->fid[i] = -1;
+		f->pos[i] = -1;
+		f->dnd[i] = f->ctl[i] = f->dead[i] = 0;
+	}
+	f->cap = cap;
+}
+
+uint32_t
+fu_unique_name(HloModule *m, const char *base)
+{
+	char buf[300];
+	unsigned k;
+	int len;
+
+	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
+		return hlo_strz(m, base);
+	for (k = 1;; k++) {
+		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
+		if (hlo_find_str(m, buf, len) == HLO_NONE)
+			return hlo_str(m, buf, len);
+	}
+}
+
+static FuFus *
+add_fus(Fu *f, uint32_t instr, uint32_t comp, int kind)
+{
+	FuFus *fu;
+
+	if (f->nfus == f->capfus) {
+		f->capfus = f->capfus ? 2 * f->capfus : 16;
+		f->fus = xreallocarray(f->fus, f->capfus, sizeof *f->fus);
+	}
+	fu = &f->fus[f->nfus];
+	memset(fu, 0, sizeof *fu);
+	fu->instr = instr;
+	fu->comp = comp;
+	fu->kind = kind;
+	f->fid[instr] = f->nfus++;
+	return fu;
+}
+
+static void
+fus_push(FuFus *fu, uint32_t op, uint32_t prm)
+{
+	if (fu->n == fu->cap) {
+		fu->cap = fu->cap ? 2 * fu->cap : 8;
+		fu->ops = xreallocarray(fu->ops, fu->cap, sizeof *fu->ops);
+		fu->prm = xreallocarray(fu->prm, fu->cap, sizeof *fu->prm);
+	}
+	fu->ops[fu->n] = op;
+	fu->prm[fu->n++] = prm;
+}
+
+/* an existing fusion instruction the pass may fuse into: unique
+ * operands, one parameter each, a computation nothing else calls */
+static void
+load_fusion(Fu *f, uint32_t x)
+{
+	HloModule *m = f->m;
+	const HloInstr *in = INS(f, x);
+	uint32_t fc, k, j, p;
+	int kind = fu_kind(m, in);
+	FuFus *fu;
+
+	if (in->ncalled != 1 || kind > FK_OUTPUT || f->ctl[x])
+		return;
+	fc = hlo_called(m, in)[0];
+	if (f->ncalls[fc] != 1 || hlo_param_count(m, fc) != (int)in->nops)
+		return;
+	for (k = 0; k < in->nops; k++)
+		for (j = 0; j < k; j++)
+			if (hlo_ops(m, in)[j] == hlo_ops(m, in)[k])
+				return;
+	fu = add_fus(f, x, fc, kind);
+	for (k = 0; k < INS(f, x)->nops; k++) {
+		p = hlo_param(m, fc, k);
+		fus_push(fu, m->ids[INS(f, x)->ops + k], p);
+	}
+}
+
+static uint32_t
+new_param(Fu *f, FuFus *fu, uint32_t q)
+{
+	HloModule *m = f->m;
+	uint32_t i = hlo_instr_add(m, fu->comp, HOP_PARAMETER, INS(f,
+		q)->shape, f->pname, 0, NULL);
+
+	m->comps[fu->comp].ins[i].num = fu->n;
+	fus_push(fu, q, i);
+	fu->renamed = 1;
+	return i;
+}
+
+/* clone p into the fused computation, its operands read through
+ * parameters (new ones appended); count_users: q gains a user when it
+ * becomes a new operand of the fusion */
+static uint32_t
+clone_into(Fu *f, FuFus *fu, uint32_t p, int keep_name, int count_users)
+{
+	HloModule *m = f->m;
+	uint32_t j, n = INS(f, p)->nops, k, t, q, *ops;
+
+	j = pass_copy_instr(m, fu->comp, f->c, p, 0, NULL);
+	if (keep_name)
+		m->comps[fu->comp].ins[j].name = INS(f, p)->name;
+	ops = xreallocarray(NULL, n + 1, sizeof *ops);
+	for (k = 0; k < n; k++) {
+		q = res(f, m->ids[INS(f, p)->ops + k]);
+		for (t = 0; t < fu->n && res(f, fu->ops[t]) != q; t++)
+			;
+		if (t < fu->n) {
+			ops[k] = fu->prm[t];
+			continue;
+		}
+		ops[k] = new_param(f, fu, q);
+		if (count_users)
+			f->nusr[q]++;
+	}
+	hlo_set_operands(m, fu->comp, j, n, ops);
+	free(ops);
+	return j;
+}
+
+/* a new fusion instruction in place of consumer x, its fused
+ * computation holding a clone of x */
+static uint32_t
+make_fusion(Fu *f, uint32_t x, uint32_t p, int kind)
+{
+	HloModule *m = f->m;
+	char buf[256];
+	uint32_t fc, fi, r;
+	const HloAttr *md;
+	HloAttr a;
+	FuFus *fu;
+
+	fc = hlo_comp_add(m, fu_unique_name(m, "fused_computation"));
+	m->comps[fc].flags = HC_FUSION;
+	m->comps[fc].thread = m->comps[f->c].thread;
+	if (f->nnew == f->capnew) {
+		f->capnew = f->capnew ? 2 * f->capnew : 16;
+		f->newcaller = xreallocarray(f->newcaller, f->capnew,
+			sizeof *f->newcaller);
+	}
+	f->newcaller[f->nnew++] = f->c;
+	snprintf(buf, sizeof buf, "%s_%s_fusion", hlo_opinfo[INS(f,
+		p)->op].name, hlo_opinfo[INS(f, x)->op].name);
+	fi = hlo_instr_add(m, f->c, HOP_FUSION, INS(f, x)->shape,
+		fu_unique_name(m, buf), 0, NULL);
+	hlo_set_called(m, f->c, fi, 1, &fc);
+	a = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD, fu_kind_names[kind],
+		strlen(fu_kind_names[kind]));
+	hlo_attr_set(m, f->c, fi, &a);
+	md = hlo_attr(m, INS(f, x), A_METADATA);
+	if (md) {
+		a = *md;
+		hlo_attr_set(m, f->c, fi, &a);
+	}
+	grow(f, fi + 1);
+	fu = add_fus(f, fi, fc, kind);
+	r = clone_into(f, fu, x, 1, 0);
+	m->comps[fc].root = r;
+	f->fwd[x] = fi;
+	f->dead[x] = 1;
+	f->nusr[fi] = f->nusr[x];
+	if (m->comps[f->c].root == x)
+		m->comps[f->c].root = fi;
+	return fi;
+}
+
+/* InstructionFusion::FuseInstruction: producer p into fusion fi */
+static void
+fuse_into(Fu *f, uint32_t fi, uint32_t p)
+{
+	HloModule *m = f->m;
+	FuFus *fu = &f->fus[f->fid[fi]];
+	HloComp *cp;
+	uint32_t k, j, i, t, prm, q;
+
+	for (k = 0; k < fu->n && res(f, fu->ops[k]) != p; k++)
+		;
+	if (k == fu->n)
+		return;
+	prm = fu->prm[k];
+	j = clone_into(f, fu, p, f->nusr[p] == 1, 1);
+	cp = &m->comps[fu->comp];
+	for (i = 0; i < cp->nins; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		if (i == j || (in->flags & HI_DEAD))
+			continue;
+		for (t = 0; t < in->nops; t++)
+			if (m->ids[in->ops + t] == prm)
+				m->ids[in->ops + t] = j;
+	}
+	if (cp->root == prm)
+		cp->root = j;
+	cp->ins[prm].flags |= HI_DEAD;
+	memmove(fu->ops + k, fu->ops + k + 1, (fu->n - k - 1) * 4u);
+	memmove(fu->prm + k, fu->prm + k + 1, (fu->n - k - 1) * 4u);
+	fu->n--;
+	fu->renamed = 1;
+	f->nusr[p]--;
+	if (f->nusr[p] > 0)
+		return;
+	f->dead[p] = 1;
+	for (k = 0; k < INS(f, p)->nops; k++) {
+		q = res(f, m->ids[INS(f, p)->ops + k]);
+		for (t = 0; t < k && res(f, m->ids[INS(f, p)->ops + t]) != q;
+		     t++)
+			;
+		if (t == k && f->nusr[q] > 0)
+			f->nusr[q]--;
+	}
+}
+
+/* ComputeGloballyUnfusible */
+
+typedef struct {
+	uint32_t *mark, *mst;	/* descendant stamp, memo stamp */
+	uint8_t *mval;
+	uint32_t stamp;
+	HloUsers u;
+} FuReach;
+
+static int
+effectively_unary(Fu *f, uint32_t p)
+{
+	uint32_t k, q;
+	int r = true_rank(f->m, INS(f, p)->shape), n = 0;
+
+	for (k = 0; k < nopnd(f, p); k++) {
+		const HloInstr *qi = INS(f, q = opnd(f, p, k));
+
+		if (qi->op == HOP_BROADCAST || qi->op == HOP_IOTA)
+			continue;
+		if (qi->op == HOP_CONSTANT && eff_scalar(f->m, qi->shape))
+			continue;
+		n += true_rank(f->m, qi->shape) >= r;
+	}
+	return n <= 1;
+}
+
+/* the descendants of p, at most REACH_BUDGET; 0 if over budget */
+static int
+descendants(Fu *f, FuReach *r, uint32_t p, uint32_t *stack)
+{
+	uint32_t n = 0, seen = 0, x, k;
+
+	r->mark[p] = r->stamp;
+	stack[n++] = p;
+	while (n > 0) {
+		x = stack[--n];
+		for (k = r->u.start[x]; k < r->u.start[x + 1]; k++) {
+			uint32_t y = r->u.list[k];
+
+			if (r->mark[y] == r->stamp)
+				continue;
+			if (++seen > 4096)
+				return 0;
+			r->mark[y] = r->stamp;
+			stack[n++] = y;
+		}
+	}
+	return 1;
+}
+
+static int
+all_paths(Fu *f, FuReach *r, uint32_t p, uint32_t x)
+{
+	uint32_t k, o;
+	int ok = 1;
+
+	if (x == p)
+		return 1;
+	if (!fusible(f, x))
+		return 0;
+	if (r->mst[x] == r->stamp)
+		return r->mval[x];
+	for (k = 0; k < nopnd(f, x) && ok; k++) {
+		o = opnd(f, x, k);
+		if (o != p && r->mark[o] != r->stamp)
+			continue;
+		if (f->dnd[o] || !should_fuse(f, x, k) || !all_paths(f, r, p,
+		    o))
+			ok = 0;
+	}
+	r->mst[x] = r->stamp;
+	r->mval[x] = ok;
+	return ok;
+}
+
+static void
+globally_unfusible(Fu *f, const uint32_t *po, uint32_t n)
+{
+	HloModule *m = f->m;
+	uint32_t nins = m->comps[f->c].nins, t, k, j, p, *stack;
+	FuReach r;
+	int64_t in_size;
+
+	memset(&r, 0, sizeof r);
+	hlo_users(m, f->c, &r.u);
+	r.mark = xcalloc(nins + 1, sizeof *r.mark);
+	r.mst = xcalloc(nins + 1, sizeof *r.mst);
+	r.mval = xcalloc(nins + 1, 1);
+	stack = xreallocarray(NULL, nins + 1, sizeof *stack);
+	for (t = n; t-- > 0;) {
+		p = po[t];
+		if (effectively_unary(f, p))
+			continue;
+		in_size = 0;
+		for (k = 0; k < nopnd(f, p); k++) {
+			for (j = 0; j < k && opnd(f, p, j) != opnd(f, p, k); j++)
+				;
+			if (j == k)
+				in_size += total_elems(m, INS(f, opnd(f, p,
+					k))->shape);
+		}
+		if (in_size <= total_elems(m, INS(f, p)->shape))
+			continue;
+		r.stamp++;
+		if (fusible(f, p) && descendants(f, &r, p, stack)) {
+			for (k = r.u.start[p]; k < r.u.start[p + 1]; k++)
+				if (!all_paths(f, &r, p, r.u.list[k]))
+					break;
+			if (k == r.u.start[p + 1])
+				continue;
+		}
+		f->dnd[p] = 1;
+	}
+	hlo_users_free(&r.u);
+	free(r.mark);
+	free(r.mst);
+	free(r.mval);
+	free(stack);
+}
+
+/* the fusion loop over one computation */
+
+static void
+queue_push(uint32_t **q, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*q = xreallocarray(*q, *cap, sizeof **q);
+	}
+	(*q)[(*n)++] = x;
+}
+
+static int
+try_operands(Fu *f, uint32_t x, uint32_t **q, uint32_t *nq, uint32_t *cq)
+{
+	uint32_t n = nopnd(f, x), *idx, cnt = 0, k, j, t, p, fi;
+	int kind, done = 0;
+
+	idx = xreallocarray(NULL, n + 1, sizeof *idx);
+	for (k = 0; k < n; k++) {
+		if (f->pos[opnd(f, x, k)] < 0)
+			continue;
+		for (j = cnt; j > 0 && f->pos[opnd(f, x, idx[j - 1])] <
+		     f->pos[opnd(f, x, k)]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = k;
+		cnt++;
+	}
+	for (t = 0; t < cnt && !done; t++) {
+		k = idx[t];
+		p = opnd(f, x, k);
+		if (!fusible(f, p) || f->dnd[p] || !should_fuse(f, x, k))
+			continue;
+		kind = choose_kind(f, p, x);
+		if (f->fid[x] >= 0) {
+			fi = x;
+			if (f->fus[f->fid[fi]].kind != kind) {
+				HloAttr a = hlo_mk_bytes(f->m, A_FUSION_KIND,
+					K_WORD, fu_kind_names[kind],
+					strlen(fu_kind_names[kind]));
+
+				hlo_attr_set(f->m, f->c, fi, &a);
+				f->fus[f->fid[fi]].kind = kind;
+			}
+		} else {
+			fi = make_fusion(f, x, p, kind);
+		}
+		fuse_into(f, fi, p);
+		f->fused++;
+		f->pos[fi] = *nq;
+		queue_push(q, nq, cq, fi);
+		if (f->dead[p] && f->pos[p] >= 0) {
+			(*q)[f->pos[p]] = HLO_NONE;
+			f->pos[p] = -1;
+		}
+		done = 1;
+	}
+	free(idx);
+	return done;
+}
+
+static int
+fuse_comp(Fu *f)
+{
+	HloModule *m = f->m;
+	uint32_t n, *q = NULL, nq = 0, cq, x, i;
+	int changed = 0;
+
+	f->nins0 = m->comps[f->c].nins;
+	grow(f, f->nins0 + 1);
+	cq = f->nins0 + 16;
+	q = xreallocarray(NULL, cq, sizeof *q);
+	n = pass_post_order(m, f->c, q, f->ctx);
+	nq = n;
+	for (i = 0; i < n; i++)
+		f->pos[q[i]] = i;
+	if (f->dup && f->rules != FU_ALL)
+		globally_unfusible(f, q, n);
+	while (nq > 0) {
+		x = q[--nq];
+		if (x == HLO_NONE)
+			continue;
+		f->pos[x] = -1;
+		if (INS(f, x)->op == HOP_FUSION ? f->fid[x] < 0 :
+		    !fusible(f, x))
+			continue;
+		changed |= try_operands(f, x, &q, &nq, &cq);
+	}
+	free(q);
+	return changed;
+}
+
+static void
+setup_comp(Fu *f, uint32_t c)
+{
+	HloModule *m = f->m;
+	HloComp *cp = &m->comps[c];
+	uint32_t i, k, j, n = cp->nins;
+
+	f->c = c;
+	f->nfus = 0;
+	grow(f, n + 1);
+	for (i = 0; i < f->cap; i++) {
+		f->fwd[i] = i;
+		f->nusr[i] = 0;
+		f->fid[i] = -1;
+		f->pos[i] = -1;
+		f->dnd[i] = f->ctl[i] = f->dead[i] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		if (in->nctrl)
+			f->ctl[i] = 1;
+		for (k = 0; k < in->nctrl; k++)
+			f->ctl[hlo_ctrl(m, in)[k]] = 1;
+		for (k = 0; k < in->nops; k++) {
+			uint32_t q = hlo_ops(m, in)[k];
+
+			for (j = 0; j < k && hlo_ops(m, in)[j] != q; j++)
+				;
+			if (j == k)
+				f->nusr[q]++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) && cp->ins[i].op ==
+		    HOP_FUSION)
+			load_fusion(f, i);
+}
+
+/* parameters numbered by operand position, renamed param_N where the
+ * number changed; operands written; the computations compacted */
+static int
+finish_comp(Fu *f)
+{
+	HloModule *m = f->m;
+	uint32_t t, k, n, *ops;
+	char buf[64];
+
+	for (t = 0; t < f->nfus; t++) {
+		FuFus *fu = &f->fus[t];
+
+		if (!fu->renamed)
+			goto next;
+		ops = xreallocarray(NULL, fu->n + 1, sizeof *ops);
+		for (k = 0; k < fu->n; k++) {
+			HloInstr *pi = &m->comps[fu->comp].ins[fu->prm[k]];
+
+			ops[k] = res(f, fu->ops[k]);
+			if (pi->num != k || pi->name == f->pname) {
+				snprintf(buf, sizeof buf, "param_%u", k);
+				n = fu_unique_name(m, buf);
+				pi = &m->comps[fu->comp].ins[fu->prm[k]];
+				pi->name = n;
+				pi->num = k;
+			}
+		}
+		hlo_set_operands(m, f->c, fu->instr, fu->n, ops);
+		free(ops);
+		if (hlo_comp_compact(m, fu->comp) < 0)
+			return pass_err_cycle(f->ctx, m, fu->comp);
+next:
+		free(fu->ops);
+		free(fu->prm);
+	}
+	n = m->comps[f->c].nins;
+	for (k = 0; k < n; k++) {
+		f->fwd[k] = res(f, k);
+		if (f->dead[k])
+			m->comps[f->c].ins[k].flags |= HI_DEAD;
+	}
+	hlo_forward(m, f->c, f->fwd);
+	if (hlo_comp_compact(m, f->c) < 0)
+		return pass_err_cycle(f->ctx, m, f->c);
+	return 0;
+}
+
+void
+fu_place_comps(HloModule *m, uint32_t first, const uint32_t *caller)
+{
+	uint32_t n = m->ncomps, *order, *newid, i, k, j, cnt = 0;
+	HloComp *old;
+
+	if (first >= n)
+		return;
+	order = xreallocarray(NULL, n, sizeof *order);
+	newid = xreallocarray(NULL, n, sizeof *newid);
+	for (i = 0; i < first; i++) {
+		for (k = first; k < n; k++)
+			if (caller[k - first] == i)
+				order[cnt++] = k;
+		order[cnt++] = i;
+	}
+	old = xreallocarray(NULL, n, sizeof *old);
+	memcpy(old, m->comps, n * sizeof *old);
+	for (i = 0; i < cnt; i++) {
+		m->comps[i] = old[order[i]];
+		newid[order[i]] = i;
+	}
+	m->entry = newid[m->entry];
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m->comps[i].nins; j++)
+			for (k = 0; k < m->comps[i].ins[j].ncalled; k++) {
+				uint32_t *d = &m->ids[m->comps[i].ins[j].called
+					+ k];
+
+				if (*d < n)
+					*d = newid[*d];
+			}
+	free(old);
+	free(order);
+	free(newid);
+}
+
+/* the computations instruction fusion visits: not fusion computations,
+ * not those called as to_apply, comparator, ... (only by while,
+ * conditional and call, or the entry) */
+static uint8_t *
+visited_comps(const HloModule *m, uint32_t *ncalls)
+{
+	uint8_t *ok = xcalloc(m->ncomps + 1, 1);
+	uint32_t c, i, k, d;
+
+	for (c = 0; c < m->ncomps; c++)
+		ok[c] = !(m->comps[c].flags & HC_FUSION);
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if (in->flags & HI_DEAD)
+				continue;
+			for (k = 0; k < in->ncalled; k++) {
+				d = hlo_called(m, in)[k];
+				if (d >= m->ncomps)
+					continue;
+				ncalls[d]++;
+				if (in->op != HOP_WHILE && in->op != HOP_CALL &&
+				    in->op != HOP_CONDITIONAL)
+					ok[d] = 0;
+			}
+		}
+	return ok;
+}
+
+static int
+run_rules(HloModule *m, PassCtx *ctx, Fu *f, int dup)
+{
+	uint32_t c, n0 = m->ncomps, *order;
+	uint8_t *ok;
+	int changed = 0, r = 0, cnt, t;
+
+	f->dup = dup;
+	f->nnew = 0;
+	f->first_new = n0;
+	f->fx = pass_comp_effects(m, ctx);
+	f->nfx = n0;
+	f->ncalls = xcalloc(n0 + 1, sizeof *f->ncalls);
+	ok = visited_comps(m, f->ncalls);
+	order = xreallocarray(NULL, n0 + 1, sizeof *order);
+	cnt = hlo_comp_order_all(m, order);
+	if (cnt < 0) {
+		for (c = 0; c < n0; c++)
+			order[c] = c;
+		cnt = n0;
+	}
+	for (t = 0; t < cnt && r == 0; t++) {
+		c = order[t];
+		if (!ok[c] || m->comps[c].nins == 0)
+			continue;
+		setup_comp(f, c);
+		changed |= fuse_comp(f);
+		r = finish_comp(f);
+	}
+	if (r == 0 && f->nnew)
+		fu_place_comps(m, n0, f->newcaller);
+	free(ok);
+	free(order);
+	free(f->ncalls);
+	return r < 0 ? -1 : changed;
+}
+
+int
+fu_instruction_fusion(HloModule *m, PassCtx *ctx, int rules)
+{
+	Fu f;
+	int r, changed = 0;
+
+	memset(&f, 0, sizeof f);
+	f.m = m;
+	f.ctx = ctx;
+	f.rules = rules;
+	f.pname = hlo_strz(m, "param");
+	r = run_rules(m, ctx, &f, rules != FU_GPU);
+	if (r >= 0 && rules == FU_GPU) {
+		changed = r;
+		r = run_rules(m, ctx, &f, 1);
+	}
+	ctx->stats.rewrites += f.fused;
+	free(f.fwd);
+	free(f.nusr);
+	free(f.fid);
+	free(f.pos);
+	free(f.dnd);
+	free(f.ctl);
+	free(f.dead);
+	free(f.fus);
+	free(f.newcaller);
+	return r < 0 ? -1 : (r | changed);
+}
+
+int
+pass_fusion_cpu(HloModule *m, PassCtx *ctx)
+{
+	return fu_instruction_fusion(m, ctx, FU_CPU);
+}
+
+int
+pass_fusion_gpu(HloModule *m, PassCtx *ctx)
+{
+	return fu_instruction_fusion(m, ctx, FU_GPU);
+}
+
+int
+pass_fusion_all(HloModule *m, PassCtx *ctx)
+{
+	return fu_instruction_fusion(m, ctx, FU_ALL);
+}
+
+/* "fusion-merger": xla:GPU's FusionMerger (the byte-ratio version): a
+ * loop fusion whose users are all fusions is merged into each of them
+ * and deleted, unless it holds an expensive instruction, the users
+ * would read more than 1.1 times the bytes they move now, or a merged
+ * fusion would have more than 96 operands and outputs. With across set
+ * (the "merge across" strategy), only the structural conditions hold. */
+
+static uint32_t
+merge_into(Fu *f, uint32_t u, uint32_t p, int keep_names)
+{
+	HloModule *m = f->m;
+	FuFus *fu = &f->fus[f->fid[u]], *pf = &f->fus[f->fid[p]];
+	uint32_t pc = pf->comp, uc = fu->comp, k, j, t, i, cnt, prm, *map,
+		*order, *ops, q, nin = m->comps[pc].nins;
+
+	for (k = 0; k < fu->n && res(f, fu->ops[k]) != p; k++)
+		;
+	if (k == fu->n)
+		return 0;
+	map = xreallocarray(NULL, nin + 1, sizeof *map);
+	order = xreallocarray(NULL, nin + 1, sizeof *order);
+	cnt = hlo_topo(m, pc, order);
+	for (j = 0; j < pf->n; j++) {
+		q = res(f, pf->ops[j]);
+		for (t = 0; t < fu->n && res(f, fu->ops[t]) != q; t++)
+			;
+		if (t < fu->n) {
+			map[pf->prm[j]] = fu->prm[t];
+		} else {
+			map[pf->prm[j]] = new_param(f, &f->fus[f->fid[u]], q);
+			f->nusr[q]++;
+		}
+		fu = &f->fus[f->fid[u]];
+	}
+	for (t = 0; t < cnt; t++) {
+		const HloInstr *in = &m->comps[pc].ins[order[t]];
+
+		if (in->op == HOP_PARAMETER)
+			continue;
+		ops = xreallocarray(NULL, in->nops + 1, sizeof *ops);
+		for (j = 0; j < in->nops; j++)
+			ops[j] = map[hlo_ops(m, in)[j]];
+		i = pass_copy_instr(m, uc, pc, order[t], in->nops, ops);
+		if (keep_names)
+			m->comps[uc].ins[i].name = m->comps[pc].ins[order[t]].name;
+		map[order[t]] = i;
+		free(ops);
+	}
+	prm = fu->prm[k];
+	i = map[m->comps[pc].root];
+	for (t = 0; t < m->comps[uc].nins; t++) {
+		HloInstr *in = &m->comps[uc].ins[t];
+
+		for (j = 0; j < in->nops && !(in->flags & HI_DEAD); j++)
+			if (m->ids[in->ops + j] == prm)
+				m->ids[in->ops + j] = i;
+	}
+	if (m->comps[uc].root == prm)
+		m->comps[uc].root = i;
+	m->comps[uc].ins[prm].flags |= HI_DEAD;
+	memmove(fu->ops + k, fu->ops + k + 1, (fu->n - k - 1) * 4u);
+	memmove(fu->prm + k, fu->prm + k + 1, (fu->n - k - 1) * 4u);
+	fu->n--;
+	fu->renamed = 1;
+	f->nusr[p]--;
+	free(map);
+	free(order);
+	return 1;
+}
+
+static int
+merge_ok(Fu *f, uint32_t p, const HloUsers *us, int across)
+{
+	HloModule *m = f->m;
+	FuFus *pf = &f->fus[f->fid[p]];
+	const HloComp *pc = &m->comps[pf->comp];
+	uint32_t k, i, nu = 0, x;
+	double rd = 0, wr, cur, merged;
+
+	if (pf->kind != FK_LOOP || p == m->comps[f->c].root ||
+	    us->start[p] == us->start[p + 1] ||
+	    hlo_sh(m, INS(f, p)->shape)->type == TY_TUPLE)
+		return 0;
+	for (k = us->start[p]; k < us->start[p + 1]; k++) {
+		x = us->list[k];
+		if (f->dead[x] || f->fid[x] < 0 || f->fus[f->fid[x]].kind >
+		    FK_OUTPUT)
+			return 0;
+		nu++;
+		if (!across && gpu_operands_after(f, x, p) > GPU_MAX_OPERANDS)
+			return 0;
+		for (i = us->start[p]; i < k && us->list[i] != x; i++)
+			;
+		if (i < k)
+			return 0;	/* used twice by one user */
+	}
+	if (across)
+		return 1;
+	for (i = 0; i < pc->nins; i++) {
+		const HloInstr *in = &pc->ins[i];
+
+		if ((in->flags & HI_DEAD) || in->op == HOP_PARAMETER)
+			continue;
+		if (in->op != HOP_DIVIDE && in->op != HOP_SQRT &&
+		    in->op != HOP_RSQRT && in->op != HOP_EXP &&
+		    fu_elementwise(in) && hlo_opinfo[in->op].flags & OPF_TRANS)
+			return 0;
+		if (!fu_elementwise(in) && (in->op == HOP_DOT || in->op ==
+		    HOP_CONV || in->op == HOP_REDUCE || in->op ==
+		    HOP_REDUCEWINDOW || in->op == HOP_SORT || in->op ==
+		    HOP_GATHER || in->op == HOP_SCATTER || in->op == HOP_FFT))
+			return 0;
+	}
+	for (k = 0; k < pf->n; k++)
+		rd += hlo_shape_bytes(m, INS(f, res(f, pf->ops[k]))->shape);
+	wr = hlo_shape_bytes(m, INS(f, p)->shape);
+	cur = rd + wr + nu * wr;
+	merged = nu * rd;
+	return merged / (cur > 1 ? cur : 1) <= 1.10;
+}
+
+static int
+merge_comp(Fu *f, uint8_t *dropc)
+{
+	HloModule *m = f->m;
+	uint32_t n = m->comps[f->c].nins, *po, cnt, t, k, p, q, j;
+	HloUsers us;
+	int changed = 0;
+
+	po = xreallocarray(NULL, n + 1, sizeof *po);
+	cnt = pass_post_order(m, f->c, po, f->ctx);
+	hlo_users(m, f->c, &us);
+	for (t = 0; t < cnt; t++) {
+		p = po[t];
+		if (f->fid[p] < 0 || !merge_ok(f, p, &us, f->dup))
+			continue;
+		for (k = us.start[p]; k < us.start[p + 1]; k++)
+			merge_into(f, us.list[k], p, us.start[p + 1] -
+				us.start[p] == 1);
+		f->dead[p] = 1;
+		dropc[f->fus[f->fid[p]].comp] = 1;
+		for (k = 0; k < INS(f, p)->nops; k++) {
+			q = m->ids[INS(f, p)->ops + k];
+			for (j = 0; j < k && m->ids[INS(f, p)->ops + j] != q;
+			     j++)
+				;
+			if (j == k && f->nusr[q] > 0)
+				f->nusr[q]--;
+		}
+		f->fused++;
+		changed = 1;
+	}
+	hlo_users_free(&us);
+	free(po);
+	return changed;
+}
+
+int
+fu_fusion_merger(HloModule *m, PassCtx *ctx, int across)
+{
+	Fu f;
+	uint32_t c, n0 = m->ncomps;
+	uint8_t *ok, *dropc;
+	int changed = 0, r = 0;
+
+	memset(&f, 0, sizeof f);
+	f.m = m;
+	f.ctx = ctx;
+	f.rules = FU_GPU;
+	f.dup = across;
+	f.pname = hlo_strz(m, "param");
+	f.fx = pass_comp_effects(m, ctx);
+	f.nfx = n0;
+	f.ncalls = xcalloc(n0 + 1, sizeof *f.ncalls);
+	ok = visited_comps(m, f.ncalls);
+	dropc = xcalloc(n0 + 1, 1);
+	for (c = 0; c < n0 && r == 0; c++) {
+		if (!ok[c] || m->comps[c].nins == 0)
+			continue;
+		setup_comp(&f, c);
+		if (f.nfus == 0) {
+			r = finish_comp(&f);
+			continue;
+		}
+		changed |= merge_comp(&f, dropc);
+		r = finish_comp(&f);
+	}
+	if (r == 0 && changed)
+		pass_drop_comps(m, dropc);
+	ctx->stats.rewrites += f.fused;
+	free(ok);
+	free(dropc);
+	free(f.ncalls);
+	free(f.fwd);
+	free(f.nusr);
+	free(f.fid);
+	free(f.pos);
+	free(f.dnd);
+	free(f.ctl);
+	free(f.dead);
+	free(f.fus);
+	free(f.newcaller);
+	return r < 0 ? -1 : changed;
+}
+
+int
+pass_fusion_merger(HloModule *m, PassCtx *ctx)
+{
+	return fu_fusion_merger(m, ctx, 0);
+}
+
+int
+pass_fusion_merger_across(HloModule *m, PassCtx *ctx)
+{
+	return fu_fusion_merger(m, ctx, 1);
+}

@@ -1,0 +1,99 @@
+/* fusion_misc.c: "defuser", xla's Defuser (xla/hlo/transforms/defuser.cc):
+ * every fusion instruction is replaced by the instructions of its fused
+ * computation, cloned into the caller in post order with the parameters
+ * read as the fusion's operands (names kept: the fused computation is
+ * deleted), and the fused computations are deleted. Fusions nested in
+ * fused computations are defused too. Not done as xla: a fusion with
+ * control dependencies is left alone (xla's RemoveInstruction refuses it
+ * as well). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion.h"
+
+/* inlines fusion i of computation c; 1 done */
+static int
+defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
+{
+	HloInstr in = m->comps[c].ins[i];
+	uint32_t fc, n, cnt, t, k, j, *map, *order, *ops, root;
+
+	if (in.ncalled != 1 || in.nctrl)
+		return 0;
+	fc = hlo_called(m, &in)[0];
+	if (fc >= m->ncomps || drop[fc])
+		return 0;
+	n = m->comps[fc].nins;
+	map = xreallocarray(NULL, n + 1, sizeof *map);
+	order = xreallocarray(NULL, n + 1, sizeof *order);
+	cnt = hlo_topo(m, fc, order);
+	for (t = 0; t < cnt; t++) {
+		const HloInstr *fi = &m->comps[fc].ins[order[t]];
+
+		if (fi->op == HOP_PARAMETER) {
+			if (fi->num < 0 || fi->num >= (int64_t)in.nops)
+				goto fail;
+			map[order[t]] = m->ids[in.ops + fi->num];
+			continue;
+		}
+		ops = xreallocarray(NULL, fi->nops + 1, sizeof *ops);
+		for (j = 0; j < fi->nops; j++)
+			ops[j] = map[hlo_ops(m, fi)[j]];
+		k = pass_copy_instr(m, c, fc, order[t], fi->nops, ops);
+		m->comps[c].ins[k].name = m->comps[fc].ins[order[t]].name;
+		map[order[t]] = k;
+		free(ops);
+	}
+	root = map[m->comps[fc].root];
+	hlo_replace_uses(m, c, i, root);
+	if (m->comps[c].root == i)
+		m->comps[c].root = root;
+	m->comps[c].ins[i].flags |= HI_DEAD;
+	drop[fc] = 1;
+	free(map);
+	free(order);
+	return 1;
+fail:
+	free(map);
+	free(order);
+	return 0;
+}
+
+int
+pass_defuser(HloModule *m, PassCtx *ctx)
+{
+	uint8_t *drop = xcalloc(m->ncomps + 1, 1), *touched;
+	uint32_t c, i, n;
+	int changed = 0, again = 1;
+
+	touched = xcalloc(m->ncomps + 1, 1);
+	while (again) {
+		again = 0;
+		for (c = 0; c < m->ncomps; c++) {
+			if (drop[c])
+				continue;
+			n = m->comps[c].nins;
+			for (i = 0; i < n; i++) {
+				const HloInstr *in = &m->comps[c].ins[i];
+
+				if ((in->flags & HI_DEAD) || in->op != HOP_FUSION)
+					continue;
+				if (defuse(m, c, i, drop)) {
+					touched[c] = 1;
+					again = changed = 1;
+					ctx->stats.rewrites++;
+				}
+			}
+		}
+	}
+	if (pass_compact_touched(m, ctx, touched, changed) < 0) {
+		free(drop);
+		free(touched);
+		return -1;
+	}
+	if (changed)
+		pass_drop_comps(m, drop);
+	free(drop);
+	free(touched);
+	return changed;
+}
