@@ -3,11 +3,15 @@
 #define CMD_H
 
 #include "hlo.h"
+#include "eval.h"
 
 #define HLOPT_VERSION "0.1.0"
 
-/* exit statuses */
-enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOEVAL = 3 };
+/* exit statuses (man/hlopt.1, EXIT STATUS): one table for every
+ * command; verify, optimize --verify and search map a verdict with
+ * cmd_verdict_status */
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOEVAL = 3,
+	EXIT_DIFFERENT = 4, EXIT_PARTIAL = 5 };
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
@@ -26,4 +30,29 @@ int cmd_load(const char *path, HloModule **m);
 			/* load + verify; prints errors; exit status */
 int cmd_write_module(const HloModule *m, const char *path, const char *to,
 	HloError *e);	/* to: "text", "proto" or NULL (by path: .pb) */
+
+/* the evaluation flags every evaluating command shares (src/cmd_verify.c):
+ * --seed --max-memory --threads --max-steps --max-elements --max-gflop,
+ * and with verification --trials --rtol --atol. One set of defaults
+ * (ev_verify_defaults) for verify, optimize --verify and search. */
+struct arg_int;
+struct arg_str;
+struct arg_dbl;
+typedef struct {
+	struct arg_int *trials;	/* NULL when the command does not verify */
+	struct arg_str *seed;
+	struct arg_dbl *rtol, *atol;	/* NULL likewise */
+	struct arg_str *mem;
+	struct arg_int *threads;
+	struct arg_str *maxsteps, *maxelems;
+	struct arg_dbl *maxgflop;
+} CmdEvalArgs;
+
+CmdEvalArgs cmd_eval_args(int verify);
+				/* creates the argtable entries */
+int cmd_eval_parse(const CmdEvalArgs *a, EvVerifyOpts *o, int *status);
+				/* fills an EvVerifyOpts from the flags
+				 * given (defaults first); -1 after a
+				 * message naming the flag, *status 2 */
+int cmd_verdict_status(int verdict);	/* EV_* -> EXIT_* */
 #endif

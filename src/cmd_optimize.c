@@ -18,8 +18,8 @@ typedef struct {
 	PassSeq seq;
 	PassLog log;
 	HloCost before, after;
-	int verified;		/* -1 skipped, else HloVerifyResult verdict */
-	HloVerifyResult vr;
+	int verified;		/* -1 skipped, else an EV_* verdict */
+	EvVerifyReport vr;
 	double ms;
 } Report;
 
@@ -63,15 +63,7 @@ replay_line(const Report *r, HloBuf *b)
 static const char *
 verdict(int v)
 {
-	switch (v) {
-	case 0:
-		return "equal";
-	case 1:
-		return "different";
-	case 3:
-		return "not evaluable";
-	}
-	return "skipped";
+	return v < 0 ? "skipped" : ev_verdict_name(v);
 }
 
 static double
@@ -110,6 +102,10 @@ report_text(const HloModule *m, const Report *r, HloBuf *b)
 	hlo_buf_printf(b, "passes run    %u in %.3f ms\n", r->log.n, r->ms);
 	hlo_buf_printf(b, "verify        %s%s%s\n", verdict(r->verified),
 		r->verified > 0 ? ": " : "", r->verified > 0 ? r->vr.msg : "");
+	if (r->verified >= 0 && r->vr.trials) {
+		hlo_buf_puts(b, "\n");
+		ev_verify_text(&r->vr, b);
+	}
 	hlo_buf_printf(b, "\n%4s  %-28s %7s %9s %9s %8s %8s %10s %12s\n",
 		"step", "pass", "changed", "before", "after", "removed",
 		"added", "ms", "instrs/s");
@@ -145,11 +141,15 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 	hlo_buf_json(b, rp.buf);
 	hlo_buf_printf(b, ",\n  \"instructions_before\": %lld,\n"
 		"  \"instructions_after\": %lld,\n  \"ms\": %.3f,\n"
-		"  \"verify\": {\"verdict\": \"%s\", \"message\": ",
+		"  \"verify\": ",
 		(long long)r->before.instructions,
-		(long long)r->after.instructions, r->ms, verdict(r->verified));
-	hlo_buf_json(b, r->verified > 0 ? r->vr.msg : "");
-	hlo_buf_puts(b, "},\n  \"steps\": [");
+		(long long)r->after.instructions, r->ms);
+	if (r->verified >= 0 && r->vr.trials)
+		ev_verify_json(&r->vr, b);
+	else
+		hlo_buf_printf(b, "{\"verdict\": \"%s\", \"message\": "
+			"\"\"}", verdict(r->verified));
+	hlo_buf_puts(b, ",\n  \"steps\": [");
 	for (i = 0; i < r->log.n; i++) {
 		const PassStep *st = &r->log.steps[i];
 
@@ -256,10 +256,10 @@ cmd_optimize(int argc, char **argv)
 	struct arg_str *format = arg_str0(NULL, "format", "text|json",
 		"report format (default text)");
 	struct arg_lit *verify = arg_lit0(NULL, "verify",
-		"evaluate input and output on the same inputs; exit 1 when "
-		"they differ, 3 when the module cannot be evaluated");
-	struct arg_int *seed = arg_int0(NULL, "seed", "N",
-		"--verify: input seed (default 1)");
+		"evaluate input and output on the same inputs (flags and "
+		"exit statuses as in hlopt verify: 4 different, 5 partially "
+		"verified, 3 not evaluable)");
+	CmdEvalArgs ea = cmd_eval_args(1);
 	struct arg_lit *each = arg_lit0(NULL, "verify-each",
 		"check the module's invariants after every pass");
 	struct arg_lit *tim = arg_lit0(NULL, "time",
@@ -275,15 +275,17 @@ cmd_optimize(int argc, char **argv)
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
-	void *argtable[] = {help, out, to, passes, rep, format, verify, seed,
-		each, tim, nbench, policy, samples, in, end};
+	void *argtable[] = {help, out, to, passes, rep, format, verify,
+		ea.trials, ea.seed, ea.rtol, ea.atol, ea.mem, ea.threads,
+		ea.maxsteps, ea.maxelems, ea.maxgflop, each, tim, nbench, policy,
+		samples, in, end};
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL, *orig = NULL;
 	PassCtx ctx;
 	Report r;
 	HloBuf b = {0};
 	HloError e;
-	HloVerifyOpts vo;
+	EvVerifyOpts vo;
 	const char *outpath, *reppath = NULL;
 	int status = EXIT_OK, json = 0;
 	uint32_t i;
@@ -307,6 +309,8 @@ cmd_optimize(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
+	if (cmd_eval_parse(&ea, &vo, &status) < 0)
+		goto done;
 	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
 	    &r.seq, &e) < 0) {
 		fprintf(stderr, "hlopt: %s\n", e.msg);
@@ -322,8 +326,8 @@ cmd_optimize(int argc, char **argv)
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
 	if (policy->count && cmd_policy_seq(m, policy->sval[0],
-	    samples->count ? samples->ival[0] : 0, seed->count ?
-	    (uint64_t)seed->ival[0] : 1, &r.seq, &e) < 0) {
+	    samples->count ? samples->ival[0] : 0, ea.seed->count ?
+	    vo.seed : 1, &r.seq, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;
 		goto done;
@@ -359,21 +363,17 @@ cmd_optimize(int argc, char **argv)
 	if (orig && i == r.log.n) {
 		r.verified = 0;		/* nothing changed: the same module */
 	} else if (orig) {
-		memset(&vo, 0, sizeof vo);
-		vo.trials = 2;
-		vo.seed = seed->count ? (uint64_t)seed->ival[0] : 1;
-		vo.rtol = 1e-3;
-		vo.atol = 1e-5;
-		vo.limit = EV_DEFAULT_LIMIT;
-		r.verified = hlo_eval_verify(orig, m, &vo, &r.vr);
+		vo.locate = 1;
+		r.verified = ev_verify(orig, m, &vo, &r.vr);
 	}
 	/* a failed check writes nothing; the report is built before the
 	 * module is written, so running out of memory leaves no output */
 	if (r.verified > 0) {
 		fprintf(stderr, "%s: verify: %s: %s\n", r.in,
 			verdict(r.verified), r.vr.msg);
-		status = r.verified == 3 ? EXIT_NOEVAL : EXIT_ERR;
-		goto done;
+		status = cmd_verdict_status(r.verified);
+		if (r.verified != EV_PARTIAL)
+			goto done;
 	}
 	if (reppath) {
 		if (json)
@@ -395,6 +395,7 @@ cmd_optimize(int argc, char **argv)
 		goto done;
 	}
 done:
+	ev_verify_free(&r.vr);
 	hlo_buf_free(&b);
 	pass_seq_free(&r.seq);
 	pass_log_free(&r.log);

@@ -1,7 +1,10 @@
 /* cmd_run.c: hlopt run FILE [--seed S] [--format text|json]
- * [--max-memory BYTES] [--time] */
+ * [--max-memory BYTES] [--threads N] [--max-steps N] [--max-elements N]
+ * [--max-gflop G] [--inputs FILE] [--ranges-from ORIG] [--print-outputs]
+ * [--time] [--profile] */
 #include <argtable2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "hlo.h"
@@ -15,29 +18,6 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* parses the --seed and --max-memory options; -1 after a message */
-int
-cmd_eval_opts(struct arg_str *seed, struct arg_str *mem, uint64_t *s,
-	uint64_t *limit, int *status)
-{
-	*s = 0;
-	*limit = EV_DEFAULT_LIMIT;
-	if (seed->count && hlo_parse_u64(seed->sval[0], 0, s) < 0) {
-		fprintf(stderr, "hlopt: error: bad --seed '%s'\n",
-			seed->sval[0]);
-		*status = EXIT_USAGE;
-		return -1;
-	}
-	if (mem->count && (hlo_parse_u64(mem->sval[0], 1, limit) < 0 ||
-	    *limit == 0)) {
-		fprintf(stderr, "hlopt: error: bad --max-memory '%s'\n",
-			mem->sval[0]);
-		*status = EXIT_USAGE;
-		return -1;
-	}
-	return 0;
 }
 
 /* opcodes by self time, most first */
@@ -66,73 +46,145 @@ profile(const HloEval *ev, double total)
 			100 * ev->prof[order[k]] / total : 0);
 }
 
+/* the inputs: from --inputs, else random from the hints of --ranges-from
+ * (default: of the module itself) */
+static int
+inputs(HloEval *ev, const char *file, const char *ranges, uint64_t seed,
+	HloVal ***args, uint32_t *nargs, int *status)
+{
+	HloInputHints h = {0};
+	HloModule *o = NULL;
+	HloError e;
+	char *text;
+	size_t n;
+	int r;
+
+	if (file) {
+		if (hlo_read_file(file, &text, &n, &e) < 0) {
+			fprintf(stderr, "%s\n", e.msg);
+			*status = EXIT_ERR;
+			return -1;
+		}
+		r = ev_inputs_text(ev, text, n, file, args, nargs);
+		free(text);
+		if (r < 0) {
+			fprintf(stderr, "hlopt: run: %s\n", ev->err->msg);
+			*status = EXIT_ERR;
+		}
+		return r;
+	}
+	if (ranges) {
+		if ((*status = cmd_load(ranges, &o)) != EXIT_OK)
+			return -1;
+		if (!hlo_eval_signature_eq(o, ev->m, e.msg, sizeof e.msg)) {
+			fprintf(stderr, "hlopt: run: --ranges-from %s: %s\n",
+				ranges, e.msg);
+			hlo_module_free(o);
+			*status = EXIT_ERR;
+			return -1;
+		}
+		hlo_eval_hints(o, &h);
+		hlo_module_free(o);
+	} else {
+		hlo_eval_hints(ev->m, &h);
+	}
+	r = hlo_eval_inputs(ev, seed, &h, args, nargs);
+	hlo_eval_hints_free(&h);
+	return r;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
 	struct arg_lit *help = arg_lit0(NULL, "help", "print this help");
-	struct arg_str *seed = arg_str0(NULL, "seed", "S",
-		"input seed (default 0)");
-	struct arg_str *format = arg_str0(NULL, "format", "text|json",
-		"report format (default text)");
-	struct arg_str *mem = arg_str0(NULL, "max-memory", "BYTES",
-		"limit on live buffers, suffix K, M or G (default 4G)");
-	struct arg_lit *tm = arg_lit0(NULL, "time",
-		"print time and dot/convolution GFLOP/s to stderr");
-	struct arg_lit *prof = arg_lit0(NULL, "profile",
-		"print seconds per opcode to stderr");
-	struct arg_int *thr = arg_int0(NULL, "threads", "N",
-		"threads for big operations (default: one per processor; "
-		"results do not depend on it)");
-	struct arg_file *in = arg_file1(NULL, NULL, "FILE",
-		"input module, text or proto, - for stdin");
-	struct arg_end *end = arg_end(5);
-	void *argtable[] = {help, seed, format, mem, tm, prof, thr, in, end};
+	CmdEvalArgs ea = cmd_eval_args(0);
+	struct arg_str *format, *infile, *ranges;
+	struct arg_lit *tm, *prof, *print;
+	struct arg_file *in;
+	struct arg_end *end;
 	const char *summary = "evaluate a module on deterministic random "
 		"inputs and print a summary of each output";
 	HloModule *m = NULL;
 	HloEval ev = {0};
 	HloVal **args = NULL, *out = NULL;
 	uint32_t nargs = 0;
-	HloInputHints h = {0};
 	HloBuf b = {0};
 	HloError e;
-	uint64_t s, limit;
+	EvVerifyOpts o;
 	int status = EXIT_OK, json = 0;
 	double t0, t1;
+
+	format = arg_str0(NULL, "format", "text|json",
+		"report format (default text)");
+	infile = arg_str0(NULL, "inputs", "FILE", "the inputs: one HLO "
+		"literal per entry parameter (as --print-outputs prints "
+		"them), instead of random ones");
+	ranges = arg_str0(NULL, "ranges-from", "ORIG", "draw the random "
+		"inputs by the data-flow rule of ORIG, a module of the same "
+		"entry signature (default: of FILE itself)");
+	print = arg_lit0(NULL, "print-outputs", "print every output as an "
+		"HLO literal instead of its summary");
+	tm = arg_lit0(NULL, "time",
+		"print time and dot/convolution GFLOP/s to stderr");
+	prof = arg_lit0(NULL, "profile", "print seconds per opcode to stderr");
+	in = arg_file1(NULL, NULL, "FILE",
+		"input module, text or proto, - for stdin");
+	end = arg_end(5);
+	void *argtable[] = {help, ea.seed, format, ea.mem, ea.threads,
+		ea.maxsteps, ea.maxelems, ea.maxgflop, infile, ranges, print, tm,
+		prof, in, end};
 
 	if (cmd_parse_args("run", summary, argtable, argc, argv, &status))
 		goto done;
 	if (format->count && (json = cmd_format_arg(format->sval[0],
 	    "text|json", &status)) < 0)
 		goto done;
-	if (cmd_eval_opts(seed, mem, &s, &limit, &status) < 0)
+	if (cmd_eval_parse(&ea, &o, &status) < 0)
 		goto done;
-	if (thr->count && (thr->ival[0] < 1 || thr->ival[0] > EV_MAX_THREADS)) {
-		fprintf(stderr, "hlopt: run: --threads must be 1 to %d\n",
-			EV_MAX_THREADS);
+	if (infile->count && ranges->count) {
+		fprintf(stderr, "hlopt: error: --inputs and --ranges-from "
+			"exclude each other\n");
 		status = EXIT_USAGE;
 		goto done;
 	}
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;
 	t0 = now();
-	hlo_eval_hints(m, &h);
-	hlo_eval_init(&ev, m, limit, &e);
-	if (thr->count)
-		ev.threads = thr->ival[0];
+	hlo_eval_init(&ev, m, o.limit, &e);
+	if (o.threads)
+		ev.threads = o.threads;
+	if (o.maxsteps)
+		ev.maxsteps = o.maxsteps;
+	if (o.maxelems)
+		ev.maxelems = o.maxelems;
+	if (o.maxflops > 0)
+		ev.maxflops = o.maxflops;
 	if (prof->count) {
 		ev.prof = xcalloc(HOP_COUNT, sizeof *ev.prof);
 		ev.profn = xcalloc(HOP_COUNT, sizeof *ev.profn);
 	}
-	if (hlo_eval_inputs(&ev, s, &h, &args, &nargs) < 0 ||
-	    hlo_eval_entry(&ev, args, nargs, &out) < 0) {
+	if (inputs(&ev, infile->count ? infile->sval[0] : NULL,
+	    ranges->count ? ranges->sval[0] : NULL, o.seed, &args, &nargs,
+	    &status) < 0) {
+		if (status == EXIT_OK) {
+			fprintf(stderr, "hlopt: run: %s: %s\n",
+				in->filename[0], e.msg);
+			status = ev.status == EV_NOEVAL ? EXIT_NOEVAL :
+				EXIT_ERR;
+		}
+		goto done;
+	}
+	if (hlo_eval_entry(&ev, args, nargs, &out) < 0) {
 		fprintf(stderr, "hlopt: run: %s: %s\n", in->filename[0],
 			e.msg);
 		status = ev.status == EV_NOEVAL ? EXIT_NOEVAL : EXIT_ERR;
 		goto done;
 	}
 	t1 = now();
-	hlo_eval_report(&ev, out, json, &b);
+	if (print->count)
+		ev_print_literals(&ev, out, &b);
+	else
+		hlo_eval_report(&ev, out, json, &b);
 	if (tm->count)
 		fprintf(stderr, "time %.3f s, peak %.1f MiB, dot/conv %.3f "
 			"GFLOP in %.3f s = %.2f GFLOP/s, %llu instructions, "
@@ -151,7 +203,6 @@ done:
 	if (ev.m)
 		hlo_eval_free_args(&ev, args, nargs);
 	hlo_eval_fini(&ev);
-	hlo_eval_hints_free(&h);
 	hlo_buf_free(&b);
 	hlo_module_free(m);
 	arg_freetable(argtable, sizeof argtable / sizeof argtable[0]);

@@ -1628,6 +1628,396 @@ START_TEST(mutations)
 }
 END_TEST
 
+/* verification (ev_verify) and its inputs */
+
+static HloModule *
+parse_ok(const char *text)
+{
+	HloError e;
+	HloModule *m = tu_parse(text, &e);
+
+	if (!m)
+		ck_abort_msg("%s", e.msg);
+	return m;
+}
+
+static int
+verify_texts(const char *a, const char *b, const EvVerifyOpts *o,
+	EvVerifyReport *r)
+{
+	HloModule *ma = parse_ok(a), *mb = parse_ok(b);
+	int v = ev_verify(ma, mb, o, r);
+
+	hlo_module_free(ma);
+	hlo_module_free(mb);
+	return v;
+}
+
+/* the ranges reach rsqrt, sqrt, log and divisors through elementwise
+ * arithmetic, flip through subtract and negate, stop at a square, enter
+ * and leave fusions, and ignore dead code */
+START_TEST(dataflow_hints)
+{
+	static const char *mod =
+		"f { a = f32[4] parameter(0) c = f32[] constant(1)\n"
+		"cb = f32[4] broadcast(c), dimensions={}\n"
+		"ROOT s = f32[4] add(a, cb) }\n"
+		"ENTRY e { x = f32[4] parameter(0) v = f32[4] parameter(1)\n"
+		"w = f32[4] parameter(2) y = f32[4] parameter(3)\n"
+		"z = f32[4] parameter(4) q = f32[4] parameter(5)\n"
+		"d = f32[4] parameter(6)\n"
+		"eps = f32[] constant(1e-05)\n"
+		"be = f32[4] broadcast(eps), dimensions={}\n"
+		"ve = f32[4] add(v, be) r = f32[4] rsqrt(ve)\n"
+		"c3 = f32[4] broadcast(eps), dimensions={}\n"
+		"sw = f32[4] subtract(c3, w) sq = f32[4] sqrt(sw)\n"
+		"yy = f32[4] multiply(y, y) ry = f32[4] rsqrt(yy)\n"
+		"dead = f32[4] rsqrt(z)\n"
+		"fq = f32[4] fusion(q), kind=kLoop, calls=f\n"
+		"lq = f32[4] log(fq)\n"
+		"nd = f32[4] negate(d) dv = f32[4] divide(x, nd)\n"
+		"s1 = f32[4] add(r, sq) s2 = f32[4] add(s1, ry)\n"
+		"s3 = f32[4] add(s2, z) s4 = f32[4] add(s3, lq)\n"
+		"ROOT s5 = f32[4] add(s4, dv) }";
+	HloModule *m = parse_ok(mod);
+	HloInputHints h;
+
+	hlo_eval_hints(m, &h);
+	ck_assert_int_eq(h.n, 7);
+	ck_assert_int_eq(h.positive[0], EV_ANY);	/* x: a dividend */
+	ck_assert_int_eq(h.positive[1], EV_POSITIVE);	/* rsqrt(v + eps) */
+	ck_assert_int_eq(h.positive[2], EV_NEGATIVE);	/* sqrt(c - w) */
+	ck_assert_int_eq(h.positive[3], EV_ANY);	/* rsqrt(y * y) */
+	ck_assert_int_eq(h.positive[4], EV_ANY);	/* dead rsqrt(z) */
+	ck_assert_int_eq(h.positive[5], EV_POSITIVE);	/* log(fusion(q)) */
+	ck_assert_int_eq(h.positive[6], EV_NEGATIVE);	/* x / -d */
+	hlo_eval_hints_free(&h);
+	hlo_module_free(m);
+}
+END_TEST
+
+static const char *rsqrt_a =
+	"add { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+	"ROOT c = f32[] add(a, b) }\n"
+	"ENTRY e { x = f32[64] parameter(0) v = f32[64] parameter(1)\n"
+	"eps = f32[] constant(1e-05)\n"
+	"be = f32[64] broadcast(eps), dimensions={}\n"
+	"ve = f32[64] add(v, be) r = f32[64] rsqrt(ve)\n"
+	"xr = f32[64] multiply(x, r) z = f32[] constant(0)\n"
+	"ROOT s = f32[] reduce(xr, z), dimensions={0}, to_apply=add }";
+
+/* issue 10's pair: sum(x * rsqrt(v + eps)) against sum(x*x * rsqrt(v +
+ * eps)) verified "equal" when v was negative (NaN = NaN) */
+START_TEST(verify_rsqrt_pair)
+{
+	static const char *b =
+		"add { a = f32[] parameter(0) b = f32[] parameter(1)\n"
+		"ROOT c = f32[] add(a, b) }\n"
+		"ENTRY e { x = f32[64] parameter(0) v = f32[64] parameter(1)\n"
+		"eps = f32[] constant(1e-05)\n"
+		"be = f32[64] broadcast(eps), dimensions={}\n"
+		"ve = f32[64] add(v, be) r = f32[64] rsqrt(ve)\n"
+		"xx = f32[64] multiply(x, x)\n"
+		"xr = f32[64] multiply(xx, r) z = f32[] constant(0)\n"
+		"ROOT s = f32[] reduce(xr, z), dimensions={0}, to_apply=add }";
+	EvVerifyOpts o;
+	EvVerifyReport r;
+
+	ev_verify_defaults(&o);
+	ck_assert_int_eq(verify_texts(rsqrt_a, rsqrt_a, &o, &r), EV_EQUAL);
+	ck_assert_int_eq(r.noutputs, 1);
+	ck_assert_int_eq(r.outputs[0].compared, 3);
+	ck_assert_int_eq(r.outputs[0].nonfinite_a, 0);
+	ck_assert_int_eq(r.outputs[0].finite_trials, 3);
+	ev_verify_free(&r);
+	ck_assert_int_eq(verify_texts(rsqrt_a, b, &o, &r), EV_DIFFERENT);
+	ck_assert_int_eq(r.first_output, 0);
+	ck_assert_int_eq(r.outputs[0].mismatches, 1);
+	ck_assert(r.outputs[0].max_abs > 0);
+	/* the first divergence: xr, the multiply */
+	ck_assert_int_eq(r.div.found, 1);
+	ck_assert_str_eq(r.div.name, "xr");
+	ck_assert_str_eq(r.div.opcode, "multiply");
+	ck_assert_int_eq(r.div.count, 64);
+	ev_verify_free(&r);
+}
+END_TEST
+
+/* an output non-finite on every input is named and never "equal" */
+START_TEST(verify_partial)
+{
+	static const char *mod =
+		"ENTRY e { x = f32[8] parameter(0) c = f32[] constant(2)\n"
+		"cb = f32[8] broadcast(c), dimensions={}\n"
+		"d = f32[8] subtract(x, cb) l = f32[8] log(d)\n"
+		"ROOT t = (f32[8], f32[8]) tuple(x, l) }";
+	EvVerifyOpts o;
+	EvVerifyReport r;
+	HloVerifyOpts lo = {2, 0, 1e-3, 1e-5, (uint64_t)256 << 20, 0, 0, 0};
+	HloVerifyResult lr;
+	HloModule *m;
+	HloBuf b = {0};
+
+	ev_verify_defaults(&o);
+	ck_assert_int_eq(verify_texts(mod, mod, &o, &r), EV_PARTIAL);
+	ck_assert_int_eq(r.noutputs, 2);
+	ck_assert_int_eq(r.outputs[0].verdict, EV_EQUAL);
+	ck_assert_int_eq(r.outputs[1].verdict, EV_PARTIAL);
+	ck_assert_int_eq(r.outputs[1].compared, 0);
+	ck_assert_int_eq(r.outputs[1].nonfinite_a, 8 * 3);
+	ck_assert_int_eq(r.evaluations, 3 * EV_NDIST);	/* every retry */
+	ck_assert(strstr(r.msg, "output 1") != NULL);
+	ev_verify_text(&r, &b);
+	ck_assert(strstr(b.buf, "partially verified") != NULL);
+	ck_assert(strstr(b.buf, "never compared on finite values") != NULL);
+	hlo_buf_free(&b);
+	ev_verify_json(&r, &b);
+	ck_assert(strstr(b.buf, "\"verdict\":\"partially verified\"") != NULL);
+	hlo_buf_free(&b);
+	ev_verify_free(&r);
+	/* the older interface counts it as no difference */
+	m = parse_ok(mod);
+	ck_assert_int_eq(hlo_eval_verify(m, m, &lo, &lr), 0);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* an output that overflows on the first inputs is retried on smaller
+ * ones; both modules get the distribution chosen on the first */
+START_TEST(verify_retry)
+{
+	static const char *a =
+		"ENTRY e { x = f32[256] parameter(0) c = f32[] constant(100)\n"
+		"cb = f32[256] broadcast(c), dimensions={}\n"
+		"m = f32[256] multiply(x, cb) ROOT r = f32[256] exponential(m) }";
+	static const char *b =
+		"ENTRY e { x = f32[256] parameter(0) c = f32[] constant(100)\n"
+		"cb = f32[256] broadcast(c), dimensions={}\n"
+		"m = f32[256] multiply(cb, x) ROOT r = f32[256] exponential(m) }";
+	EvVerifyOpts o;
+	EvVerifyReport r;
+
+	ev_verify_defaults(&o);
+	ck_assert_int_eq(verify_texts(a, b, &o, &r), EV_EQUAL);
+	ck_assert_int_eq(r.outputs[0].finite_trials, 3);
+	ck_assert_int_eq(r.outputs[0].nonfinite_a, 0);
+	ck_assert_int_eq(r.evaluations, 6);
+	ck_assert_int_eq(r.dist[0], EV_DIST_SMALL);
+	ev_verify_free(&r);
+	o.retries = 0;
+	ck_assert_int_eq(verify_texts(a, b, &o, &r), EV_PARTIAL);
+	ck_assert(r.outputs[0].nonfinite_a > 0);
+	ck_assert(r.outputs[0].compared > 0);
+	ev_verify_free(&r);
+}
+END_TEST
+
+/* --rtol 0 --atol 0 are used as given, also for bf16 */
+START_TEST(verify_user_tolerance)
+{
+	static const char *a =
+		"ENTRY e { x = bf16[64] parameter(0) c = bf16[] constant(1)\n"
+		"cb = bf16[64] broadcast(c), dimensions={}\n"
+		"ROOT m = bf16[64] multiply(x, cb) }";
+	static const char *b =
+		"ENTRY e { x = bf16[64] parameter(0)\n"
+		"c = bf16[] constant(1.0078125)\n"
+		"cb = bf16[64] broadcast(c), dimensions={}\n"
+		"ROOT m = bf16[64] multiply(x, cb) }";
+	EvVerifyOpts o;
+	EvVerifyReport r;
+
+	ev_verify_defaults(&o);
+	ck_assert_int_eq(verify_texts(a, b, &o, &r), EV_EQUAL);
+	ck_assert(fabs(r.outputs[0].rtol - 3e-2) < 1e-12);
+	ck_assert(r.outputs[0].max_rel > 0.003 && r.outputs[0].max_rel < 0.02);
+	ev_verify_free(&r);
+	o.rtol = 0;
+	o.atol = 0;
+	ck_assert_int_eq(verify_texts(a, b, &o, &r), EV_DIFFERENT);
+	ck_assert(r.outputs[0].rtol == 0 && r.outputs[0].atol == 0);
+	ck_assert(r.outputs[0].mismatches > 0);
+	ev_verify_free(&r);
+}
+END_TEST
+
+/* a copy that changes the physical layout, then a bitcast: deleting the
+ * copy changes what the bitcast reinterprets, and verify must say so,
+ * at top level and inside a fusion; where the layouts differ only in
+ * dimensions of size 1 the copy is physically nothing and its deletion
+ * is equal */
+START_TEST(bitcast_copy_deletion)
+{
+	static const struct {
+		const char *in, *cp, *out;
+		int caught;
+	} cs[] = {
+		{"f32[2,3]{1,0}", "f32[2,3]{0,1}", "f32[3,2]{1,0}", 1},
+		{"f32[2,3]{1,0}", "f32[2,3]{0,1}", "f32[6]{0}", 1},
+		{"f32[2,3,4]{2,1,0}", "f32[2,3,4]{0,1,2}", "f32[24]{0}", 1},
+		{"f32[2,3,4]{2,1,0}", "f32[2,3,4]{1,2,0}", "f32[2,12]{1,0}", 1},
+		{"f32[4,4]{1,0}", "f32[4,4]{0,1}", "f32[4,4]{1,0}", 1},
+		{"f32[2,3]{0,1}", "f32[2,3]{1,0}", "f32[3,2]{0,1}", 1},
+		{"f32[1,6]{1,0}", "f32[1,6]{0,1}", "f32[6]{0}", 0},
+	};
+	char a[1024], b[1024], fa[1024], fb[1024];
+	EvVerifyOpts o;
+	EvVerifyReport r;
+	size_t k;
+
+	ev_verify_defaults(&o);
+	o.trials = 1;
+	for (k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+		snprintf(a, sizeof a, "ENTRY e { p = %s parameter(0)\n"
+			"c = %s copy(p)\nROOT b = %s bitcast(c) }", cs[k].in,
+			cs[k].cp, cs[k].out);
+		snprintf(b, sizeof b, "ENTRY e { p = %s parameter(0)\n"
+			"ROOT b = %s bitcast(p) }", cs[k].in, cs[k].out);
+		snprintf(fa, sizeof fa, "f { p = %s parameter(0)\n"
+			"c = %s copy(p)\nROOT b = %s bitcast(c) }\n"
+			"ENTRY e { p = %s parameter(0)\n"
+			"ROOT f = %s fusion(p), kind=kLoop, calls=f }",
+			cs[k].in, cs[k].cp, cs[k].out, cs[k].in, cs[k].out);
+		snprintf(fb, sizeof fb, "f { p = %s parameter(0)\n"
+			"ROOT b = %s bitcast(p) }\n"
+			"ENTRY e { p = %s parameter(0)\n"
+			"ROOT f = %s fusion(p), kind=kLoop, calls=f }",
+			cs[k].in, cs[k].out, cs[k].in, cs[k].out);
+		ck_assert_msg(verify_texts(a, b, &o, &r) == (cs[k].caught ?
+			EV_DIFFERENT : EV_EQUAL), "case %zu: %s", k, r.msg);
+		ev_verify_free(&r);
+		ck_assert_msg(verify_texts(fa, fb, &o, &r) == (cs[k].caught ?
+			EV_DIFFERENT : EV_EQUAL), "fused case %zu: %s", k,
+			r.msg);
+		ev_verify_free(&r);
+	}
+}
+END_TEST
+
+/* the copy keeps the logical values; the bitcast reads them in the
+ * physical order of its operand's layout */
+START_TEST(bitcast_reads_physical_order)
+{
+	static const char *mod =
+		"ENTRY e { p = f32[2,3]{1,0} parameter(0)\n"
+		"c = f32[2,3]{0,1} copy(p)\n"
+		"b = f32[6]{0} bitcast(c)\n"
+		"ROOT t = (f32[2,3]{0,1}, f32[6]{0}) tuple(c, b) }";
+	HloModule *m = parse_ok(mod);
+	HloEval ev;
+	HloError e;
+	HloVal *args[1], *out = NULL;
+	float want[6] = {0, 3, 1, 4, 2, 5}, x[6];
+	int k;
+
+	hlo_eval_init(&ev, m, 0, &e);
+	args[0] = hlo_val_array(&ev, hlo_ins(m, m->entry, hlo_param(m,
+		m->entry, 0))->shape);
+	for (k = 0; k < 6; k++) {
+		x[k] = (float)k;
+		memcpy(args[0]->data + 4 * k, &x[k], 4);
+	}
+	ck_assert_int_eq(hlo_eval_entry(&ev, args, 1, &out), 0);
+	ck_assert(!memcmp(out->elems[0]->data, x, sizeof x));
+	memcpy(x, out->elems[1]->data, sizeof x);
+	for (k = 0; k < 6; k++)
+		ck_assert(x[k] == want[k]);
+	hlo_val_unref(&ev, out);
+	hlo_val_unref(&ev, args[0]);
+	hlo_eval_fini(&ev);
+	hlo_module_free(m);
+}
+END_TEST
+
+/* same seed, same entry signature: the same inputs, whatever dead code
+ * or other uses the module has; verify takes the original's ranges */
+START_TEST(inputs_by_signature)
+{
+	static const char *a =
+		"ENTRY e { x = f32[16] parameter(0) dead = f32[16] rsqrt(x)\n"
+		"ROOT r = f32[16] add(x, x) }";
+	static const char *b =
+		"ENTRY e { x = f32[16] parameter(0)\n"
+		"ROOT r = f32[16] add(x, x) }";
+	static const char *c =
+		"ENTRY e { x = f32[16] parameter(0) s = f32[16] sqrt(x)\n"
+		"ROOT r = f32[16] add(s, s) }";
+	HloModule *ma = parse_ok(a), *mb = parse_ok(b), *mc = parse_ok(c);
+	HloInputHints ha, hb;
+	HloEval ea, eb;
+	HloError e;
+	HloVal **xa, **xb;
+	uint32_t na, nb;
+
+	hlo_eval_hints(ma, &ha);
+	hlo_eval_hints(mb, &hb);
+	ck_assert_int_eq(ha.positive[0], hb.positive[0]);
+	hlo_eval_init(&ea, ma, 0, &e);
+	hlo_eval_init(&eb, mb, 0, &e);
+	ck_assert_int_eq(hlo_eval_inputs(&ea, 7, &ha, &xa, &na), 0);
+	ck_assert_int_eq(hlo_eval_inputs(&eb, 7, &hb, &xb, &nb), 0);
+	ck_assert(!memcmp(xa[0]->data, xb[0]->data, 16 * 4));
+	hlo_eval_free_args(&ea, xa, na);
+	hlo_eval_free_args(&eb, xb, nb);
+	hlo_eval_fini(&ea);
+	hlo_eval_fini(&eb);
+	hlo_eval_hints_free(&ha);
+	hlo_eval_hints_free(&hb);
+	/* the original's ranges go to both: sqrt(x) against the module
+	 * without it, on positive x: compared on finite values */
+	{
+		EvVerifyOpts o;
+		EvVerifyReport r;
+
+		ev_verify_defaults(&o);
+		ck_assert_int_eq(ev_verify(mc, mc, &o, &r), EV_EQUAL);
+		ck_assert_int_eq(r.outputs[0].nonfinite_a, 0);
+		ev_verify_free(&r);
+	}
+	hlo_module_free(ma);
+	hlo_module_free(mb);
+	hlo_module_free(mc);
+}
+END_TEST
+
+/* literals: printed as XLA writes them and read back as inputs */
+START_TEST(literal_round_trip)
+{
+	static const char *mod =
+		"ENTRY e { p = f32[2,3] parameter(0) q = s32[] parameter(1)\n"
+		"r = pred[2] parameter(2)\n"
+		"ROOT t = (f32[2,3], s32[], pred[2]) tuple(p, q, r) }";
+	static const char *in =
+		"f32[2,3] {{1, 2.5, -3}, {inf, -inf, 0}}\n"
+		"s32[] -7\n# a comment\npred[2] {true, false}\n";
+	HloModule *m = parse_ok(mod);
+	HloEval ev;
+	HloError e;
+	HloVal **args, *out = NULL;
+	uint32_t n;
+	HloBuf b = {0};
+
+	hlo_eval_init(&ev, m, 0, &e);
+	ck_assert_msg(ev_inputs_text(&ev, in, strlen(in), "in.txt", &args,
+		&n) == 0, "%s", e.msg);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(hlo_eval_entry(&ev, args, n, &out), 0);
+	ev_print_literals(&ev, out, &b);
+	ck_assert_str_eq(b.buf, "output 0: f32[2,3] {{1, 2.5, -3}, {inf, "
+		"-inf, 0}}\noutput 1: s32[] -7\noutput 2: pred[2] {true, "
+		"false}\n");
+	hlo_buf_free(&b);
+	hlo_val_unref(&ev, out);
+	hlo_eval_free_args(&ev, args, n);
+	ck_assert_int_eq(ev_inputs_text(&ev, "f32[2,2] {{1, 2}, {3, 4}}", 25,
+		"in.txt", &args, &n), -1);
+	ck_assert(strstr(e.msg, "3 entry parameters") != NULL);
+	hlo_eval_fini(&ev);
+	hlo_module_free(m);
+}
+END_TEST
+
+
 int
 main(void)
 {
@@ -1675,6 +2065,15 @@ main(void)
 	tcase_add_test(t, memory_limit);
 	tcase_add_test(t, unsupported_named);
 	tcase_add_test(t, mutations);
+	tcase_add_test(t, dataflow_hints);
+	tcase_add_test(t, verify_rsqrt_pair);
+	tcase_add_test(t, verify_partial);
+	tcase_add_test(t, verify_retry);
+	tcase_add_test(t, verify_user_tolerance);
+	tcase_add_test(t, bitcast_copy_deletion);
+	tcase_add_test(t, bitcast_reads_physical_order);
+	tcase_add_test(t, inputs_by_signature);
+	tcase_add_test(t, literal_round_trip);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

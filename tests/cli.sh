@@ -85,7 +85,7 @@ expect 0 "run with three threads" -- sh -c "$H run --threads 3 $small > $T/r3"
 check "run output does not depend on --threads" -- cmp -s "$T/r1" "$T/r3"
 expect 2 "run --threads 0" -- $H run --threads 0 $small
 expect 0 "verify --threads 1" -- $H verify --threads 1 --trials 1 $small $small
-check "verify says equal" -- grep -q '^equal' "$T/out"
+check "verify says equal" -- grep -q '^verdict: equal' "$T/out"
 expect 2 "verify --threads 0" -- $H verify --threads 0 $small $small
 expect 0 "run --profile --time" -- $H run --profile --time $small
 check "--profile prints a table by opcode" -- grep -q '^convolution ' "$T/err"
@@ -98,6 +98,80 @@ expect 3 "optimize --verify of an unevaluable module" -- $H optimize --verify \
 check "the reason names the opcode" -- grep -q 'cannot evaluate ragged-dot' "$T/err"
 check "a failed --verify writes no module" -- test ! -e "$T/uv.hlo"
 check "a failed --verify writes no report" -- test ! -e "$T/uv.rep"
+
+# verification: verdict with evidence, exit statuses, user tolerances,
+# one set of flags for verify and optimize --verify
+C=tests/cli
+expect 4 "verify: rsqrt(v + eps) pair differs (not NaN = NaN)" -- \
+	$H verify $C/rsqrt_sum.hlo $C/rsqrt_sum_mutated.hlo
+check "verify different: verdict line" -- grep -q '^verdict: different: output 0 element 0' "$T/out"
+check "verify different: per-output table" -- grep -q '^ *0  f32\[\] .* different$' "$T/out"
+check "verify different: first divergence named" -- grep -q '^first divergence: xr (multiply f32\[8\])' "$T/out"
+expect 4 "verify --format json" -- $H verify --format json $C/rsqrt_sum.hlo $C/rsqrt_sum_mutated.hlo
+for k in '"verdict":"different"' '"compared":' '"mismatches":1' '"max_abs_error":' \
+	'"max_rel_error":' '"nonfinite_a":0' '"nonfinite_b":0' '"instruction":"xr"'; do
+	check "verify json has $k" -- grep -q "$k" "$T/out"
+done
+expect 0 "verify: rsqrt(v + eps) compared on finite values" -- \
+	$H verify $C/rsqrt_sum.hlo $C/rsqrt_sum.hlo
+check "verify equal: nothing non-finite" -- grep -q ' 0/0 .* equal$' "$T/out"
+expect 5 "verify: an always non-finite output is partially verified" -- \
+	$H verify $C/log_nan.hlo $C/log_nan.hlo
+check "partial: verdict names the output" -- grep -q '^verdict: partially verified: output 1 ' "$T/out"
+check "partial: the output never compared" -- grep -q 'never compared on finite values' "$T/out"
+check "partial: never plain equal" -- sh -c "! grep -q '^verdict: equal' $T/out"
+expect 5 "optimize --verify: partially verified" -- \
+	$H optimize --verify --passes algsimp $C/log_nan.hlo -o "$T/ln.hlo" --report "$T/ln.rep"
+check "optimize partial: message on stderr" -- grep -q 'verify: partially verified' "$T/err"
+check "optimize partial: module written" -- test -s "$T/ln.hlo"
+check "optimize partial: report has the table" -- grep -q 'never compared on finite values' "$T/ln.rep"
+expect 0 "verify bf16 rounding within the default bf16 tolerance" -- \
+	$H verify $C/bf16_scale.hlo $C/bf16_scale_rounded.hlo
+check "bf16 default tolerance shown" -- grep -q ' 0.03/0.01 ' "$T/out"
+expect 4 "verify --rtol 0 --atol 0 is honoured for bf16" -- \
+	$H verify --rtol 0 --atol 0 $C/bf16_scale.hlo $C/bf16_scale_rounded.hlo
+check "zero tolerance shown" -- grep -q ' 0/0 .* different$' "$T/out"
+expect 0 "verify --help" -- $H verify --help
+check "verify --help states the per-type defaults" -- grep -q '3e-2 bf16' "$T/out"
+expect 1 "verify of a missing file is bad input (1), not different" -- \
+	$H verify $C/rsqrt_sum.hlo "$T/nope.hlo"
+expect 2 "verify --trials 0" -- $H verify --trials 0 $small $small
+check "the message names --trials" -- grep -q -- '--trials' "$T/err"
+expect 2 "verify --rtol -1" -- $H verify --rtol -1 $small $small
+check "the message names --rtol" -- grep -q -- '--rtol' "$T/err"
+expect 2 "verify --max-elements x" -- $H verify --max-elements x $small $small
+check "the message names --max-elements" -- grep -q -- '--max-elements' "$T/err"
+expect 3 "verify over --max-memory" -- $H verify --max-memory 1K $small $small
+check "the limit's error names --max-memory" -- grep -q -- '--max-memory' "$T/err"
+expect 3 "verify over --max-steps" -- $H verify --max-steps 2 $C/rsqrt_sum.hlo $C/rsqrt_sum.hlo
+check "the limit's error names --max-steps" -- grep -q -- '--max-steps' "$T/err"
+expect 3 "verify over --max-gflop" -- $H verify --max-gflop 0.001 $small $small
+check "the limit's error names --max-gflop" -- grep -q -- '--max-gflop' "$T/err"
+expect 3 "verify over --max-elements" -- $H verify --max-elements 10 $small $small
+check "the limit's error names --max-elements" -- grep -q -- '--max-elements' "$T/err"
+expect 3 "optimize --verify takes --max-memory" -- \
+	$H optimize --verify --max-memory 64 --passes algsimp $C/rsqrt_sum_ones.hlo -o "$T/mm.hlo"
+check "optimize --verify: the limit named" -- grep -q -- '--max-memory' "$T/err"
+expect 0 "optimize --verify takes --trials --seed --rtol --atol --threads" -- \
+	$H optimize --verify --trials 2 --seed 5 --rtol 0 --atol 0 --threads 1 \
+	--passes algsimp $C/rsqrt_sum_ones.hlo -o "$T/ok.hlo" --report "$T/ok.rep"
+check "optimize --verify report: verdict and table" -- grep -q '^verdict: equal' "$T/ok.rep"
+check "optimize --verify report: trials and seed" -- grep -q '^trials: 2 (seed 5)' "$T/ok.rep"
+
+# run: inputs by signature, --inputs, --print-outputs
+expect 0 "run a module with a dead rsqrt use" -- sh -c "$H run $C/dead_rsqrt.hlo > $T/d1"
+expect 0 "run it without the dead code" -- sh -c "$H run $C/dead_rsqrt_dce.hlo > $T/d2"
+check "dead code does not change the inputs" -- cmp -s "$T/d1" "$T/d2"
+expect 0 "run --ranges-from" -- sh -c "$H run --ranges-from $C/rsqrt_sum.hlo $C/rsqrt_sum_mutated.hlo > $T/rf"
+printf 'f32[2,3] {{1, 2, 3}, {4, 5, 6}}\nf32[2,3] {{0.5, 0.5, 0.5}, {1, 1, inf}}\n' >"$T/in.txt"
+expect 0 "run --inputs --print-outputs" -- $H run --inputs "$T/in.txt" --print-outputs $C/add2.hlo
+check "--print-outputs prints the literal" -- grep -qx 'output 0: f32\[2,3\] {{1.5, 2.5, 3.5}, {5, 6, inf}}' "$T/out"
+expect 0 "run --print-outputs" -- sh -c "$H run --print-outputs $C/add2.hlo > $T/po"
+check "--print-outputs of random inputs" -- grep -q '^output 0: f32\[2,3\] {{' "$T/po"
+printf 'f32[2,3] {{1, 2, 3}, {4, 5, 6}}\n' >"$T/in1.txt"
+expect 1 "run --inputs with too few literals" -- $H run --inputs "$T/in1.txt" $C/add2.hlo
+check "the message counts the parameters" -- grep -q '1 literals for 2 entry parameters' "$T/err"
+expect 2 "run --inputs with --ranges-from" -- $H run --inputs "$T/in.txt" --ranges-from $C/add2.hlo $C/add2.hlo
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -101,7 +101,8 @@ ev_budget(HloEval *ev, double flops)
 {
 	if (flops + ev->flops > ev->maxflops)
 		return ev_fail(ev, EV_NOEVAL, "not evaluable: needs more than "
-			"%.0f GFLOP of dot and convolution work (limit %.0f)",
+			"%.0f GFLOP of dot and convolution work, over the "
+			"--max-gflop limit of %.0f",
 			(flops + ev->flops) * 1e-9, ev->maxflops * 1e-9);
 	return 0;
 }
@@ -807,13 +808,15 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 		return bindparam(ev, in, args, nargs, donate, &vals[i]);
 	if (++ev->steps > ev->maxsteps)
 		return ev_fail(ev, EV_NOEVAL, "not evaluable: more than %llu "
-			"instructions executed (endless loop?)",
+			"instructions executed (endless loop?), over the "
+			"--max-steps limit",
 			(unsigned long long)ev->maxsteps);
 	if (hlo_sh(m, in->shape)->type != TY_TUPLE)
 		ev->elems += hlo_shape_elems(m, in->shape);
 	if (ev->elems > ev->maxelems)
 		return ev_fail(ev, EV_NOEVAL, "not evaluable: more than %llu "
-			"result elements computed",
+			"result elements computed, over the --max-elements "
+			"limit",
 			(unsigned long long)ev->maxelems);
 	if (in->nops > 8)
 		ops = xreallocarray(NULL, in->nops, sizeof *ops);
@@ -895,6 +898,8 @@ evalcomp(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 			free(left);
 			return -1;
 		}
+		if (ev->hook && ev->depth == 1 && c == m->entry)
+			ev->hook(ev->hookctx, i, vals[i]);
 		in = hlo_ins(m, c, i);
 		for (j = 0; j < in->nops; j++) {
 			d = m->ids[in->ops + j];

@@ -66,6 +66,9 @@ typedef struct {
 	uint64_t flops;		/* dot and convolution flops done */
 	uint64_t maxflops;	/* and allowed */
 	double gemm_secs;	/* seconds spent in dot and convolution */
+	void (*hook)(void *ctx, uint32_t ins, HloVal *v);
+	void *hookctx;		/* optional: called with every value the
+				 * entry computation computes */
 } HloEval;
 
 #define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
@@ -90,11 +93,20 @@ HloVal *hlo_val_tuple(HloEval *ev, uint32_t shape);
 HloVal *hlo_val_ref(HloVal *v);
 void hlo_val_unref(HloEval *ev, HloVal *v);
 
-/* src/eval/eval_input.c: inputs, reports, comparison */
+/* src/eval/eval_input.c: inputs and the report of `hlopt run`.
+ *
+ * Inputs are a function of the seed, of each entry-parameter leaf's
+ * position, type and size, and of the leaf's distribution (HloInputHints).
+ * The hints come from a data-flow analysis of one module; verification
+ * computes them on the original and gives the same hints to both modules,
+ * so both get byte-identical inputs. */
+enum { EV_ANY, EV_POSITIVE, EV_NEGATIVE };	/* HloInputHints.positive */
 typedef struct {
 	uint32_t n;		/* entry parameters' leaves, in order */
 	int64_t *bound;		/* integer leaves: in [0, bound) if >0 */
-	uint8_t *positive;	/* float leaves: values in [0.5, 1.5) */
+	uint8_t *positive;	/* float leaves: EV_POSITIVE: values in
+				 * [0.5, 1.5), EV_NEGATIVE: [-1.5, -0.5),
+				 * EV_ANY: [-1, 1) */
 	double *scale;		/* float leaves: values times scale
 				 * (weights of a dot or convolution:
 				 * 1/sqrt(fan-in)) */
@@ -105,13 +117,148 @@ void hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o);
 void hlo_eval_hints_free(HloInputHints *h);
 int hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
 	HloVal ***args, uint32_t *nargs);
+				/* = ev_inputs(..., EV_DIST_HINTS, ...) */
+/* the input distributions tried in turn while an output stays
+ * non-finite: the hints; every float 10x smaller; every float leaf
+ * positive; positive and 10x smaller (each with its own seed) */
+enum { EV_DIST_HINTS, EV_DIST_SMALL, EV_DIST_POSITIVE, EV_DIST_TINY,
+	EV_NDIST };
+int ev_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h, int dist,
+	HloVal ***args, uint32_t *nargs);
 void hlo_eval_free_args(HloEval *ev, HloVal **args, uint32_t nargs);
 void hlo_eval_report(HloEval *ev, const HloVal *out, int json, HloBuf *b);
 
+/* src/eval/eval_literal.c: values as HLO literal text */
+void ev_print_literals(HloEval *ev, const HloVal *out, HloBuf *b);
+				/* "output K: SHAPE VALUE" per output leaf */
+void ev_print_literal(const HloModule *m, const HloVal *v, HloBuf *b);
+int ev_inputs_text(HloEval *ev, const char *text, size_t n,
+	const char *fname, HloVal ***args, uint32_t *nargs);
+				/* one literal per entry parameter */
+
+/* src/eval/eval_verify.c: the differential check of two modules behind
+ * `hlopt verify`, `optimize --verify` and `search`.
+ *
+ * Verdicts, their names and the order in which they are reported: */
+#define EV_VERDICTS(X) \
+	X(EV_EQUAL, "equal") \
+	X(EV_DIFFERENT, "different") \
+	X(EV_PARTIAL, "partially verified") \
+	X(EV_NOT_EVALUABLE, "not evaluable") \
+	X(EV_FAILED, "failed")
+enum {
+#define X(id, name) id,
+	EV_VERDICTS(X)
+#undef X
+	EV_NVERDICTS
+};
+/* EV_EQUAL: every output compared on finite values (in at least one
+ * trial every element finite on both sides) and within tolerance;
+ * EV_DIFFERENT: an element beyond tolerance, or finite on one side only,
+ * or the signatures differ; EV_PARTIAL: no difference, but some output
+ * had non-finite elements in every trial; EV_NOT_EVALUABLE: a module uses
+ * something the evaluator cannot run or exceeds a limit; EV_FAILED: a
+ * module is malformed (its evaluation failed) */
+
+#define EV_VERIFY_TRIALS 3
+#define EV_VERIFY_RTOL 1e-3	/* f32, f64, complex; floors per type */
+#define EV_VERIFY_ATOL 1e-5	/* in ev_tolerance */
+#define EV_VERIFY_RETRIES (EV_NDIST - 1)
+
+typedef struct {
+	int trials;		/* input sets (EV_VERIFY_TRIALS) */
+	uint64_t seed;		/* 0 */
+	double rtol, atol;	/* < 0: the per-type defaults of
+				 * ev_tolerance; else used for every type */
+	uint64_t limit;		/* bytes of live buffers per module, 0:
+				 * EV_DEFAULT_LIMIT */
+	uint64_t maxsteps;	/* instructions per run, 0: EV_MAX_STEPS */
+	uint64_t maxelems;	/* result elements per run, 0: EV_MAX_ELEMS */
+	double maxflops;	/* dot/convolution flops per run, 0:
+				 * EV_MAX_FLOPS */
+	int threads;		/* 0: one per processor */
+	int exact;		/* floats must match bit for bit (NaN = NaN,
+				 * and non-finite values count as compared) */
+	int retries;		/* other input distributions tried per trial
+				 * while the first module's outputs are not
+				 * all finite (EV_VERIFY_RETRIES) */
+	int locate;		/* on a difference, find the first
+				 * instruction of the first module that
+				 * diverges (two more evaluations) */
+	const HloInputHints *hints;	/* input distributions; NULL: the
+				 * analysis of the first module */
+} EvVerifyOpts;
+
+typedef struct {
+	int64_t index;		/* flattened output leaf */
+	char shape[128];
+	int type;		/* TY_* */
+	int64_t count;		/* elements */
+	int64_t compared;	/* element comparisons on finite values
+				 * (integers: all), summed over trials */
+	int64_t mismatches;	/* beyond tolerance, summed over trials */
+	double max_abs, max_rel;	/* over the compared elements */
+	int64_t nonfinite_a, nonfinite_b;	/* summed over trials */
+	int finite_trials;	/* trials with every element finite on
+				 * both sides */
+	double rtol, atol;	/* the tolerances used */
+	int verdict;		/* EV_EQUAL, EV_DIFFERENT or EV_PARTIAL */
+	int first_trial;	/* of the first mismatch, -1 none */
+	int64_t first_elem;
+	char a[48], b[48];	/* the two values there */
+} EvOutputCheck;
+
+typedef struct {
+	int found;		/* 1: name below; 0: none diverges among
+				 * the instructions compared; -1: not
+				 * looked for */
+	char name[128];		/* instruction of the first module */
+	char opcode[40];
+	char shape[128];
+	int64_t count, mismatches, elem;
+	double max_abs, max_rel;
+	char a[48], b[48];	/* first element beyond tolerance */
+	int64_t matched;	/* instructions matched by name and shape */
+	int64_t compared;	/* of them, compared before stopping */
+	char note[160];		/* why it could not look further */
+} EvDivergence;
+
+typedef struct {
+	int verdict;		/* EV_* */
+	int trials;		/* trials run */
+	int evaluations;	/* runs of the first module, retries
+				 * included */
+	uint64_t seed;
+	int dist[8];		/* input distribution used per trial (first
+				 * 8 trials) */
+	uint32_t noutputs;
+	EvOutputCheck *outputs;
+	int64_t first_output;	/* the first output that differs, -1 */
+	EvDivergence div;
+	char msg[1024];		/* one line: why different / not
+				 * evaluable / failed */
+} EvVerifyReport;
+
+void ev_verify_defaults(EvVerifyOpts *o);
+int ev_verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
+	EvVerifyReport *r);	/* returns r->verdict; r must be freed
+				 * with ev_verify_free whatever happened */
+void ev_verify_free(EvVerifyReport *r);
+const char *ev_verdict_name(int verdict);
+void ev_verify_text(const EvVerifyReport *r, HloBuf *b);
+void ev_verify_json(const EvVerifyReport *r, HloBuf *b);	/* one object,
+				 * no newline */
+void ev_tolerance(int type, double rtol, double atol, double *r,
+	double *a);		/* the tolerances used for type: rtol/atol
+				 * when >= 0, else the defaults, looser for
+				 * f16, bf16 and 8-bit floats */
+
+/* the older interface, kept for the pass tests: verdict 0 equal (also
+ * partially verified), 1 different, 3 not evaluable, 4 a module failed */
 typedef struct {
 	int trials;
 	uint64_t seed;
-	double rtol, atol;
+	double rtol, atol;	/* floors per type apply (as before) */
 	uint64_t limit;
 	int exact;		/* floats must match exactly (NaN = NaN) */
 	uint64_t maxsteps;	/* instructions per run, 0: EV_MAX_STEPS */
@@ -135,15 +282,9 @@ int hlo_eval_verify(const HloModule *a, const HloModule *b,
 int hlo_eval_signature_eq(const HloModule *a, const HloModule *b,
 	char *why, size_t n);
 void hlo_eval_tolerance(int type, double rtol, double atol, double *r,
-	double *a);		/* the tolerances used for type: looser
-				 * floors for f16, bf16 and 8-bit floats */
+	double *a);		/* the floors: max(rtol, floor of type) */
 int hlo_parse_u64(const char *s, int suffix, uint64_t *v);
 				/* decimal; suffix: also K, M, G, T (x1024) */
-
-/* src/cmd_run.c */
-struct arg_str;
-int cmd_eval_opts(struct arg_str *seed, struct arg_str *mem, uint64_t *s,
-	uint64_t *limit, int *status);
 
 /* ---- internal to src/eval/eval*.c ---- */
 
@@ -272,7 +413,7 @@ int ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 uint64_t ev_mix64(uint64_t x);
 void ev_fill_random(int type, unsigned char *p, int64_t n, uint64_t seed,
-	int mode);
+	int mode);		/* FILL_POSITIVE: [0.5, 1.5) */
 enum { FILL_SMALL, FILL_BITS, FILL_POSITIVE };
 
 #endif

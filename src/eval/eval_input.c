@@ -3,15 +3,17 @@
  * differential comparison of two modules behind `hlopt verify`.
  *
  * Inputs depend only on the seed, the position of each leaf among the
- * entry parameters' leaves, its type, its size and its hints, so two
- * modules with the same signature get byte-identical inputs. Hints come
- * from the users of each parameter: an integer reaching the start
- * indices of a gather, scatter, dynamic-slice or dynamic-update-slice
- * (directly or through converts, reshapes, broadcasts, slices and called
- * computations) gets values in range for that use; a float reaching a
- * log, sqrt, rsqrt, power base, divisor or batch-norm variance gets
- * positive values; a float used as a dot's rhs or a convolution's
- * kernel is scaled by 1/sqrt(fan-in), so deep networks stay finite. */
+ * entry parameters' leaves, its type, its size, its hints and the
+ * distribution asked for, so two modules given the same hints get
+ * byte-identical inputs. Hints come from the live users of each
+ * parameter: an integer reaching the start indices of a gather, scatter,
+ * dynamic-slice or dynamic-update-slice (directly or through converts,
+ * reshapes, broadcasts, slices and called computations) gets values in
+ * range for that use; a float reaching a log, sqrt, rsqrt, power base,
+ * divisor or batch-norm variance, also through elementwise arithmetic
+ * (trace() below), gets positive values (or negative ones through a
+ * negation); a float used as a dot's rhs or a convolution's kernel is
+ * scaled by 1/sqrt(fan-in), so deep networks stay finite. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +21,96 @@
 #include "hlo.h"
 #include "eval.h"
 
-#define MAXVISIT 20000
+/* the analysis walks forward from each entry parameter over (computation,
+ * instruction, sign, through-arithmetic) states, each visited once per
+ * parameter: data movement keeps the state; add, multiply, maximum,
+ * minimum, select, divide's dividend, reduce and the like keep the sign
+ * but mark the walk as through arithmetic (index bounds and weight scales
+ * then no longer apply); negate and subtract's subtrahend flip the sign;
+ * a square (multiply of a value by itself), abs or exp stop it. A value
+ * reaching an operand that must be positive (log, sqrt, rsqrt, a power's
+ * base, a divisor, a variance) asks for a positive parameter at sign +1
+ * and a negative one at -1. Called computations are entered (fusion, call,
+ * async) and left again at their root. Only instructions that reach the
+ * root count, so deleting dead code does not change the inputs. */
+
+typedef struct {
+	uint32_t c, i;
+	uint8_t neg, arith;
+	uint32_t rc, ru;	/* call site to return to, rc = -1: none */
+} Item;
 
 typedef struct {
 	const HloModule *m;
 	HloUsers *users;	/* per computation, built on demand */
 	uint8_t *built;
+	uint8_t **live;		/* per computation: reaches the root */
+	uint32_t **mark;	/* per computation: 4 states per
+				 * instruction, stamp of the last visit */
+	uint32_t stamp;
+	Item *stack;
+	uint32_t nstack, capstack;
 	int64_t bound;		/* smallest index bound found, 0 none */
-	int positive;
+	int positive, negative;
 	double fanin;		/* largest fan-in of a dot or convolution
 				 * weight use, 0 none */
-	int visits;
 } Trace;
 
 static const HloUsers *
 users(Trace *t, uint32_t c)
 {
-	if (!t->built[c]) {
-		hlo_users(t->m, c, &t->users[c]);
-		t->built[c] = 1;
+	const HloModule *m = t->m;
+	uint32_t n = m->comps[c].nins, *st, top = 0, i, k;
+	const HloInstr *in;
+	uint8_t *lv;
+
+	if (t->built[c])
+		return &t->users[c];
+	hlo_users(m, c, &t->users[c]);
+	t->built[c] = 1;
+	lv = t->live[c] = xcalloc(n + 1, 1);
+	t->mark[c] = xcalloc(4 * (size_t)n + 1, sizeof **t->mark);
+	st = xreallocarray(NULL, n + 1, sizeof *st);
+	for (i = 0; i < n; i++) {
+		in = hlo_ins(m, c, i);
+		if (!(in->flags & HI_DEAD) && (i == m->comps[c].root ||
+		    (hlo_opinfo[in->op].flags & OPF_SIDE))) {
+			lv[i] = 1;
+			st[top++] = i;
+		}
 	}
+	while (top) {
+		in = hlo_ins(m, c, st[--top]);
+		for (k = 0; k < in->nops; k++) {
+			i = hlo_ops(m, in)[k];
+			if (i < n && !lv[i]) {
+				lv[i] = 1;
+				st[top++] = i;
+			}
+		}
+	}
+	free(st);
 	return &t->users[c];
+}
+
+static void
+push(Trace *t, uint32_t c, uint32_t i, int neg, int arith, uint32_t rc,
+	uint32_t ru)
+{
+	uint32_t *mk;
+
+	users(t, c);
+	mk = &t->mark[c][4 * i + 2 * neg + arith];
+	if (*mk == t->stamp)
+		return;
+	*mk = t->stamp;
+	if (t->nstack == t->capstack) {
+		t->capstack = t->capstack ? 2 * t->capstack : 64;
+		t->stack = xreallocarray(t->stack, t->capstack,
+			sizeof *t->stack);
+	}
+	t->stack[t->nstack++] = (Item){c, i, (uint8_t)neg, (uint8_t)arith,
+		rc, ru};
 }
 
 static void
@@ -50,7 +121,6 @@ setbound(Trace *t, int64_t b)
 	if (!t->bound || b < t->bound)
 		t->bound = b;
 }
-
 static const int64_t *
 dimsof(const HloModule *m, uint32_t c, uint32_t i, int *rank)
 {
@@ -115,8 +185,6 @@ index_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 	}
 }
 
-static void trace(Trace *t, uint32_t c, uint32_t i, int depth);
-
 /* a dot's rhs or a convolution's kernel: the product of the contracting
  * dims (kernel: every dim but the output feature) */
 static void
@@ -153,37 +221,65 @@ weight_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 		t->fanin = f;
 }
 
-static void
-float_use(Trace *t, int op, uint32_t k)
+/* operand k of op must be positive */
+static int
+needs_positive(int op, uint32_t k)
 {
 	switch (op) {
 	case HOP_LOG: case HOP_SQRT: case HOP_RSQRT: case HOP_LOG1P:
-		t->positive = 1;
-		break;
+		return 1;
 	case HOP_POWER:
-		if (k == 0)
-			t->positive = 1;
-		break;
+		return k == 0;
 	case HOP_DIVIDE: case HOP_REMAINDER:
-		if (k == 1)
-			t->positive = 1;
-		break;
+		return k == 1;
 	case HOP_BNINFER:
-		if (k == 4)
-			t->positive = 1;
-		break;
+		return k == 4;
 	case HOP_BNGRAD:
-		if (k == 3)
-			t->positive = 1;
-		break;
+		return k == 3;
 	}
+	return 0;
+}
+
+/* how a value in operand k of u passes to u's result: 0 not at all, 1
+ * unchanged (data movement), 2 through arithmetic with its sign, 3 with
+ * its sign flipped */
+static int
+passes(const HloModule *m, const HloInstr *u, uint32_t k)
+{
+	const uint32_t *ops = hlo_ops(m, u);
+
+	switch (u->op) {
+	case HOP_CONVERT: case HOP_RESHAPE: case HOP_BITCAST: case HOP_COPY:
+	case HOP_BROADCAST: case HOP_TRANSPOSE: case HOP_SLICE:
+	case HOP_CONCAT: case HOP_REVERSE: case HOP_DYNRESHAPE:
+	case HOP_CLAMP: case HOP_OPTBARRIER:
+		return 1;
+	case HOP_DYNSLICE: case HOP_GATHER: case HOP_PAD:
+		return k == 0 ? 1 : 0;
+	case HOP_DYNUPDSLICE:
+		return k < 2 ? 1 : 0;
+	case HOP_SELECT:
+		return k > 0 ? 1 : 0;
+	case HOP_ADD: case HOP_MAX: case HOP_MIN: case HOP_REDUCE:
+	case HOP_REDUCEWINDOW:
+		return 2;
+	case HOP_MUL:
+		return u->nops == 2 && ops[0] == ops[1] ? 0 : 2;
+	case HOP_DIVIDE:
+		return k == 0 ? 2 : 0;
+	case HOP_SUBTRACT:
+		return k == 0 ? 2 : 3;
+	case HOP_NEGATE:
+		return 3;
+	}
+	return 0;
 }
 
 static void
-into_callee(Trace *t, uint32_t c, uint32_t u, uint32_t k, int depth)
+into_callee(Trace *t, const Item *it, uint32_t u, uint32_t k)
 {
 	const HloModule *m = t->m;
-	const HloInstr *in = hlo_ins(m, c, u);
+	const HloInstr *in = hlo_ins(m, it->c, u);
 	uint32_t callee, p;
 
 	if (in->ncalled < 1)
@@ -193,41 +289,89 @@ into_callee(Trace *t, uint32_t c, uint32_t u, uint32_t k, int depth)
 		return;
 	p = hlo_param(m, callee, k);
 	if (p != HLO_NONE)
-		trace(t, callee, p, depth + 1);
+		push(t, callee, p, it->neg, it->arith, it->c, u);
+}
+
+/* the value of it reaches its computation's root: on to the users of the
+ * call site (through get-tuple-element of a tuple root's slot) */
+static void
+leave(Trace *t, const Item *it, uint32_t slot)
+{
+	const HloModule *m = t->m;
+	const HloUsers *us;
+	const HloInstr *g;
+	uint32_t j;
+
+	if (it->rc == UINT32_MAX)
+		return;
+	if (slot == UINT32_MAX) {
+		push(t, it->rc, it->ru, it->neg, it->arith, UINT32_MAX, 0);
+		return;
+	}
+	us = users(t, it->rc);
+	for (j = us->start[it->ru]; j < us->start[it->ru + 1]; j++) {
+		g = hlo_ins(m, it->rc, us->list[j]);
+		if (g->op == HOP_GTE && g->num == (int64_t)slot)
+			push(t, it->rc, us->list[j], it->neg, it->arith,
+				UINT32_MAX, 0);
+	}
 }
 
 static void
-trace(Trace *t, uint32_t c, uint32_t i, int depth)
+visit(Trace *t, const Item *it)
 {
-	const HloUsers *us;
+	const HloModule *m = t->m;
+	const HloUsers *us = users(t, it->c);
 	const HloInstr *in;
-	uint32_t j, u, k, n;
+	uint32_t j, u, k, root = m->comps[it->c].root;
+	int p;
 
-	if (depth > 24 || ++t->visits > MAXVISIT)
-		return;
-	us = users(t, c);
-	for (j = us->start[i]; j < us->start[i + 1]; j++) {
+	if (it->i == root)
+		leave(t, it, UINT32_MAX);
+	for (j = us->start[it->i]; j < us->start[it->i + 1]; j++) {
 		u = us->list[j];
-		in = hlo_ins(t->m, c, u);
-		n = in->nops;
-		for (k = 0; k < n; k++) {
-			if (hlo_ops(t->m, in)[k] != i)
+		if (!t->live[it->c][u])
+			continue;
+		in = hlo_ins(m, it->c, u);
+		for (k = 0; k < in->nops; k++) {
+			if (hlo_ops(m, in)[k] != it->i)
 				continue;
-			index_use(t, c, u, k);
-			float_use(t, in->op, k);
-			weight_use(t, c, u, k);
-			switch (in->op) {
-			case HOP_CONVERT: case HOP_RESHAPE: case HOP_BITCAST:
-			case HOP_COPY: case HOP_BROADCAST: case HOP_TRANSPOSE:
-			case HOP_SLICE: case HOP_CONCAT: case HOP_REVERSE:
-			case HOP_DYNRESHAPE: case HOP_CLAMP:
-				trace(t, c, u, depth + 1);
-				break;
-			case HOP_FUSION: case HOP_CALL: case HOP_ASYNCSTART:
-				into_callee(t, c, u, k, depth);
-				break;
+			if (!it->arith) {
+				index_use(t, it->c, u, k);
+				weight_use(t, it->c, u, k);
 			}
+			if (needs_positive(in->op, k)) {
+				if (it->neg)
+					t->negative = 1;
+				else
+					t->positive = 1;
+			}
+			if (u == root && in->op == HOP_TUPLE)
+				leave(t, it, k);
+			switch (in->op) {
+			case HOP_FUSION: case HOP_CALL: case HOP_ASYNCSTART:
+				into_callee(t, it, u, k);
+				continue;
+			}
+			p = passes(m, in, k);
+			if (p)
+				push(t, it->c, u, p == 3 ? !it->neg : it->neg,
+					it->arith || p > 1, it->rc, it->ru);
 		}
+	}
+}
+
+static void
+trace(Trace *t, uint32_t c, uint32_t i)
+{
+	Item it;
+
+	t->stamp++;
+	t->nstack = 0;
+	push(t, c, i, 0, 0, UINT32_MAX, 0);
+	while (t->nstack) {
+		it = t->stack[--t->nstack];
+		visit(t, &it);
 	}
 }
 
@@ -268,6 +412,8 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 	t.m = m;
 	t.users = xcalloc(m->ncomps + 1, sizeof *t.users);
 	t.built = xcalloc(m->ncomps + 1, 1);
+	t.live = xcalloc(m->ncomps + 1, sizeof *t.live);
+	t.mark = xcalloc(m->ncomps + 1, sizeof *t.mark);
 	for (p = 0; p < np; p++) {
 		i = hlo_param(m, e, p);
 		if (i == HLO_NONE)
@@ -277,21 +423,27 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 			continue;
 		}
 		t.bound = 0;
-		t.positive = 0;
+		t.positive = t.negative = 0;
 		t.fanin = 0;
-		t.visits = 0;
-		trace(&t, e, i, 0);
+		trace(&t, e, i);
 		h->bound[leaf] = t.bound;
-		h->positive[leaf] = t.positive;
+		h->positive[leaf] = t.positive ? EV_POSITIVE : t.negative ?
+			EV_NEGATIVE : EV_ANY;
 		if (t.fanin > 1)
 			h->scale[leaf] = 1 / sqrt(t.fanin);
 		leaf++;
 	}
 	for (i = 0; i < m->ncomps; i++)
-		if (t.built[i])
+		if (t.built[i]) {
 			hlo_users_free(&t.users[i]);
+			free(t.live[i]);
+			free(t.mark[i]);
+		}
 	free(t.users);
 	free(t.built);
+	free(t.live);
+	free(t.mark);
+	free(t.stack);
 }
 
 void
@@ -302,7 +454,8 @@ hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o)
 	for (k = 0; k < h->n && k < o->n; k++) {
 		if (o->bound[k] && (!h->bound[k] || o->bound[k] < h->bound[k]))
 			h->bound[k] = o->bound[k];
-		h->positive[k] |= o->positive[k];
+		if (o->positive[k] == EV_POSITIVE || !h->positive[k])
+			h->positive[k] = o->positive[k];
 		if (o->scale[k] < h->scale[k])
 			h->scale[k] = o->scale[k];
 	}
@@ -317,9 +470,9 @@ hlo_eval_hints_free(HloInputHints *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* a leaf's values: sign EV_ANY, EV_POSITIVE or EV_NEGATIVE, times scale */
 static void
-fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
-	double scale)
+fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int sign, double scale)
 {
 	int cl = hlo_typeinfo[v->type].cls;
 	uint64_t s = seed, r;
@@ -327,15 +480,15 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
 	int64_t k, j, w;
 
 	if (bound <= 0 || (cl != C_SINT && cl != C_UINT)) {
-		ev_fill_random(v->type, v->data, v->n, seed, positive ?
+		ev_fill_random(v->type, v->data, v->n, seed, sign ?
 			FILL_POSITIVE : FILL_SMALL);
-		if (cl != C_FLOAT || scale == 1 || positive)
+		if (cl != C_FLOAT || (scale == 1 && sign != EV_NEGATIVE))
 			return;
 		for (k = 0; k < v->n; k += w) {
 			w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
 			ev_lane_load(v->type, v->data + k * ev_esz(v->type), w, l);
 			for (j = 0; j < w; j++)
-				l[j].f *= scale;
+				l[j].f *= sign == EV_NEGATIVE ? -scale : scale;
 			ev_lane_store(v->type, l, w, v->data + k *
 				ev_esz(v->type));
 		}
@@ -352,19 +505,46 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int positive,
 	}
 }
 
+/* the distribution dist applied to a leaf's hints */
+static void
+leaf_dist(const HloInputHints *h, uint32_t at, int dist, int64_t *bound,
+	int *sign, double *scale)
+{
+	*bound = at < h->n ? h->bound[at] : 0;
+	*sign = at < h->n ? h->positive[at] : EV_ANY;
+	*scale = at < h->n ? h->scale[at] : 1;
+	switch (dist) {
+	case EV_DIST_SMALL:
+		*scale *= 0.1;
+		break;
+	case EV_DIST_POSITIVE:
+		if (*sign == EV_ANY)
+			*sign = EV_POSITIVE;
+		break;
+	case EV_DIST_TINY:
+		if (*sign == EV_ANY)
+			*sign = EV_POSITIVE;
+		*scale *= 0.1;
+		break;
+	}
+}
+
 static HloVal *
 make_input(HloEval *ev, uint32_t shape, uint64_t seed,
-	const HloInputHints *h, uint32_t *leaf)
+	const HloInputHints *h, int dist, uint32_t *leaf)
 {
 	const HloShape *sh = hlo_sh(ev->m, shape);
 	HloVal *v;
 	uint32_t k, at;
+	int64_t bound;
+	int sign;
+	double scale;
 
 	if (sh->type == TY_TUPLE) {
 		v = hlo_val_tuple(ev, shape);
 		for (k = 0; k < v->n; k++) {
 			v->elems[k] = make_input(ev, hlo_tuple_elems(ev->m,
-				hlo_sh(ev->m, shape))[k], seed, h, leaf);
+				hlo_sh(ev->m, shape))[k], seed, h, dist, leaf);
 			if (!v->elems[k]) {
 				hlo_val_unref(ev, v);
 				return NULL;
@@ -374,16 +554,15 @@ make_input(HloEval *ev, uint32_t shape, uint64_t seed,
 	}
 	at = (*leaf)++;
 	v = hlo_val_array(ev, shape);
+	leaf_dist(h, at, dist, &bound, &sign, &scale);
 	if (v && v->type < TY_TUPLE)
-		fill_leaf(v, ev_mix64(seed ^ ev_mix64(at + 1)),
-			at < h->n ? h->bound[at] : 0,
-			at < h->n ? h->positive[at] : 0,
-			at < h->n ? h->scale[at] : 1);
+		fill_leaf(v, ev_mix64(seed ^ ev_mix64(at + 1)), bound, sign,
+			scale);
 	return v;
 }
 
 int
-hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
+ev_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h, int dist,
 	HloVal ***args, uint32_t *nargs)
 {
 	const HloModule *m = ev->m;
@@ -403,7 +582,8 @@ hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
 			return ev_fail(ev, EV_BAD, "entry parameter %u is "
 				"missing", p);
 		}
-		a[p] = make_input(ev, hlo_ins(m, e, i)->shape, seed, h, &leaf);
+		a[p] = make_input(ev, hlo_ins(m, e, i)->shape, seed, h, dist,
+			&leaf);
 		if (!a[p]) {
 			hlo_eval_free_args(ev, a, np);
 			return -1;
@@ -412,6 +592,13 @@ hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
 	*args = a;
 	*nargs = np;
 	return 0;
+}
+
+int
+hlo_eval_inputs(HloEval *ev, uint64_t seed, const HloInputHints *h,
+	HloVal ***args, uint32_t *nargs)
+{
+	return ev_inputs(ev, seed, h, EV_DIST_HINTS, args, nargs);
 }
 
 void
@@ -539,335 +726,4 @@ hlo_eval_report(HloEval *ev, const HloVal *out, int json, HloBuf *b)
 	report_leaf(ev, out, &idx, json, b);
 	if (json)
 		hlo_buf_puts(b, "]}\n");
-}
-
-/* comparison */
-
-static int
-shape_eq(const HloModule *a, uint32_t sa, const HloModule *b, uint32_t sb)
-{
-	const HloShape *x = hlo_sh(a, sa), *y = hlo_sh(b, sb);
-	uint32_t k;
-
-	if (x->type != y->type)
-		return 0;
-	if (x->type == TY_TUPLE) {
-		if (x->ntuple != y->ntuple)
-			return 0;
-		for (k = 0; k < x->ntuple; k++)
-			if (!shape_eq(a, hlo_tuple_elems(a, x)[k], b,
-			    hlo_tuple_elems(b, y)[k]))
-				return 0;
-		return 1;
-	}
-	return x->rank == y->rank && (!x->rank || !memcmp(hlo_dims(a, x),
-		hlo_dims(b, y), x->rank * sizeof(int64_t)));
-}
-
-static void
-shapetext(const HloModule *m, uint32_t s, char *buf, size_t n)
-{
-	HloBuf b = {0};
-
-	hlo_print_shape(m, s, &b);
-	snprintf(buf, n, "%s", b.buf ? b.buf : "?");
-	hlo_buf_free(&b);
-}
-
-/* 1 if the entry computations take and return the same shapes (layouts
- * aside); else 0 with the reason in why */
-int
-hlo_eval_signature_eq(const HloModule *a, const HloModule *b, char *why,
-	size_t n)
-{
-	uint32_t ea = a->entry, eb = b->entry, p, ia, ib;
-	int na, nb;
-	char x[256], y[256];
-
-	if (ea >= a->ncomps || eb >= b->ncomps) {
-		snprintf(why, n, "a module has no entry computation");
-		return 0;
-	}
-	na = hlo_param_count(a, ea);
-	nb = hlo_param_count(b, eb);
-	if (na != nb) {
-		snprintf(why, n, "entry parameter counts differ: %d vs %d", na,
-			nb);
-		return 0;
-	}
-	for (p = 0; p < (uint32_t)na; p++) {
-		ia = hlo_param(a, ea, p);
-		ib = hlo_param(b, eb, p);
-		if (ia == HLO_NONE || ib == HLO_NONE ||
-		    !shape_eq(a, hlo_ins(a, ea, ia)->shape, b,
-		    hlo_ins(b, eb, ib)->shape)) {
-			if (ia != HLO_NONE && ib != HLO_NONE) {
-				shapetext(a, hlo_ins(a, ea, ia)->shape, x,
-					sizeof x);
-				shapetext(b, hlo_ins(b, eb, ib)->shape, y,
-					sizeof y);
-			} else {
-				strcpy(x, "?");
-				strcpy(y, "?");
-			}
-			snprintf(why, n, "entry parameter %u differs: %s vs %s",
-				p, x, y);
-			return 0;
-		}
-	}
-	ia = a->comps[ea].root;
-	ib = b->comps[eb].root;
-	if (ia >= a->comps[ea].nins || ib >= b->comps[eb].nins ||
-	    !shape_eq(a, hlo_ins(a, ea, ia)->shape, b,
-	    hlo_ins(b, eb, ib)->shape)) {
-		snprintf(why, n, "entry result shapes differ");
-		return 0;
-	}
-	return 1;
-}
-
-void
-hlo_eval_tolerance(int type, double rtol, double atol, double *r, double *a)
-{
-	double fr = 0, fa = 0;
-
-	switch (type) {
-	case TY_F64: case TY_F32: case TY_C64: case TY_C128:
-		break;
-	case TY_F16:
-		fr = 1e-2;
-		fa = 1e-3;
-		break;
-	case TY_BF16:
-		fr = 3e-2;
-		fa = 1e-2;
-		break;
-	default:
-		fr = 0.25;
-		fa = 0.1;
-	}
-	*r = rtol > fr ? rtol : fr;
-	*a = atol > fa ? atol : fa;
-}
-
-static int
-feq(double x, double y, double r, double a)
-{
-	if (isnan(x) || isnan(y))
-		return isnan(x) && isnan(y);
-	if (isinf(x) || isinf(y))
-		return x == y;
-	return fabs(x - y) <= a + r * fabs(y);
-}
-
-static void
-fmtlane(int type, const Lane *l, char *buf, size_t n)
-{
-	switch (hlo_typeinfo[type].cls) {
-	case C_FLOAT:
-		snprintf(buf, n, "%.9g", l->f);
-		break;
-	case C_CPLX:
-		snprintf(buf, n, "(%.9g, %.9g)", l->c[0], l->c[1]);
-		break;
-	case C_SINT:
-		snprintf(buf, n, "%lld", (long long)l->s);
-		break;
-	default:
-		snprintf(buf, n, "%llu", (unsigned long long)l->u);
-	}
-}
-
-/* compares two array values of one type; the index of the first
- * difference or -1 */
-static int64_t
-diff_arrays(const HloVal *x, const HloVal *y, const HloVerifyOpts *o,
-	Lane *lx, Lane *ly)
-{
-	int cl = hlo_typeinfo[x->type].cls;
-	int64_t k, j, w, esz = ev_esz(x->type);
-	Lane a[EV_CHUNK], b[EV_CHUNK];
-	double r = 0, at = 0;
-	int eq;
-
-	if (!o->exact)
-		hlo_eval_tolerance(x->type, o->rtol, o->atol, &r, &at);
-	for (k = 0; k < x->n; k += w) {
-		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
-		ev_lane_load(x->type, x->data + k * esz, w, a);
-		ev_lane_load(y->type, y->data + k * esz, w, b);
-		for (j = 0; j < w; j++) {
-			switch (cl) {
-			case C_FLOAT:
-				eq = feq(a[j].f, b[j].f, r, at);
-				break;
-			case C_CPLX:
-				eq = feq(a[j].c[0], b[j].c[0], r, at) &&
-					feq(a[j].c[1], b[j].c[1], r, at);
-				break;
-			default:
-				eq = a[j].u == b[j].u;
-			}
-			if (!eq) {
-				*lx = a[j];
-				*ly = b[j];
-				return k + j;
-			}
-		}
-	}
-	return -1;
-}
-
-static int
-compare_vals(const HloVal *x, const HloVal *y, const HloVerifyOpts *o,
-	int64_t *idx, HloVerifyResult *r)
-{
-	int64_t k, e;
-	Lane a, b;
-
-	if (x->type == TY_TUPLE) {
-		for (k = 0; k < x->n; k++)
-			if (compare_vals(x->elems[k], y->elems[k], o, idx, r))
-				return 1;
-		return 0;
-	}
-	if (x->type >= TY_TUPLE) {
-		(*idx)++;
-		return 0;
-	}
-	e = x->type == y->type && x->n == y->n ? diff_arrays(x, y, o, &a,
-		&b) : 0;
-	if (e >= 0) {
-		r->verdict = 1;
-		r->output = *idx;
-		r->elem = e;
-		r->type = x->type;
-		if (x->type != y->type || x->n != y->n) {
-			snprintf(r->a, sizeof r->a, "?");
-			snprintf(r->b, sizeof r->b, "?");
-		} else {
-			fmtlane(x->type, &a, r->a, sizeof r->a);
-			fmtlane(y->type, &b, r->b, sizeof r->b);
-		}
-		return 1;
-	}
-	(*idx)++;
-	return 0;
-}
-
-static int
-run_one(const HloModule *m, const HloVerifyOpts *o, uint64_t seed,
-	const HloInputHints *h, HloEval *ev, HloError *e, HloVal **out)
-{
-	HloVal **args;
-	uint32_t nargs;
-	int r;
-
-	hlo_eval_init(ev, m, o->limit, e);
-	if (o->maxsteps)
-		ev->maxsteps = o->maxsteps;
-	if (o->threads > 0 && o->threads <= EV_MAX_THREADS)
-		ev->threads = o->threads;
-	if (hlo_eval_inputs(ev, seed, h, &args, &nargs) < 0)
-		return -1;
-	r = hlo_eval_entry(ev, args, nargs, out);
-	hlo_eval_free_args(ev, args, nargs);
-	return r;
-}
-
-static int
-noeval(HloVerifyResult *r, const char *which, HloEval *ev, HloError *e)
-{
-	r->verdict = ev->status == EV_NOEVAL ? 3 : 4;
-	snprintf(r->msg, sizeof r->msg, "%s: %.900s", which, e->msg);
-	return r->verdict;
-}
-
-int
-hlo_eval_verify(const HloModule *a, const HloModule *b,
-	const HloVerifyOpts *o, HloVerifyResult *r)
-{
-	HloInputHints ha, hb;
-	HloEval ea, eb;
-	HloError e;
-	HloVal *oa = NULL, *ob = NULL;
-	int t, trials = o->trials > 0 ? o->trials : 1;
-	uint64_t seed;
-	int64_t idx;
-
-	memset(r, 0, sizeof *r);
-	r->output = -1;
-	r->elem = -1;
-	if (!hlo_eval_signature_eq(a, b, r->msg, sizeof r->msg)) {
-		r->verdict = 1;
-		return 1;
-	}
-	hlo_eval_hints(a, &ha);
-	hlo_eval_hints(b, &hb);
-	hlo_eval_hints_merge(&ha, &hb);
-	for (t = 0; t < trials && !r->verdict; t++) {
-		seed = ev_mix64(o->seed + 0x51ed270b27a3d5c1ull * (t + 1));
-		if (run_one(a, o, seed, &ha, &ea, &e, &oa) < 0) {
-			noeval(r, "first module", &ea, &e);
-			hlo_eval_fini(&ea);
-			break;
-		}
-		if (run_one(b, o, seed, &ha, &eb, &e, &ob) < 0) {
-			noeval(r, "second module", &eb, &e);
-			hlo_val_unref(&ea, oa);
-			hlo_eval_fini(&ea);
-			hlo_eval_fini(&eb);
-			break;
-		}
-		idx = 0;
-		if (compare_vals(oa, ob, o, &idx, r)) {
-			r->trial = t;
-			snprintf(r->msg, sizeof r->msg, "output %lld element "
-				"%lld differs in trial %d: %s vs %s",
-				(long long)r->output, (long long)r->elem, t,
-				r->a, r->b);
-		}
-		hlo_val_unref(&ea, oa);
-		hlo_val_unref(&eb, ob);
-		hlo_eval_fini(&ea);
-		hlo_eval_fini(&eb);
-	}
-	hlo_eval_hints_free(&ha);
-	hlo_eval_hints_free(&hb);
-	return r->verdict;
-}
-
-int
-hlo_parse_u64(const char *s, int suffix, uint64_t *v)
-{
-	uint64_t x = 0, mul = 1;
-	const char *p = s;
-
-	if (!*p)
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (x > (UINT64_MAX - (*p - '0')) / 10)
-			return -1;
-		x = x * 10 + (*p - '0');
-	}
-	if (p == s)
-		return -1;
-	if (suffix && *p) {
-		switch (*p) {
-		case 'k': case 'K': mul = (uint64_t)1 << 10; break;
-		case 'm': case 'M': mul = (uint64_t)1 << 20; break;
-		case 'g': case 'G': mul = (uint64_t)1 << 30; break;
-		case 't': case 'T': mul = (uint64_t)1 << 40; break;
-		default: return -1;
-		}
-		p++;
-		if (*p == 'i' && p[1] == 'B')
-			p += 2;
-		else if (*p == 'B')
-			p++;
-	}
-	if (*p || (x && mul > UINT64_MAX / x))
-		return -1;
-	*v = x * mul;
-	return 0;
 }
