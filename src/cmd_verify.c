@@ -1,6 +1,7 @@
 /* cmd_verify.c: hlopt verify A B [--trials N] [--seed S] [--rtol R]
  * [--atol A] [--max-memory BYTES] [--threads N] [--max-steps N]
- * [--max-elements N] [--max-gflop G] [--format text|json] [--no-locate];
+ * [--max-elements N] [--max-gflop G] [--format text|json] [--no-locate]
+ * [--exact];
  * and the evaluation flags and the verdict-to-exit-status table that
  * run, optimize --verify and search share with it. */
 #include <argtable2.h>
@@ -137,7 +138,7 @@ cmd_verify(int argc, char **argv)
 	struct arg_lit *help = arg_lit0(NULL, "help", "print this help");
 	CmdEvalArgs ea = cmd_eval_args(1);
 	struct arg_str *format;
-	struct arg_lit *noloc;
+	struct arg_lit *noloc, *exact;
 	struct arg_file *files;
 	struct arg_end *end;
 	const char *summary = "check that two modules compute the same "
@@ -154,12 +155,16 @@ cmd_verify(int argc, char **argv)
 	noloc = arg_lit0(NULL, "no-locate", "on a difference, do not look "
 		"for the first instruction that diverges (two more "
 		"evaluations)");
+	exact = arg_lit0(NULL, "exact", "floats must be equal (tolerances "
+		"0), NaN matching NaN and an infinity the same infinity, "
+		"which then count as compared: for modules whose outputs are "
+		"non-finite by design");
 	files = arg_filen(NULL, NULL, "FILE", 2, 2,
 		"the two modules, text or proto: the original first");
 	end = arg_end(5);
 	void *argtable[] = {help, ea.trials, ea.seed, ea.rtol, ea.atol,
 		ea.mem, ea.threads, ea.maxsteps, ea.maxelems, ea.maxgflop,
-		format, noloc, files, end};
+		format, noloc, exact, files, end};
 
 	memset(&r, 0, sizeof r);
 	if (cmd_parse_args("verify", summary, argtable, argc, argv, &status))
@@ -170,6 +175,7 @@ cmd_verify(int argc, char **argv)
 	if (cmd_eval_parse(&ea, &o, &status) < 0)
 		goto done;
 	o.locate = !noloc->count;
+	o.exact = exact->count > 0;
 	if ((status = cmd_load(files->filename[0], &a)) != EXIT_OK ||
 	    (status = cmd_load(files->filename[1], &b)) != EXIT_OK)
 		goto done;

@@ -120,6 +120,7 @@ expect 5 "verify: an always non-finite output is partially verified" -- \
 check "partial: verdict names the output" -- grep -q '^verdict: partially verified: output 1 ' "$T/out"
 check "partial: the output never compared" -- grep -q 'never compared on finite values' "$T/out"
 check "partial: never plain equal" -- sh -c "! grep -q '^verdict: equal' $T/out"
+expect 0 "verify --exact: NaN matches NaN, by request" -- $H verify --exact $C/log_nan.hlo $C/log_nan.hlo
 expect 5 "optimize --verify: partially verified" -- \
 	$H optimize --verify --passes algsimp $C/log_nan.hlo -o "$T/ln.hlo" --report "$T/ln.rep"
 check "optimize partial: message on stderr" -- grep -q 'verify: partially verified' "$T/err"
