@@ -895,16 +895,8 @@ jnum(HloBuf *b, const char *key, double x)
 static void
 jstr(HloBuf *b, const char *key, const char *s)
 {
-	hlo_buf_printf(b, ",\"%s\":\"", key);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			hlo_buf_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			hlo_buf_printf(b, "\\u%04x", *s);
-		else
-			hlo_buf_put(b, s, 1);
-	}
-	hlo_buf_puts(b, "\"");
+	hlo_buf_printf(b, ",\"%s\":", key);
+	hlo_buf_json(b, s);
 }
 
 static void
