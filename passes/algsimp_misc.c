@@ -1495,6 +1495,71 @@ filter:
 
 /* gather, scatter, sort */
 
+/* gather(pad(x), idx) => pad(gather(x, idx)) when every padded dimension
+ * passes through whole (its slice is the whole dimension: the start index
+ * along it clamps to 0 either way); xla's GatherOfPad without padded
+ * batching dimensions */
+static int
+gather_of_pad(Alg *a, uint32_t i)
+{
+	uint32_t p = op0(a, i), x, no, nc, nb, ns, k, g, np;
+	int r, ro = rank(a, i), q;
+	const int64_t *off, *col, *bat, *ss;
+	int64_t *cfg, *nss, *ocfg, *od, out;
+	int any = 0;
+
+	if (!is_op(a, p, HOP_PAD) || is_tuple(a, i))
+		return 0;
+	x = op0(a, p);
+	r = rank(a, p);
+	off = alg_ints_attr(a, i, A_OFFSET_DIMS, &no);
+	col = alg_ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
+	bat = alg_ints_attr(a, i, A_OPERAND_BATCHING_DIMS, &nb);
+	ss = alg_ints_attr(a, i, A_SLICE_SIZES, &ns);
+	cfg = alg_ints_copy(a, p, A_PADDING, &np);
+	if (!ss || ns != (uint32_t)r || np != 3u * r)
+		return 0;
+	nss = alg_tmp(a, ((size_t)r + 1) * 8);
+	ocfg = alg_tmp(a, ((size_t)ro + 1) * 24);
+	od = alg_tmp(a, ((size_t)ro + 1) * 8);
+	memcpy(nss, ss, (size_t)r * 8);
+	memset(ocfg, 0, (size_t)ro * 24);
+	memcpy(od, dims(a, i), (size_t)ro * 8);
+	for (q = 0, g = 0; q < r; q++) {
+		int dropped = hlo_ints_has(col, nc, q) || hlo_ints_has(bat, nb, q);
+
+		out = -1;
+		if (!dropped) {
+			if (g >= no)
+				return 0;
+			out = off[g++];
+			if (out < 0 || out >= ro)
+				return 0;
+		}
+		if (!cfg[3 * q] && !cfg[3 * q + 1] && !cfg[3 * q + 2])
+			continue;
+		/* a padded dimension: passed through whole */
+		if (out < 0 || ss[q] != dim(a, p, q))
+			return 0;
+		nss[q] = dim(a, x, q);
+		od[out] = dim(a, x, q);
+		for (k = 0; k < 3; k++)
+			ocfg[3 * out + k] = cfg[3 * q + k];
+		any = 1;
+	}
+	if (!any)
+		return 0;
+	{
+		uint32_t ops[2] = {x, opnd(a, i, 1)}, ng;
+
+		ng = alg_mk_clone(a, i, alg_shp(a, ety(a, i), ro, od,
+			shape_of(a, i)), 2, ops);
+		alg_set_ints(a, ng, A_SLICE_SIZES, nss, r);
+		return alg_rep(a, i, alg_mk_pad(a, shape_of(a, i), ng,
+			opnd(a, p, 1), ocfg));
+	}
+}
+
 int
 alg_h_gather(Alg *a, uint32_t i)
 {
@@ -1512,7 +1577,7 @@ alg_h_gather(Alg *a, uint32_t i)
 	alg_ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
 	if (rank(a, x) != 1 || dim(a, x, 0) > a->o->small_gather ||
 	    ivd != rank(a, ix) || nc != 1 || is_tuple(a, ix))
-		return 0;
+		return gather_of_pad(a, i);
 	n = dim(a, x, 0);
 	{
 		uint32_t ps = alg_shp_type(a, shape_of(a, i), TY_PRED), res = 0, m;
