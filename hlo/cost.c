@@ -1159,9 +1159,55 @@ hlo_cost(const HloModule *m, HloCost *out, HloError *e)
 	out->flops = x.cp[m->entry].f;
 	out->transcendentals = x.cp[m->entry].t;
 	out->bytes_accessed = x.cp[m->entry].b;
+	out->kernels = hlo_cost_kernels(m);
 	free(x.cp);
 	free(order);
 	return 0;
+}
+
+/* kernels: the fusion report's launch count */
+int64_t
+hlo_cost_kernels(const HloModule *m)
+{
+	uint8_t *run;
+	uint32_t *order, c, i, k, d;
+	int n, t;
+	int64_t kn = 0;
+
+	if (m->entry >= m->ncomps)
+		return 0;
+	run = xcalloc(m->ncomps + 1, 1);
+	order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
+	n = hlo_comp_order(m, order);
+	run[m->entry] = 1;
+	for (t = n; t-- > 0;) {
+		const HloComp *cp = &m->comps[c = order[t]];
+
+		if (!run[c])
+			continue;
+		for (i = 0; i < cp->nins; i++) {
+			const HloInstr *in = &cp->ins[i];
+
+			if (in->flags & HI_DEAD)
+				continue;
+			switch (in->op) {
+			case HOP_PARAMETER: case HOP_CONSTANT: case HOP_TUPLE:
+			case HOP_GTE: case HOP_BITCAST:
+				break;
+			default:
+				kn++;
+			}
+			if (in->op != HOP_WHILE && in->op != HOP_CONDITIONAL &&
+			    in->op != HOP_CALL && in->op != HOP_ASYNCSTART)
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = m->ids[in->called + k]) < m->ncomps)
+					run[d] = 1;
+		}
+	}
+	free(run);
+	free(order);
+	return kn;
 }
 
 int64_t
@@ -1286,6 +1332,7 @@ hlo_cost_text(const HloModule *m, const HloCost *c, HloBuf *b)
 	putnum(b, c->transcendentals);
 	hlo_buf_printf(b, "\n%-16s ", "bytes accessed");
 	putnum(b, c->bytes_accessed);
+	hlo_buf_printf(b, "\n%-16s %lld", "kernels", (long long)c->kernels);
 	hlo_buf_puts(b, "\n\n");
 	for (k = 0; k < n; k++)
 		hlo_buf_printf(b, "%-30s %lld\n", rows[k].name,
@@ -1308,6 +1355,7 @@ hlo_cost_json(const HloModule *m, const HloCost *c, HloBuf *b)
 	putnum(b, c->transcendentals);
 	hlo_buf_puts(b, ", \"bytes_accessed\": ");
 	putnum(b, c->bytes_accessed);
+	hlo_buf_printf(b, ", \"kernels\": %lld", (long long)c->kernels);
 	hlo_buf_puts(b, ", \"opcodes\": {");
 	for (k = 0; k < n; k++) {
 		if (k)

@@ -23,6 +23,7 @@ typedef struct {
 	double flops;
 	double transcendentals;
 	double bytes_accessed;
+	int64_t kernels;		/* hlo_cost_kernels */
 } HloCost;
 
 int hlo_cost(const HloModule *m, HloCost *out, HloError *e);
@@ -33,6 +34,13 @@ int64_t hlo_cost_count(const HloModule *m);
 int64_t hlo_cost_counts(const HloModule *m, int64_t *opcount);
 				/* the same, and fills opcount[HOP_COUNT]
 				 * when not NULL */
+int64_t hlo_cost_kernels(const HloModule *m);
+				/* instructions that would launch work: live
+				 * ones of the entry and of the computations
+				 * while, conditional, call and async-start
+				 * run (transitively), but parameters,
+				 * constants, tuples, get-tuple-elements and
+				 * bitcasts; a fusion is one kernel */
 void hlo_cost_text(const HloModule *m, const HloCost *c, HloBuf *b);
 				/* header, then "%-30s %lld" per opcode by
 				 * count descending, then name */

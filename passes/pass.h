@@ -100,6 +100,14 @@ typedef struct {
 	uint32_t n, cap;
 } PassLog;
 
+/* fusion strategies: a name and its sequence (pipeline.c); the table
+ * ends with a NULL name */
+typedef struct {
+	const char *name, *seq;
+} PassFusionStrategy;
+extern const PassFusionStrategy pass_fusion_strategies[];
+const PassFusionStrategy *pass_fusion_strategy(const char *name, size_t n);
+
 void pass_ctx_init(PassCtx *ctx);
 void pass_ctx_free(PassCtx *ctx);
 int pass_seq_parse(const char *spec, PassSeq *s, HloError *e);

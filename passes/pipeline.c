@@ -61,6 +61,30 @@ static const char default_seq[] =
 static int parse(const char *text, size_t n, const char *fname, PassSeq *s,
 	HloError *e, int lenient);
 
+/* fusion strategies (man/hlopt.1, FUSION): "fusion-NAME" in a sequence,
+ * or hlopt optimize --fusion-strategy NAME */
+const PassFusionStrategy pass_fusion_strategies[] = {
+	{"none", ""},
+	{"xla-cpu", "fusion:cpu"},
+	{"xla-gpu", "fusion:gpu,fusion-merger"},
+	{"aggressive", "fusion:all,fusion-merger:across"},
+	{"merge-across", "fusion:gpu,fusion-merger:across"},
+	{"unfused", "defuser"},
+	{NULL, NULL}
+};
+
+/* the strategy called name[0..n) ("fusion-" left out), NULL if none */
+const PassFusionStrategy *
+pass_fusion_strategy(const char *name, size_t n)
+{
+	const PassFusionStrategy *st;
+
+	for (st = pass_fusion_strategies; st->name; st++)
+		if (strlen(st->name) == n && !memcmp(st->name, name, n))
+			return st;
+	return NULL;
+}
+
 /* appends the sequence in text[0..n) to s; fname names the source in
  * messages */
 int
@@ -120,6 +144,16 @@ parse(const char *text, size_t n, const char *fname, PassSeq *s,
 				continue;
 			}
 			id = pass_lookup(text + i, j - i);
+			if (id < 0 && j - i > 7 && !memcmp(text + i, "fusion-",
+			    7) && pass_fusion_strategy(text + i + 7, j - i - 7)) {
+				const char *sq = pass_fusion_strategy(text + i +
+					7, j - i - 7)->seq;
+
+				if (parse(sq, strlen(sq), "fusion", s, e, 0) < 0)
+					return -1;
+				i = j;
+				continue;
+			}
 			if (id < 0 && lenient) {
 				i = j;
 				continue;

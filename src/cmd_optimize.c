@@ -99,6 +99,11 @@ report_text(const HloModule *m, const Report *r, HloBuf *b)
 	hlo_buf_printf(b, "computations  %lld -> %lld\n",
 		(long long)r->before.computations,
 		(long long)r->after.computations);
+	hlo_buf_printf(b, "kernels       %lld -> %lld\n",
+		(long long)r->before.kernels, (long long)r->after.kernels);
+	hlo_buf_puts(b, "bytes         ");
+	hlo_buf_printf(b, "%.0f -> %.0f\n", r->before.bytes_accessed,
+		r->after.bytes_accessed);
 	hlo_buf_printf(b, "passes run    %u in %.3f ms\n", r->log.n, r->ms);
 	hlo_buf_printf(b, "verify        %s%s%s\n", verdict(r->verified),
 		r->verified > 0 ? ": " : "", r->verified > 0 ? r->vr.msg : "");
@@ -149,6 +154,9 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 	else
 		hlo_buf_printf(b, "{\"verdict\": \"%s\", \"message\": "
 			"\"\"}", verdict(r->verified));
+	hlo_buf_printf(b, ",\n  \"kernels_before\": %lld,\n"
+		"  \"kernels_after\": %lld", (long long)r->before.kernels,
+		(long long)r->after.kernels);
 	hlo_buf_puts(b, ",\n  \"steps\": [");
 	for (i = 0; i < r->log.n; i++) {
 		const PassStep *st = &r->log.steps[i];
@@ -272,13 +280,18 @@ cmd_optimize(int argc, char **argv)
 		"rollout");
 	struct arg_int *samples = arg_int0(NULL, "samples", "K",
 		"--policy: the best of the greedy and K sampled rollouts");
+	struct arg_str *fstrat = arg_str0(NULL, "fusion-strategy",
+		"none|xla-cpu|xla-gpu|aggressive|merge-across|unfused",
+		"run this fusion strategy after the passes (man hlopt, "
+		"FUSION)");
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
 	void *argtable[] = {help, out, to, passes, rep, format, verify,
 		ea.trials, ea.seed, ea.rtol, ea.atol, ea.mem, ea.threads,
 		ea.maxsteps, ea.maxelems, ea.maxgflop, each, tim, nbench, policy,
-		samples, in, end};
+		samples, fstrat, in, end};
+	const PassFusionStrategy *fst = NULL;
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL, *orig = NULL;
 	PassCtx ctx;
@@ -317,6 +330,14 @@ cmd_optimize(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
+	if (fstrat->count && !(fst = pass_fusion_strategy(fstrat->sval[0],
+	    strlen(fstrat->sval[0])))) {
+		fprintf(stderr, "hlopt: error: unknown fusion strategy '%s' "
+			"(none, xla-cpu, xla-gpu, aggressive, merge-across, "
+			"unfused)\n", fstrat->sval[0]);
+		status = EXIT_USAGE;
+		goto done;
+	}
 	r.in = in->filename[0];
 	outpath = out->count ? out->sval[0] : "-";
 	if (rep->count)
@@ -329,6 +350,12 @@ cmd_optimize(int argc, char **argv)
 	    samples->count ? samples->ival[0] : 0, ea.seed->count ?
 	    vo.seed : 1, &r.seq, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
+		status = EXIT_ERR;
+		goto done;
+	}
+	if (fst && pass_seq_parse_text(fst->seq, strlen(fst->seq), "fusion",
+	    &r.seq, &e) < 0) {
+		fprintf(stderr, "hlopt: %s\n", e.msg);
 		status = EXIT_ERR;
 		goto done;
 	}

@@ -471,7 +471,7 @@ search_opts(const Args *a, SearchOpts *o, int *status)
 	if (o->algo < 0 || o->objective < 0) {
 		fprintf(stderr, "hlopt: error: --algo is random, greedy, "
 			"beam, ppo, dqn or a2c; --objective instructions, flops, "
-			"bytes or transcendentals\n");
+			"bytes, transcendentals or kernels\n");
 		*status = EXIT_USAGE;
 		return -1;
 	}
@@ -559,7 +559,7 @@ cmd_search(int argc, char **argv)
 		arg_str0(NULL, "algo", "random|greedy|beam|ppo|dqn|a2c",
 			"search algorithm or agent (default random)"),
 		arg_str0(NULL, "objective", "NAME", "instructions (default), "
-			"flops, bytes or transcendentals"),
+			"flops, bytes, transcendentals or kernels"),
 		arg_str0("o", "output", "OUT", "write the best module to OUT "
 			"(- for stdout)"),
 		arg_str0(NULL, "to", "text|proto", "output format (default: "

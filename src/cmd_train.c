@@ -642,7 +642,8 @@ train_opts(CmdRl *c, TrainArgs *a, int *status)
 	    (a->seed->count && hlo_parse_u64(a->seed->sval[0], 0,
 	    &c->ro.seed) < 0)) {
 		fprintf(stderr, "hlopt: error: --objective is instructions, "
-			"flops, bytes or transcendentals; --budget and -j "
+			"flops, bytes, transcendentals or kernels; --budget "
+			"and -j "
 			"(at most 256) positive; --time, --episode-len and "
 			"--patience not negative; --seed a number\n");
 		*status = EXIT_USAGE;
@@ -662,7 +663,7 @@ cmd_train(int argc, char **argv)
 		arg_str0(NULL, "algo", "ppo|dqn|a2c", "the agent (default ppo)"),
 		arg_str1("o", "output", "POLICY", "write the policy file"),
 		arg_str0(NULL, "objective", "NAME", "instructions (default), "
-			"flops, bytes or transcendentals"),
+			"flops, bytes, transcendentals or kernels"),
 		arg_str0(NULL, "seed", "S", "random seed (default 1)"),
 		arg_str0(NULL, "report", "FILE", "write the report to FILE "
 			"(default stdout)"),

@@ -558,6 +558,47 @@ START_TEST(fusion)
 }
 END_TEST
 
+/* kernels: launches of the entry and of the computations control flow
+ * runs; a fusion is one, reducers and fused bodies none */
+START_TEST(kernels)
+{
+	HloCost c = cost("HloModule k\n"
+		"fused {\n"
+		"  p0 = f32[10] parameter(0)\n"
+		"  n = f32[10] negate(p0)\n"
+		"  ROOT x = f32[10] exponential(n)\n"
+		"}\n"
+		"add {\n"
+		"  x = f32[] parameter(0)\n"
+		"  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n"
+		"}\n"
+		"body {\n"
+		"  t = (f32[10]) parameter(0)\n"
+		"  g = f32[10] get-tuple-element(t), index=0\n"
+		"  a = f32[10] abs(g)\n"
+		"  ROOT r = (f32[10]) tuple(a)\n"
+		"}\n"
+		"cond {\n"
+		"  t = (f32[10]) parameter(0)\n"
+		"  ROOT b = pred[] constant(false)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  x = f32[10] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  f = f32[10] fusion(x), kind=kLoop, calls=fused\n"
+		"  b = f32[10] bitcast(f)\n"
+		"  s = f32[] reduce(b, z), dimensions={0}, to_apply=add\n"
+		"  t = (f32[10]) tuple(f)\n"
+		"  w = (f32[10]) while(t), body=body, condition=cond\n"
+		"  ROOT o = (f32[], (f32[10])) tuple(s, w)\n"
+		"}\n");
+
+	/* fusion, reduce, while; the body's abs */
+	ck_assert_int_eq(c.kernels, 4);
+}
+END_TEST
+
 START_TEST(dead_not_counted)
 {
 	HloModule *m = parse("HloModule d\n"
@@ -608,7 +649,7 @@ START_TEST(reports)
 	hlo_cost_json(m, &c, &b);
 	ck_assert_str_eq(b.buf, "{\"module\": \"dot\", \"instructions\": 3, "
 		"\"computations\": 1, \"flops\": 3000, \"transcendentals\": 0, "
-		"\"bytes_accessed\": 2000, \"opcodes\": {\"dot\": 1, "
+		"\"bytes_accessed\": 2000, \"kernels\": 1, \"opcodes\": {\"dot\": 1, "
 		"\"parameter\": 2}}\n");
 	b.len = 0;
 	hlo_cost_text(m, &c, &b);
@@ -619,6 +660,7 @@ START_TEST(reports)
 		"flops            3000\n"
 		"transcendentals  0\n"
 		"bytes accessed   2000\n"
+		"kernels          1\n"
 		"\n"
 		"parameter                      2\n"
 		"dot                            1\n");
@@ -640,7 +682,7 @@ START_TEST(json_escapes)
 		"\"a\\\"b\\\\c\\u000a\\ufffd\xc3\xa9\", "
 		"\"instructions\": 0, \"computations\": 0, \"flops\": 0, "
 		"\"transcendentals\": 0, \"bytes_accessed\": 0, "
-		"\"opcodes\": {}}\n");
+		"\"kernels\": 0, \"opcodes\": {}}\n");
 	hlo_buf_free(&b);
 	hlo_module_free(m);
 }
@@ -759,6 +801,7 @@ main(void)
 	tcase_add_test(tc, applied);
 	tcase_add_test(tc, misc_ops);
 	tcase_add_test(tc, fusion);
+	tcase_add_test(tc, kernels);
 	tcase_add_test(tc, dead_not_counted);
 	tcase_add_test(tc, reports);
 	tcase_add_test(tc, json_escapes);

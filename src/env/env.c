@@ -52,7 +52,7 @@ struct Env {
 };
 
 static const char *const objnames[ENV_OBJ_COUNT] = {
-	"instructions", "flops", "bytes", "transcendentals",
+	"instructions", "flops", "bytes", "transcendentals", "kernels",
 };
 
 void
@@ -111,6 +111,8 @@ costval(const HloCost *c, int objective)
 		return c->bytes_accessed;
 	case ENV_OBJ_TRANSCENDENTALS:
 		return c->transcendentals;
+	case ENV_OBJ_KERNELS:
+		return (double)c->kernels;
 	}
 	return (double)c->instructions;
 }

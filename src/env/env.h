@@ -49,6 +49,7 @@ enum {
 	ENV_OBJ_FLOPS,
 	ENV_OBJ_BYTES,		/* bytes accessed */
 	ENV_OBJ_TRANSCENDENTALS,
+	ENV_OBJ_KERNELS,	/* hlo_cost_kernels: launches */
 	ENV_OBJ_COUNT
 };
 
