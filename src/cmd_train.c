@@ -35,6 +35,7 @@ cmd_rl_table(CmdRl *c, void **base, int nbase, const char *curve, int *n)
 	int k = 0;
 
 	memset(c, 0, sizeof *c);
+	rl_gsl_quiet();		/* GSL reports by status; src/rl checks */
 	c->param = xcalloc(rl_nparam, sizeof *c->param);
 	c->table = xcalloc(nbase + rl_nparam + 4, sizeof *c->table);
 	for (k = 0; k < nbase - 1; k++)
@@ -358,6 +359,7 @@ cmd_policy_seq(const HloModule *m, const char *path, int samples,
 	int *s, n, rc;
 	double best;
 
+	rl_gsl_quiet();
 	if (!(pol = rl_policy_load(path, &re)))
 		return hlo_err(e, "%s", re.msg);
 	env_parse(pol->env, &eo);
@@ -508,6 +510,22 @@ load_envs(const Paths *p, const EnvOpts *eo, Env ***envs)
 	return 0;
 }
 
+/* s as a JSON string */
+static void
+json_str(HloBuf *b, const char *s)
+{
+	hlo_buf_put(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			hlo_buf_printf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			hlo_buf_printf(b, "\\u%04x", *s);
+		else
+			hlo_buf_put(b, s, 1);
+	}
+	hlo_buf_put(b, "\"", 1);
+}
+
 static void
 train_report(const CmdRl *c, const Paths *p, Env **envs, const char *pol,
 	int json, HloBuf *b)
@@ -517,13 +535,14 @@ train_report(const CmdRl *c, const Paths *p, Env **envs, const char *pol,
 	int i, *s, n;
 	RlError re;
 
-	if (json)
+	if (json) {
 		hlo_buf_printf(b, "{\n  \"algorithm\": \"%s\",\n  \"seed\": "
 			"%llu,\n  \"steps\": %lld,\n  \"seconds\": %.3f,\n  "
-			"\"policy\": \"%s\"", rl_algo_name(c->algo),
+			"\"policy\": ", rl_algo_name(c->algo),
 			(unsigned long long)c->ro.seed, (long long)run->steps,
-			run->seconds, pol);
-	else
+			run->seconds);
+		json_str(b, pol);
+	} else
 		hlo_buf_printf(b, "algorithm      %s (seed %llu, %d job%s)\n"
 			"steps          %lld in %.3f s (%.0f steps/s)%s\n"
 			"policy         %s (%zu weights)\n",
@@ -541,12 +560,17 @@ train_report(const CmdRl *c, const Paths *p, Env **envs, const char *pol,
 		if (rl_apply(run->policy, envs[i], 0, c->ro.seed, &s, &n, &best,
 		    &re) == 0)
 			free(s);
-		if (json)
-			hlo_buf_printf(b, "%s\n    {\"input\": \"%s\", "
-				"\"initial\": %.17g, \"best\": %.17g, "
-				"\"policy\": %.17g}", i ? "," : "", p->v[i],
-				run->initial[i], run->best[i], best);
-		else
+		if (json) {
+			hlo_buf_printf(b, "%s\n    {\"input\": ", i ? "," : "");
+			json_str(b, p->v[i]);
+			hlo_buf_printf(b, ", \"initial\": %.17g, \"best\": "
+				"%.17g, \"policy\": ", run->initial[i],
+				run->best[i]);
+			if (isnan(best))
+				hlo_buf_puts(b, "null}");
+			else
+				hlo_buf_printf(b, "%.17g}", best);
+		} else
 			hlo_buf_printf(b, "%-48s %10.6g %10.6g %10.6g\n",
 				p->v[i], run->initial[i], run->best[i], best);
 	}
