@@ -395,6 +395,8 @@ int hlo_parse_text(const char *src, size_t n, const char *fname,
 
 /* hlo/print.c */
 void hlo_print_shape(const HloModule *m, uint32_t s, HloBuf *b);
+void hlo_print_quoted(HloBuf *b, const char *s, size_t n);
+				/* "..." with absl::CEscape's escapes */
 void hlo_print_instr(const HloModule *m, uint32_t c, uint32_t i, HloBuf *b);
 void hlo_print_module(const HloModule *m, HloBuf *b);
 

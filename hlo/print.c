@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "hlo.h"
-#include "proto.h"
 
 static void
 putname(const HloModule *m, uint32_t id, HloBuf *b)
@@ -88,6 +87,44 @@ hlo_print_shape(const HloModule *m, uint32_t s, HloBuf *b)
 		hlo_buf_puts(b, hlo_cstr(m, sh->tail));
 	}
 	hlo_buf_put(b, "}", 1);
+}
+
+/* s[0..n) in double quotes with the C escapes of absl::CEscape (\n \r
+ * \t \" \' \\ and octal), as the HLO lexer reads them */
+void
+hlo_print_quoted(HloBuf *b, const char *s, size_t n)
+{
+	char t[8];
+	size_t i, run;
+	unsigned char c;
+
+	hlo_buf_put(b, "\"", 1);
+	for (i = 0; i < n; i++) {
+		for (run = i; run < n; run++) {
+			c = s[run];
+			if (c < 0x20 || c >= 0x7f || c == '"' || c == '\'' ||
+			    c == '\\')
+				break;
+		}
+		if (run > i) {
+			hlo_buf_put(b, s + i, run - i);
+			if ((i = run) == n)
+				break;
+		}
+		c = s[i];
+		switch (c) {
+		case '\n': hlo_buf_put(b, "\\n", 2); break;
+		case '\r': hlo_buf_put(b, "\\r", 2); break;
+		case '\t': hlo_buf_put(b, "\\t", 2); break;
+		case '"': hlo_buf_put(b, "\\\"", 2); break;
+		case '\'': hlo_buf_put(b, "\\'", 2); break;
+		case '\\': hlo_buf_put(b, "\\\\", 2); break;
+		default:
+			snprintf(t, sizeof t, "\\%03o", c);
+			hlo_buf_put(b, t, 4);
+		}
+	}
+	hlo_buf_put(b, "\"", 1);
 }
 
 /* literals */
@@ -320,7 +357,7 @@ putattr(const HloModule *m, const HloAttr *a, HloBuf *b)
 		if (a->key == A_BACKEND_CONFIG && n && s[0] == '{')
 			hlo_buf_put(b, s, n);
 		else
-			hlo_putq(b, s, n);
+			hlo_print_quoted(b, s, n);
 		break;
 	default:		/* K_WORD, K_RAW */
 		hlo_buf_put(b, s, n);
@@ -539,7 +576,7 @@ putcomp(const HloModule *m, uint32_t c, HloBuf *b)
 	hlo_buf_put(b, "}", 1);
 	if (cp->thread) {
 		hlo_buf_puts(b, ", execution_thread=");
-		hlo_putq(b, hlo_cstr(m, cp->thread), strlen(hlo_cstr(m,
+		hlo_print_quoted(b, hlo_cstr(m, cp->thread), strlen(hlo_cstr(m,
 			cp->thread)));
 	}
 	hlo_buf_puts(b, "\n\n");

@@ -332,12 +332,12 @@ prprog(HloModule *mm, const Xla__ProgramShapeProto *ps, HloBuf *b,
 			hlo_buf_put(b, ", ", 2);
 		if (i && i % 5 == 0)
 			hlo_buf_printf(b, "/*index=%zu*/", i);
-		hlo_prshape(mm, s, b);
+		hlo_print_shape(mm, s, b);
 	}
 	hlo_buf_puts(b, ")->");
 	if (hlo_rdshape(mm, ps->result, &s, 0, why, nwhy) < 0)
 		return -1;
-	hlo_prshape(mm, s, b);
+	hlo_print_shape(mm, s, b);
 	hlo_buf_put(b, "}", 1);
 	return 0;
 }

@@ -114,7 +114,6 @@ void hlo_addext(Arena *a, ProtobufCMessage *msg, const HloBuf *x);
 int hlo_getext(const ProtobufCMessage *msg, const uint8_t **p, size_t *n);
 
 /* hlo/proto_lex.c */
-void hlo_putq(HloBuf *b, const char *s, size_t n);
 void hlo_putints(HloBuf *b, const int64_t *v, size_t n);
 uint32_t hlo_strid(HloModule *m, const void *p, size_t n);
 void hlo_lxws(Lx *l);
@@ -129,7 +128,6 @@ int hlo_lxints(Lx *l, Vec *v);
 int hlo_lxskip(Lx *l);
 
 /* hlo/proto_shape.c */
-void hlo_prshape(const HloModule *m, uint32_t s, HloBuf *b);
 int hlo_psshape(Lx *l, HloModule *m, uint32_t *out, int depth);
 int hlo_rdshape(HloModule *m, const Xla__ShapeProto *sp, uint32_t *out, int depth,
 	char *why, size_t nwhy);

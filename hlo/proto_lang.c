@@ -87,7 +87,7 @@ hlo_prmeta(HloBuf *b, const Xla__OpMetadata *md)
 
 #define SEP() do { if (b->len > start) hlo_buf_put(b, " ", 1); } while (0)
 #define STR(f) do { if (md->f && *md->f) { SEP(); \
-	hlo_buf_puts(b, #f "="); hlo_putq(b, md->f, strlen(md->f)); } } while (0)
+	hlo_buf_puts(b, #f "="); hlo_print_quoted(b, md->f, strlen(md->f)); } } while (0)
 #define INT(f) do { if (md->f) { SEP(); \
 	hlo_buf_printf(b, #f "=%" PRId64, (int64_t)md->f); } } while (0)
 	STR(op_type);
@@ -198,6 +198,24 @@ isidentity(const int32_t *p, size_t n)
 	return 1;
 }
 
+/* <=[dims] and T(perm) unless perm is the identity */
+static void
+priotatail(HloBuf *b, const int64_t *dims, size_t ndims, const int32_t *perm,
+	size_t nperm)
+{
+	size_t i;
+
+	hlo_buf_puts(b, "<=[");
+	hlo_putints(b, dims, ndims);
+	hlo_buf_put(b, "]", 1);
+	if (!isidentity(perm, nperm)) {
+		hlo_buf_puts(b, "T(");
+		for (i = 0; i < nperm; i++)
+			hlo_buf_printf(b, i ? ",%d" : "%d", perm[i]);
+		hlo_buf_put(b, ")", 1);
+	}
+}
+
 int
 hlo_prsharding(HloBuf *b, const Xla__OpSharding *s, int depth)
 {
@@ -244,18 +262,9 @@ hlo_prsharding(HloBuf *b, const Xla__OpSharding *s, int depth)
 			s->n_tile_assignment_dimensions);
 		hlo_buf_put(b, "]", 1);
 		if (s->n_iota_reshape_dims) {
-			hlo_buf_puts(b, "<=[");
-			hlo_putints(b, s->iota_reshape_dims,
-				s->n_iota_reshape_dims);
-			hlo_buf_put(b, "]", 1);
-			if (!isidentity(s->iota_transpose_perm,
-			    s->n_iota_transpose_perm)) {
-				hlo_buf_puts(b, "T(");
-				for (i = 0; i < s->n_iota_transpose_perm; i++)
-					hlo_buf_printf(b, i ? ",%d" : "%d",
-						s->iota_transpose_perm[i]);
-				hlo_buf_put(b, ")", 1);
-			}
+			priotatail(b, s->iota_reshape_dims,
+				s->n_iota_reshape_dims, s->iota_transpose_perm,
+				s->n_iota_transpose_perm);
 		} else {
 			hlo_putints(b, s->tile_assignment_devices,
 				s->n_tile_assignment_devices);
@@ -328,6 +337,33 @@ aint32s(Arena *a, const Vec *v)
 	return p;
 }
 
+/* iota tile assignments, in shardings and replica groups */
+
+/* =[dims] with an optional T(perm) after the '<' (the identity
+ * permutation when absent); v is scratch space */
+static int
+psiota(Lx *l, Arena *a, Vec *v, int64_t **dims, size_t *ndims,
+	int32_t **perm, size_t *nperm)
+{
+	size_t i;
+
+	if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+		return 0;
+	*ndims = v->n;
+	*dims = hlo_adupvec(a, v->v, v->n);
+	if (hlo_lxkw(l, "T")) {
+		if (!psvec(l, v, '(', ')'))
+			return 0;
+	} else {
+		v->n = 0;
+		for (i = 0; i < *ndims; i++)
+			hlo_vpush(v, i);
+	}
+	*nperm = v->n;
+	*perm = aint32s(a, v);
+	return 1;
+}
+
 /* {{...}, {...}}: a tuple of shardings, after the '{' */
 static int
 pstuple(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
@@ -393,7 +429,6 @@ static int
 psdevices(Lx *l, Arena *a, Xla__OpSharding *s, Vec *v)
 {
 	int64_t x;
-	size_t i;
 
 	s->type = XLA__OP_SHARDING__TYPE__OTHER;
 	if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
@@ -401,20 +436,10 @@ psdevices(Lx *l, Arena *a, Xla__OpSharding *s, Vec *v)
 	s->n_tile_assignment_dimensions = v->n;
 	s->tile_assignment_dimensions = hlo_adupvec(a, v->v, v->n);
 	if (hlo_lxc(l, '<')) {
-		if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+		if (!psiota(l, a, v, &s->iota_reshape_dims,
+		    &s->n_iota_reshape_dims, &s->iota_transpose_perm,
+		    &s->n_iota_transpose_perm))
 			return 0;
-		s->n_iota_reshape_dims = v->n;
-		s->iota_reshape_dims = hlo_adupvec(a, v->v, v->n);
-		if (hlo_lxkw(l, "T")) {
-			if (!psvec(l, v, '(', ')'))
-				return 0;
-		} else {
-			v->n = 0;
-			for (i = 0; i < s->n_iota_reshape_dims; i++)
-				hlo_vpush(v, i);
-		}
-		s->n_iota_transpose_perm = v->n;
-		s->iota_transpose_perm = aint32s(a, v);
 	} else {
 		v->n = 0;
 		do {
@@ -552,7 +577,7 @@ hlo_prfattrs(HloBuf *b, const Xla__FrontendAttributes *fa)
 		if (looksjson(e[i]->value, strlen(e[i]->value)))
 			hlo_buf_puts(b, e[i]->value);
 		else
-			hlo_putq(b, e[i]->value, strlen(e[i]->value));
+			hlo_print_quoted(b, e[i]->value, strlen(e[i]->value));
 	}
 	hlo_buf_put(b, "}", 1);
 	free(e);
@@ -622,19 +647,10 @@ hlo_prgroups(HloBuf *b, Xla__ReplicaGroup **g, size_t n)
 void
 hlo_priota(HloBuf *b, const Xla__IotaReplicaGroupListProto *io)
 {
-	size_t i;
-
-	hlo_buf_printf(b, "[%" PRId64 ",%" PRId64 "]<=[",
+	hlo_buf_printf(b, "[%" PRId64 ",%" PRId64 "]",
 		io->num_replica_groups, io->num_devices_per_group);
-	hlo_putints(b, io->iota_reshape_dims, io->n_iota_reshape_dims);
-	hlo_buf_put(b, "]", 1);
-	if (!isidentity(io->iota_transpose_perm, io->n_iota_transpose_perm)) {
-		hlo_buf_puts(b, "T(");
-		for (i = 0; i < io->n_iota_transpose_perm; i++)
-			hlo_buf_printf(b, i ? ",%d" : "%d",
-				io->iota_transpose_perm[i]);
-		hlo_buf_put(b, ")", 1);
-	}
+	priotatail(b, io->iota_reshape_dims, io->n_iota_reshape_dims,
+		io->iota_transpose_perm, io->n_iota_transpose_perm);
 }
 
 int
@@ -643,7 +659,7 @@ hlo_psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 	Xla__IotaReplicaGroupListProto *io;
 	Xla__ReplicaGroup **g = NULL;
 	Vec v = {0};
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0;
 	int ok = 0;
 
 	if (hlo_lxpeek(l, '[')) {
@@ -653,20 +669,10 @@ hlo_psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 			goto out;
 		io->num_replica_groups = v.v[0];
 		io->num_devices_per_group = v.v[1];
-		if (!hlo_lxc(l, '<') || !hlo_lxc(l, '=') || !psvec(l, &v, '[', ']'))
+		if (!hlo_lxc(l, '<') || !psiota(l, a, &v,
+		    &io->iota_reshape_dims, &io->n_iota_reshape_dims,
+		    &io->iota_transpose_perm, &io->n_iota_transpose_perm))
 			goto out;
-		io->n_iota_reshape_dims = v.n;
-		io->iota_reshape_dims = hlo_adupvec(a, v.v, v.n);
-		if (hlo_lxkw(l, "T")) {
-			if (!psvec(l, &v, '(', ')'))
-				goto out;
-		} else {
-			v.n = 0;
-			for (i = 0; i < io->n_iota_reshape_dims; i++)
-				hlo_vpush(&v, i);
-		}
-		io->n_iota_transpose_perm = v.n;
-		io->iota_transpose_perm = aint32s(a, &v);
 		ip->replica_group_list_case = RG_IOTA;
 		ip->iota_collective_device_list = io;
 		ok = 1;
@@ -959,12 +965,12 @@ hlo_prframes(HloBuf *b, const Xla__StackFrameIndexProto *f)
 	hlo_buf_puts(b, "FileNames");
 	for (i = 0; i < f->n_file_names; i++) {
 		hlo_buf_printf(b, "\n%zu ", i + 1);
-		hlo_putq(b, f->file_names[i], strlen(f->file_names[i]));
+		hlo_print_quoted(b, f->file_names[i], strlen(f->file_names[i]));
 	}
 	hlo_buf_puts(b, "\nFunctionNames");
 	for (i = 0; i < f->n_function_names; i++) {
 		hlo_buf_printf(b, "\n%zu ", i + 1);
-		hlo_putq(b, f->function_names[i], strlen(f->function_names[i]));
+		hlo_print_quoted(b, f->function_names[i], strlen(f->function_names[i]));
 	}
 	hlo_buf_puts(b, "\nFileLocations");
 	for (i = 0; i < f->n_file_locations; i++) {

@@ -1,55 +1,12 @@
 /* proto_lex.c: a small lexer over the text forms of attributes (the
- * IR keeps sharding, metadata, replica groups, ... as text) and the C
- * escapes of quoted strings, for the proto reader and writer. */
+ * IR keeps sharding, metadata, replica groups, ... as text), quoted
+ * strings with their C escapes, for the proto reader and writer. the
+ * printing side is hlo/print.c's (hlo_print_quoted, hlo_print_shape). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
-
-/* C escapes as absl::CEscape writes them and as the HLO lexer reads them */
-
-static void
-cescape(HloBuf *b, const char *s, size_t n)
-{
-	char t[8];
-	size_t i, run;
-	unsigned char c;
-
-	for (i = 0; i < n; i++) {
-		for (run = i; run < n; run++) {
-			c = s[run];
-			if (c < 0x20 || c >= 0x7f || c == '"' || c == '\'' ||
-			    c == '\\')
-				break;
-		}
-		if (run > i) {
-			hlo_buf_put(b, s + i, run - i);
-			if ((i = run) == n)
-				break;
-		}
-		c = s[i];
-		switch (c) {
-		case '\n': hlo_buf_put(b, "\\n", 2); break;
-		case '\r': hlo_buf_put(b, "\\r", 2); break;
-		case '\t': hlo_buf_put(b, "\\t", 2); break;
-		case '"': hlo_buf_put(b, "\\\"", 2); break;
-		case '\'': hlo_buf_put(b, "\\'", 2); break;
-		case '\\': hlo_buf_put(b, "\\\\", 2); break;
-		default:
-			snprintf(t, sizeof t, "\\%03o", c);
-			hlo_buf_put(b, t, 4);
-		}
-	}
-}
-
-void
-hlo_putq(HloBuf *b, const char *s, size_t n)
-{
-	hlo_buf_put(b, "\"", 1);
-	cescape(b, s, n);
-	hlo_buf_put(b, "\"", 1);
-}
 
 void
 hlo_putints(HloBuf *b, const int64_t *v, size_t n)

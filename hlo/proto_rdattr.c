@@ -345,7 +345,7 @@ rdlayouts(Ab *b, const Xla__HloInstructionProto *ip)
 			return -1;
 		if (i)
 			hlo_buf_put(&b->t, ", ", 2);
-		hlo_prshape(b->m, s, &b->t);
+		hlo_print_shape(b->m, s, &b->t);
 	}
 	hlo_buf_put(&b->t, "}", 1);
 	return abbuf(b, A_OPERAND_LAYOUT_CONSTRAINTS);
@@ -503,7 +503,7 @@ rdmisc(Ab *b, const Xla__HloInstructionProto *ip, int op)
 		    sizeof b->why) < 0)
 			return -1;
 		b->t.len = 0;
-		hlo_prshape(b->m, s, &b->t);
+		hlo_print_shape(b->m, s, &b->t);
 		return abbuf(b, A_OUTFEED_SHAPE);
 	case HOP_PARAMETER:
 		if (ip->parameter_replication &&

@@ -26,52 +26,6 @@ isintegral(int t)
 	return hlo_typeinfo[t].cls == C_SINT || hlo_typeinfo[t].cls == C_UINT;
 }
 
-/* shapes as XLA's ShapeUtil::HumanStringWithLayout prints them */
-void
-hlo_prshape(const HloModule *m, uint32_t s, HloBuf *b)
-{
-	const HloShape *sh = hlo_sh(m, s);
-	uint32_t i;
-
-	if (sh->type == TY_BUFFER) {
-		hlo_buf_put(b, "b(", 2);
-		hlo_prshape(m, m->ids[sh->tuple], b);
-		hlo_buf_put(b, ")", 1);
-		return;
-	}
-	if (sh->type == TY_TUPLE) {
-		hlo_buf_put(b, "(", 1);
-		for (i = 0; i < sh->ntuple; i++) {
-			if (i)
-				hlo_buf_put(b, ", ", 2);
-			if (i && i % 5 == 0)
-				hlo_buf_printf(b, "/*index=%u*/", i);
-			hlo_prshape(m, m->ids[sh->tuple + i], b);
-		}
-		hlo_buf_put(b, ")", 1);
-		return;
-	}
-	hlo_buf_puts(b, hlo_typeinfo[sh->type].name);
-	hlo_buf_put(b, "[", 1);
-	for (i = 0; i < sh->rank; i++) {
-		if (i)
-			hlo_buf_put(b, ",", 1);
-		if (i < 64 && (sh->dynmask >> i & 1))
-			hlo_buf_put(b, "<=", 2);
-		hlo_buf_printf(b, "%" PRId64, m->ints[sh->dims + i]);
-	}
-	hlo_buf_put(b, "]", 1);
-	if (!(sh->flags & SH_LAYOUT) || (!sh->rank && !sh->tail))
-		return;
-	hlo_buf_put(b, "{", 1);
-	hlo_putints(b, m->ints + sh->dims + sh->rank, sh->rank);
-	if (sh->tail) {
-		hlo_buf_put(b, ":", 1);
-		hlo_buf_puts(b, hlo_cstr(m, sh->tail));
-	}
-	hlo_buf_put(b, "}", 1);
-}
-
 /* a shape in text form, interned in m */
 int
 hlo_psshape(Lx *l, HloModule *m, uint32_t *out, int depth)
@@ -125,7 +79,9 @@ hlo_psshape(Lx *l, HloModule *m, uint32_t *out, int depth)
 					goto out;
 				dyn = 1;
 			}
-			if (!hlo_lxint(l, &d))
+			if (!dyn && hlo_lxc(l, '?'))
+				d = INT64_MIN, dyn = 1;	/* unbounded */
+			else if (!hlo_lxint(l, &d))
 				goto out;
 			if (dyn) {
 				if (dims.n >= 64)
@@ -290,7 +246,7 @@ prtail(HloModule *m, const Xla__LayoutProto *L, HloBuf *b, int depth,
 		    nwhy) < 0)
 			return -1;
 		hlo_buf_put(b, "P(", 2);
-		hlo_prshape(m, ps, b);
+		hlo_print_shape(m, ps, b);
 		hlo_buf_put(b, ")", 1);
 	}
 	if (L->dynamic_shape_metadata_prefix_bytes > 0)

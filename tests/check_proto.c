@@ -1197,6 +1197,32 @@ START_TEST(field_column)
 }
 END_TEST
 
+/* the proto files read shape text as hlo/print.c writes it, unbounded
+ * dynamic dimensions (?) included */
+START_TEST(shape_text)
+{
+	static const char *const shapes[] = {"f32[?,2]{1,0}", "s32[<=4]",
+		"(f32[], b(u8[3]{0}))", "bf16[2,3]{0,1:T(2,128)}"};
+	HloModule *m = hlo_module_new();
+	HloBuf b = {0};
+	uint32_t s;
+	size_t i;
+	Lx l;
+
+	for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		l.p = shapes[i];
+		l.e = l.p + strlen(l.p);
+		ck_assert_msg(hlo_psshape(&l, m, &s, 0) && hlo_lxend(&l), "%s",
+			shapes[i]);
+		b.len = 0;
+		hlo_print_shape(m, s, &b);
+		ck_assert_str_eq(b.buf, shapes[i]);
+	}
+	hlo_buf_free(&b);
+	hlo_module_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1215,6 +1241,7 @@ main(void)
 	tcase_add_test(tc, protoc_decode);
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, field_column);
+	tcase_add_test(tc, shape_text);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tcc, corpus_protos);
 	tcase_add_test(tcc, text_roundtrip);
