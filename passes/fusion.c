@@ -3,7 +3,8 @@
  * subclasses (xla/service/instruction_fusion.cc,
  * xla/service/cpu/cpu_instruction_fusion.cc,
  * xla/service/gpu/instruction_fusion.cc and gpu_fusible.cc), and a rule
- * set beyond xla's that fuses every loop-fusible edge.
+ * set beyond xla's that fuses every loop-fusible edge; "fusion-merger"
+ * and "multi_output_fusion" (below), which share its machinery.
  *
  * In every computation that is not a fusion computation nor the
  * to_apply/comparator of a reduce, map, sort, scatter, ... (xla's
@@ -1556,4 +1557,196 @@ int
 pass_fusion_merger_across(HloModule *m, PassCtx *ctx)
 {
 	return fu_fusion_merger(m, ctx, 1);
+}
+
+/* "multi_output_fusion": xla:GPU's MultiOutputFusion, its sibling part:
+ * two kLoop/kInput fusions that read the same operand (not a scalar
+ * constant or a broadcast of one), have the same array shape, neither
+ * reaching the other, at most 96 operands and outputs together, become
+ * one fusion with a tuple root, read through get-tuple-elements. One
+ * merge at a time per computation (the reachability is recomputed).
+ * Not done: producer-consumer multi-output fusion, plain instructions as
+ * siblings, fusions that already have several outputs, reduction heroes
+ * compared by their input shapes. */
+
+static int
+mof_candidate(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	return f->fid[x] >= 0 && !f->dead[x] && !f->ctl[x] &&
+		f->fus[f->fid[x]].kind <= FK_INPUT &&
+		hlo_sh(f->m, in->shape)->type != TY_TUPLE;
+}
+
+/* merges fusion b into fusion a: a new fusion with root tuple(a, b) */
+static void
+mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
+{
+	HloModule *m = f->m;
+	FuFus *fa = &f->fus[f->fid[a]], *fb;
+	uint32_t ac = fa->comp, bc = f->fus[f->fid[b]].comp, nin, *map,
+		*order, *ops, cnt, t, j, q, i, ra, rb, sh[2], tu, fi, g[2], k;
+	HloAttr at;
+
+	nin = m->comps[bc].nins;
+	map = xreallocarray(NULL, nin + 1, sizeof *map);
+	order = xreallocarray(NULL, nin + 1, sizeof *order);
+	cnt = hlo_topo(m, bc, order);
+	fb = &f->fus[f->fid[b]];
+	for (j = 0; j < fb->n; j++) {
+		q = res(f, fb->ops[j]);
+		fa = &f->fus[f->fid[a]];
+		for (t = 0; t < fa->n && res(f, fa->ops[t]) != q; t++)
+			;
+		map[fb->prm[j]] = t < fa->n ? fa->prm[t] : new_param(f, fa, q);
+		fb = &f->fus[f->fid[b]];
+	}
+	for (t = 0; t < cnt; t++) {
+		const HloInstr *in = &m->comps[bc].ins[order[t]];
+
+		if (in->op == HOP_PARAMETER)
+			continue;
+		ops = xreallocarray(NULL, in->nops + 1, sizeof *ops);
+		for (j = 0; j < in->nops; j++)
+			ops[j] = map[hlo_ops(m, in)[j]];
+		i = pass_copy_instr(m, ac, bc, order[t], in->nops, ops);
+		m->comps[ac].ins[i].name = m->comps[bc].ins[order[t]].name;
+		map[order[t]] = i;
+		free(ops);
+	}
+	ra = m->comps[ac].root;
+	rb = map[m->comps[bc].root];
+	sh[0] = INS(f, a)->shape;
+	sh[1] = INS(f, b)->shape;
+	tu = hlo_instr_add(m, ac, HOP_TUPLE, hlo_shape_tuple(m, 2, sh),
+		fu_unique_name(m, "tuple"), 2, (uint32_t[]){ra, rb});
+	m->comps[ac].root = tu;
+	fi = hlo_instr_clone(m, f->c, a);
+	INS(f, fi)->shape = m->comps[ac].ins[tu].shape;
+	INS(f, fi)->name = INS(f, a)->name;
+	grow(f, fi + 3);
+	f->fid[fi] = f->fid[a];
+	f->fus[f->fid[fi]].instr = fi;
+	f->fus[f->fid[fi]].renamed = 1;
+	f->fid[a] = -1;
+	for (k = 0; k < 2; k++) {
+		g[k] = hlo_instr_add(m, f->c, HOP_GTE, sh[k],
+			fu_unique_name(m, "get-tuple-element"), 1, &fi);
+		at = hlo_mk_int(A_INDEX, k);
+		hlo_attr_set(m, f->c, g[k], &at);
+	}
+	grow(f, m->comps[f->c].nins + 1);
+	f->fwd[a] = g[0];
+	f->fwd[b] = g[1];
+	f->dead[a] = f->dead[b] = 1;
+	if (m->comps[f->c].root == a)
+		m->comps[f->c].root = g[0];
+	if (m->comps[f->c].root == b)
+		m->comps[f->c].root = g[1];
+	dropc[bc] = 1;
+	free(map);
+	free(order);
+}
+
+/* one sibling merge in the computation set up in f; 1 done */
+static int
+mof_once(Fu *f, uint8_t *dropc)
+{
+	HloModule *m = f->m;
+	uint32_t n = m->comps[f->c].nins, *po, cnt, t, i, j, a, b, p, *stack;
+	FuReach r;
+	int done = 0;
+
+	memset(&r, 0, sizeof r);
+	hlo_users(m, f->c, &r.u);
+	r.mark = xcalloc(n + 1, sizeof *r.mark);
+	stack = xreallocarray(NULL, n + 1, sizeof *stack);
+	po = xreallocarray(NULL, n + 1, sizeof *po);
+	cnt = pass_post_order(m, f->c, po, f->ctx);
+	for (t = 0; t < cnt && !done; t++) {
+		const HloInstr *pi = INS(f, p = po[t]);
+
+		if ((pi->op == HOP_CONSTANT && eff_scalar(m, pi->shape)) ||
+		    (pi->op == HOP_BROADCAST && eff_scalar(m, INS(f,
+		    hlo_ops(m, pi)[0])->shape)))
+			continue;
+		for (i = r.u.start[p]; i < r.u.start[p + 1] && !done; i++) {
+			a = r.u.list[i];
+			if (!mof_candidate(f, a))
+				continue;
+			for (j = i + 1; j < r.u.start[p + 1] && !done; j++) {
+				b = r.u.list[j];
+				if (b == a || !mof_candidate(f, b) ||
+				    !pass_shape_same(m, 0, INS(f, a)->shape,
+				    INS(f, b)->shape) ||
+				    gpu_operands_after(f, a, b) + 1 >
+				    GPU_MAX_OPERANDS)
+					continue;
+				r.stamp++;
+				if (!descendants(f, &r, a, stack) ||
+				    r.mark[b] == r.stamp)
+					continue;
+				r.stamp++;
+				if (!descendants(f, &r, b, stack) ||
+				    r.mark[a] == r.stamp)
+					continue;
+				mof_merge(f, a, b, dropc);
+				done = 1;
+			}
+		}
+	}
+	hlo_users_free(&r.u);
+	free(r.mark);
+	free(stack);
+	free(po);
+	return done;
+}
+
+int
+pass_multi_output_fusion(HloModule *m, PassCtx *ctx)
+{
+	Fu f;
+	uint32_t c, n0 = m->ncomps;
+	uint8_t *ok, *dropc;
+	int changed = 0, r = 0, once, rounds;
+
+	memset(&f, 0, sizeof f);
+	f.m = m;
+	f.ctx = ctx;
+	f.rules = FU_GPU;
+	f.pname = hlo_strz(m, "param");
+	f.fx = pass_comp_effects(m, ctx);
+	f.nfx = n0;
+	f.ncalls = xcalloc(n0 + 1, sizeof *f.ncalls);
+	ok = visited_comps(m, f.ncalls);
+	dropc = xcalloc(n0 + 1, 1);
+	for (c = 0; c < n0 && r == 0; c++) {
+		if (!ok[c] || m->comps[c].nins == 0)
+			continue;
+		for (rounds = 0, once = 1; once && r == 0 && rounds < 1000;
+		     rounds++) {
+			setup_comp(&f, c);
+			once = f.nfus > 1 && mof_once(&f, dropc);
+			changed |= once;
+			f.fused += once;
+			r = finish_comp(&f);
+		}
+	}
+	if (r == 0 && changed)
+		pass_drop_comps(m, dropc);
+	ctx->stats.rewrites += f.fused;
+	free(ok);
+	free(dropc);
+	free(f.ncalls);
+	free(f.fwd);
+	free(f.nusr);
+	free(f.fid);
+	free(f.pos);
+	free(f.dnd);
+	free(f.ctl);
+	free(f.dead);
+	free(f.fus);
+	free(f.newcaller);
+	return r < 0 ? -1 : changed;
 }

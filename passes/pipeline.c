@@ -66,7 +66,7 @@ static int parse(const char *text, size_t n, const char *fname, PassSeq *s,
 const PassFusionStrategy pass_fusion_strategies[] = {
 	{"none", ""},
 	{"xla-cpu", "fusion:cpu"},
-	{"xla-gpu", "fusion:gpu,fusion-merger"},
+	{"xla-gpu", "fusion:gpu,fusion-merger,multi_output_fusion"},
 	{"aggressive", "fusion:all,fusion-merger:across"},
 	{"merge-across", "fusion:gpu,fusion-merger:across"},
 	{"unfused", "defuser"},
