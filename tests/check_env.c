@@ -281,7 +281,9 @@ START_TEST(threads)
 		pthread_join(t[i], NULL);
 	ck_assert_double_eq(r[0].obj, r[1].obj);
 	ck_assert(!memcmp(r[0].acts, r[1].acts, sizeof r[0].acts));
-	ck_assert_double_lt(r[0].obj, env_objective_initial(base));
+	/* the episode changed the module (random fusion actions may add
+	 * instructions: fused computations, duplicated producers) */
+	ck_assert_double_ne(r[0].obj, env_objective_initial(base));
 	for (i = 0; i < 2; i++)
 		env_free(r[i].env);
 	env_free(base);
