@@ -361,6 +361,9 @@ int hlo_comp_order_all(const HloModule *m, uint32_t *order);
 				/* every computation, callees first, then
 				 * the entry; -1 on a call cycle */
 void hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to);
+void hlo_replace_uses_in(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
+	uint32_t keep, uint32_t limit);	/* only in instructions below
+				 * limit, keep's own operands left */
 void hlo_forward(HloModule *m, uint32_t c, const uint32_t *map);
 				/* every operand, control predecessor and the
 				 * root x becomes map[x] (map[x] == x keeps) */

@@ -1205,16 +1205,19 @@ hlo_comp_order_all(const HloModule *m, uint32_t *order)
 	return r;
 }
 
+/* every operand from in c (and the root) becomes to, in the live
+ * instructions below limit other than keep */
 void
-hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to)
+hlo_replace_uses_in(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
+	uint32_t keep, uint32_t limit)
 {
 	HloComp *cp = &m->comps[c];
 	uint32_t i, k;
 
-	for (i = 0; i < cp->nins; i++) {
+	for (i = 0; i < limit && i < cp->nins; i++) {
 		HloInstr *in = &cp->ins[i];
 
-		if (in->flags & HI_DEAD || i == to)
+		if ((in->flags & HI_DEAD) || i == keep)
 			continue;
 		for (k = 0; k < in->nops; k++)
 			if (m->ids[in->ops + k] == from)
@@ -1222,6 +1225,12 @@ hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to)
 	}
 	if (cp->root == from)
 		cp->root = to;
+}
+
+void
+hlo_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to)
+{
+	hlo_replace_uses_in(m, c, from, to, to, UINT32_MAX);
 }
 
 static uint32_t

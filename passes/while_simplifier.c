@@ -107,20 +107,7 @@ static void
 redirect(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
 	uint32_t limit)
 {
-	HloComp *cp = &m->comps[c];
-	uint32_t i, k;
-
-	for (i = 0; i < limit && i < cp->nins; i++) {
-		HloInstr *in = &cp->ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == from)
-				m->ids[in->ops + k] = to;
-	}
-	if (cp->root == from)
-		cp->root = to;
+	hlo_replace_uses_in(m, c, from, to, HLO_NONE, limit);
 }
 
 static void

@@ -137,20 +137,7 @@ void
 wu_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
 	uint32_t keep)
 {
-	HloComp *cp = &m->comps[c];
-	uint32_t i, k;
-
-	for (i = 0; i < cp->nins; i++) {
-		HloInstr *in = &cp->ins[i];
-
-		if ((in->flags & HI_DEAD) || i == keep)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == from)
-				m->ids[in->ops + k] = to;
-	}
-	if (cp->root == from)
-		cp->root = to;
+	hlo_replace_uses_in(m, c, from, to, keep, UINT32_MAX);
 }
 
 uint32_t *
