@@ -28,7 +28,8 @@ cmd_eval_args(int verify)
 		a->atol = arg_dbl0(NULL, "atol", "A", "absolute tolerance "
 			"for floats, used as given for every type (default "
 			"per type: 1e-5 f32/f64/complex, 1e-3 f16, 1e-2 bf16, "
-			"0.1 8-bit floats)");
+			"0.1 8-bit floats, times the output's largest "
+			"magnitude when below 1, at least 1/1000 of it)");
 	}
 	a->seed = arg_str0(NULL, "seed", "S", "input seed (default 0)");
 	a->mem = arg_str0(NULL, "max-memory", "BYTES", "limit on live "

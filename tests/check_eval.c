@@ -1812,6 +1812,15 @@ START_TEST(verify_retry)
 }
 END_TEST
 
+static const char *small_a =
+	"ENTRY e { x = bf16[64] parameter(0) c = bf16[] constant(0.01)\n"
+	"cb = bf16[64] broadcast(c), dimensions={}\n"
+	"ROOT m = bf16[64] multiply(x, cb) }";
+static const char *small_b =
+	"ENTRY e { x = bf16[64] parameter(0) c = bf16[] constant(0.015)\n"
+	"cb = bf16[64] broadcast(c), dimensions={}\n"
+	"ROOT m = bf16[64] multiply(x, cb) }";
+
 /* --rtol 0 --atol 0 are used as given, also for bf16 */
 START_TEST(verify_user_tolerance)
 {
@@ -1837,6 +1846,13 @@ START_TEST(verify_user_tolerance)
 	ck_assert_int_eq(verify_texts(a, b, &o, &r), EV_DIFFERENT);
 	ck_assert(r.outputs[0].rtol == 0 && r.outputs[0].atol == 0);
 	ck_assert(r.outputs[0].mismatches > 0);
+	ev_verify_free(&r);
+	/* outputs far below one: 50% off is beyond the default absolute
+	 * tolerance, which shrinks with the output's magnitude */
+	ev_verify_defaults(&o);
+	ck_assert_int_eq(verify_texts(small_a, small_b, &o, &r),
+		EV_DIFFERENT);
+	ck_assert(r.outputs[0].atol < 1e-3);
 	ev_verify_free(&r);
 }
 END_TEST

@@ -286,18 +286,52 @@ cmp_arrays(Cmp *c, const HloVal *x, const HloVal *y)
 	}
 }
 
-static void
-cmp_init(Cmp *c, int type, const EvVerifyOpts *o, int floors)
+/* the largest finite magnitude of a float value */
+static double
+max_magnitude(const HloVal *v)
 {
+	int cl = hlo_typeinfo[v->type].cls;
+	int64_t k, j, w;
+	Lane l[EV_CHUNK];
+	double m = 0, x;
+
+	for (k = 0; k < v->n; k += w) {
+		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
+		load(v, k, w, l);
+		for (j = 0; j < w; j++) {
+			x = cl == C_CPLX ? fabs(l[j].c[0]) + fabs(l[j].c[1]) :
+				fabs(l[j].f);
+			if (isfinite(x) && x > m)
+				m = x;
+		}
+	}
+	return m;
+}
+
+/* the tolerances for comparing x (the first module's value) with
+ * another: the default absolute one shrinks with x's largest magnitude
+ * below 1 (down to 1/1000 of it), so that outputs much smaller than one
+ * are not compared against an absolute floor as large as themselves */
+static void
+cmp_init(Cmp *c, const HloVal *x, const EvVerifyOpts *o, int floors)
+{
+	int cl = hlo_typeinfo[x->type].cls;
+	double m;
+
 	memset(c, 0, sizeof *c);
 	c->first = -1;
 	c->exact = o->exact;
 	if (o->exact)
 		return;
-	if (floors)
-		hlo_eval_tolerance(type, o->rtol, o->atol, &c->rt, &c->at);
-	else
-		ev_tolerance(type, o->rtol, o->atol, &c->rt, &c->at);
+	if (floors) {
+		hlo_eval_tolerance(x->type, o->rtol, o->atol, &c->rt, &c->at);
+		return;
+	}
+	ev_tolerance(x->type, o->rtol, o->atol, &c->rt, &c->at);
+	if (o->atol < 0 && (cl == C_FLOAT || cl == C_CPLX)) {
+		m = max_magnitude(x);
+		c->at *= m > 1 ? 1 : m < 1e-3 ? 1e-3 : m;
+	}
 }
 
 /* the output leaves of the first module's entry, in order */
@@ -336,7 +370,7 @@ check_leaf(EvOutputCheck *oc, const HloVal *x, const HloVal *y,
 		oc->finite_trials++;
 		return;
 	}
-	cmp_init(&c, x->type, o, floors);
+	cmp_init(&c, x, o, floors);
 	oc->rtol = c.rt;
 	oc->atol = c.at;
 	if (x->type != y->type || x->n != y->n) {
@@ -740,7 +774,7 @@ compare_a(void *ctx, uint32_t i, HloVal *v)
 	    v->n != y->n)
 		return;
 	dv->compared++;
-	cmp_init(&c, v->type, l->o, 0);
+	cmp_init(&c, v, l->o, 0);
 	cmp_arrays(&c, v, y);
 	if (!c.mismatches)
 		return;
