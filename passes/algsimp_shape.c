@@ -1877,12 +1877,144 @@ ds_of_iota(Alg *a, uint32_t i, uint32_t x)
 	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), res));
 }
 
+/* dynamic-slice of a broadcast: the broadcast of a smaller slice */
+static int
+ds_of_bcast(Alg *a, uint32_t i, uint32_t x, const uint32_t *idx,
+	const int64_t *sz)
+{
+	uint32_t nd, y = op0(a, x), d, k, *ni;
+	int64_t *bd = alg_ints_copy(a, x, A_DIMENSIONS, &nd), *s2, *dd;
+
+	ni = alg_tmp(a, (nd + 1) * 4u);
+	s2 = alg_tmp(a, (nd + 1) * 8u);
+	for (k = 0; k < nd; k++) {
+		ni[k] = idx[bd[k]];
+		s2[k] = sz[bd[k]];
+	}
+	d = y;
+	if (nd) {
+		dd = alg_tmp(a, (nd + 1) * 8u);
+		memcpy(dd, s2, nd * 8u);
+		d = alg_mk_dynslice(a, alg_shp(a, ety(a, y), nd, dd,
+			shape_of(a, y)), y, nd, ni, s2);
+	}
+	return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), d, bd, nd));
+}
+
+/* dynamic-slice of a reshape that only adds or drops 1-sized dimensions:
+ * the reshape of a slice of its operand; -1 if it does more */
+static int
+ds_of_reshape(Alg *a, uint32_t i, uint32_t x, const uint32_t *idx,
+	const int64_t *sz)
+{
+	uint32_t y = op0(a, x), nd, nn, m, z, k, *ni;
+	int r = rank(a, x), ry = rank(a, y), q;
+	int64_t *del = alg_tmp(a, ((size_t)r + ry + 1) * 8);
+	int64_t *ins = alg_tmp(a, ((size_t)r + ry + 1) * 8);
+	int64_t *u = alg_tmp(a, ((size_t)r + ry + 4) * 16), *s2;
+
+	if (is_tuple(a, y) || !alg_reshape_degenerate(a, y, x, del, &nd,
+	    ins, &nn))
+		return -1;
+	m = alg_unmodified_dims(dims(a, y), ry, dims(a, x), r, u);
+	z = alg_scalar_like_i(a, idx[0], 0);
+	ni = alg_tmp(a, ((size_t)ry + 1) * 4);
+	s2 = alg_tmp(a, ((size_t)ry + 1) * 8);
+	for (q = 0; q < ry; q++) {
+		ni[q] = z;
+		s2[q] = 1;
+	}
+	for (k = 0; k < m; k++) {
+		if (dim(a, y, u[2 * k]) == 1)
+			continue;
+		ni[u[2 * k]] = idx[u[2 * k + 1]];
+		s2[u[2 * k]] = sz[u[2 * k + 1]];
+	}
+	k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), ry, s2, HLO_NONE), y,
+		ry, ni, s2);
+	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), k));
+}
+
+/* dynamic-slice of a transpose: the transpose of a slice */
+static int
+ds_of_transpose(Alg *a, uint32_t i, uint32_t x, const uint32_t *idx,
+	const int64_t *sz)
+{
+	uint32_t np, k, *ni;
+	int r = rank(a, x), q;
+	int64_t *p = alg_ints_copy(a, x, A_DIMENSIONS, &np), *inv, *s2, *sd;
+
+	if (np != (uint32_t)r)
+		return 0;
+	inv = alg_tmp(a, ((size_t)r + 1) * 8);
+	s2 = alg_tmp(a, ((size_t)r + 1) * 8);
+	sd = alg_tmp(a, ((size_t)r + 1) * 8);
+	ni = alg_tmp(a, ((size_t)r + 1) * 4);
+	invert(p, np, inv);
+	for (q = 0; q < r; q++) {
+		ni[q] = idx[inv[q]];
+		s2[q] = sz[inv[q]];
+		sd[q] = dim(a, i, inv[q]);
+	}
+	k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), r, sd, shape_of(a, i)),
+		op0(a, x), r, ni, s2);
+	return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), k, p));
+}
+
+/* constant offsets: a slice; -1 if an offset is not a constant */
+static int
+ds_constant(Alg *a, uint32_t i, uint32_t x, const uint32_t *idx,
+	uint32_t nidx)
+{
+	uint32_t k;
+	int r = rank(a, x), q;
+	int64_t *st, *li, off, mx;
+
+	for (k = 0; k < nidx; k++)
+		if (!is_op(a, idx[k], HOP_CONSTANT) ||
+		    !alg_t_int(ety(a, idx[k])))
+			return -1;
+	st = alg_tmp(a, ((size_t)r + 1) * 8);
+	li = alg_tmp(a, ((size_t)r + 1) * 8);
+	for (q = 0; q < r; q++) {
+		if (!alg_const_int(a, idx[q], &off) || off < 0)
+			return 0;
+		mx = dim(a, x, q) - dim(a, i, q);
+		st[q] = off < mx ? off : mx;
+		li[q] = st[q] + dim(a, i, q);
+	}
+	return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), x, st, li, NULL));
+}
+
+/* ds(ds(x, id), inner) => ds(x, id + clamp(inner)) */
+static int
+ds_of_ds(Alg *a, uint32_t i, uint32_t x, const int64_t *sz)
+{
+	uint32_t y = op0(a, x), n = nops(a, i), in, c, lo, hi, k;
+
+	alg_set_opnd(a, i, 0, y);
+	for (k = 1; k < n; k++) {
+		uint32_t id = opnd(a, i, k);
+
+		in = opnd(a, x, k);
+		lo = alg_scalar_like_i(a, in, 0);
+		hi = alg_scalar_like_i(a, in, dim(a, y, k - 1) - sz[k - 1]);
+		c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
+		if (ety(a, c) != ety(a, id))
+			c = alg_mk_convert(a, shape_of(a, id), c);
+		c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
+		alg_set_opnd(a, i, k, c);
+	}
+	alg_mark_changed(a);
+	return 1;
+}
+
 int
 alg_h_dynslice(Alg *a, uint32_t i)
 {
-	uint32_t x = op0(a, i), n = nops(a, i), k, ns, nidx, *idx, *ni;
-	int r = rank(a, x), q;
-	int64_t *sz, *st, *li, off, mx;
+	uint32_t x = op0(a, i), n = nops(a, i), k, ns, nidx, *idx;
+	int r = rank(a, x), v;
+	int64_t *sz;
 
 	if (is_tuple(a, x) || n != 1u + r)
 		return 0;
@@ -1899,116 +2031,20 @@ alg_h_dynslice(Alg *a, uint32_t i)
 	idx = alg_tmp(a, (nidx + 1) * 4u);
 	for (k = 0; k < nidx; k++)
 		idx[k] = opnd(a, i, 1 + k);
-	if (is_op(a, x, HOP_BROADCAST)) {
-		uint32_t nd, y = op0(a, x), d;
-		int64_t *bd = alg_ints_copy(a, x, A_DIMENSIONS, &nd), *s2, *dd;
-
-		ni = alg_tmp(a, (nd + 1) * 4u);
-		s2 = alg_tmp(a, (nd + 1) * 8u);
-		for (k = 0; k < nd; k++) {
-			ni[k] = idx[bd[k]];
-			s2[k] = sz[bd[k]];
-		}
-		d = y;
-		if (nd) {
-			dd = alg_tmp(a, (nd + 1) * 8u);
-			memcpy(dd, s2, nd * 8u);
-			d = alg_mk_dynslice(a, alg_shp(a, ety(a, y), nd, dd,
-				shape_of(a, y)), y, nd, ni, s2);
-		}
-		return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), d, bd, nd));
-	}
-	if (!a->lay && is_op(a, x, HOP_RESHAPE)) {
-		uint32_t y = op0(a, x), nd, nn, m;
-		int ry = rank(a, y);
-		int64_t *del = alg_tmp(a, ((size_t)r + ry + 1) * 8);
-		int64_t *ins = alg_tmp(a, ((size_t)r + ry + 1) * 8);
-		int64_t *u = alg_tmp(a, ((size_t)r + ry + 4) * 16), *s2;
-		uint32_t z;
-
-		if (!is_tuple(a, y) && alg_reshape_degenerate(a, y, x, del, &nd,
-		    ins, &nn)) {
-			m = alg_unmodified_dims(dims(a, y), ry, dims(a, x), r, u);
-			z = alg_scalar_like_i(a, idx[0], 0);
-			ni = alg_tmp(a, ((size_t)ry + 1) * 4);
-			s2 = alg_tmp(a, ((size_t)ry + 1) * 8);
-			for (q = 0; q < ry; q++) {
-				ni[q] = z;
-				s2[q] = 1;
-			}
-			for (k = 0; k < m; k++) {
-				if (dim(a, y, u[2 * k]) == 1)
-					continue;
-				ni[u[2 * k]] = idx[u[2 * k + 1]];
-				s2[u[2 * k]] = sz[u[2 * k + 1]];
-			}
-			k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), ry, s2, HLO_NONE), y,
-				ry, ni, s2);
-			return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), k));
-		}
-	}
-	if (!a->lay && is_op(a, x, HOP_TRANSPOSE)) {
-		uint32_t np;
-		int64_t *p = alg_ints_copy(a, x, A_DIMENSIONS, &np), *inv, *s2, *sd;
-
-		if (np != (uint32_t)r)
-			return 0;
-		inv = alg_tmp(a, ((size_t)r + 1) * 8);
-		s2 = alg_tmp(a, ((size_t)r + 1) * 8);
-		sd = alg_tmp(a, ((size_t)r + 1) * 8);
-		ni = alg_tmp(a, ((size_t)r + 1) * 4);
-		invert(p, np, inv);
-		for (q = 0; q < r; q++) {
-			ni[q] = idx[inv[q]];
-			s2[q] = sz[inv[q]];
-			sd[q] = dim(a, i, inv[q]);
-		}
-		k = alg_mk_dynslice(a, alg_shp(a, ety(a, i), r, sd, shape_of(a, i)),
-			op0(a, x), r, ni, s2);
-		return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), k, p));
-	}
-	/* constant offsets: a slice */
-	if (!is_op(a, x, HOP_CONSTANT)) {
-		for (k = 0; k < nidx; k++)
-			if (!is_op(a, idx[k], HOP_CONSTANT) ||
-			    !alg_t_int(ety(a, idx[k])))
-				break;
-		if (k == nidx) {
-			st = alg_tmp(a, ((size_t)r + 1) * 8);
-			li = alg_tmp(a, ((size_t)r + 1) * 8);
-			for (q = 0; q < r; q++) {
-				if (!alg_const_int(a, idx[q], &off) || off < 0)
-					return 0;
-				mx = dim(a, x, q) - dim(a, i, q);
-				st[q] = off < mx ? off : mx;
-				li[q] = st[q] + dim(a, i, q);
-			}
-			return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), x, st, li,
-				NULL));
-		}
-	}
+	if (is_op(a, x, HOP_BROADCAST))
+		return ds_of_bcast(a, i, x, idx, sz);
+	if (!a->lay && is_op(a, x, HOP_RESHAPE) &&
+	    (v = ds_of_reshape(a, i, x, idx, sz)) >= 0)
+		return v;
+	if (!a->lay && is_op(a, x, HOP_TRANSPOSE))
+		return ds_of_transpose(a, i, x, idx, sz);
+	if (!is_op(a, x, HOP_CONSTANT) &&
+	    (v = ds_constant(a, i, x, idx, nidx)) >= 0)
+		return v;
 	if (ds_of_iota(a, i, x))
 		return 1;
-	/* ds(ds(x, id), inner) => ds(x, id + clamp(inner)) */
-	if (is_op(a, x, HOP_DYNSLICE) && nops(a, x) == n) {
-		uint32_t y = op0(a, x), in, c, lo, hi;
-
-		alg_set_opnd(a, i, 0, y);
-		for (k = 1; k < n; k++) {
-			uint32_t id = opnd(a, i, k);
-
-			in = opnd(a, x, k);
-			lo = alg_scalar_like_i(a, in, 0);
-			hi = alg_scalar_like_i(a, in, dim(a, y, k - 1) - sz[k - 1]);
-			c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
-			if (ety(a, c) != ety(a, id))
-				c = alg_mk_convert(a, shape_of(a, id), c);
-			c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
-			alg_set_opnd(a, i, k, c);
-		}
-		alg_mark_changed(a);
-		return 1;
-	}
+	if (is_op(a, x, HOP_DYNSLICE) && nops(a, x) == n)
+		return ds_of_ds(a, i, x, sz);
 	return 0;
 }
 

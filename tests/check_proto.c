@@ -242,69 +242,21 @@ header(HloModule *m, const char *const *kv, uint32_t n)
 	m->nattrv += n;
 }
 
-static HloModule *
-kitchen(void)
+/* kitchen's constants: every literal form (float, bf16, s4, pred,
+ * complex, tuple, elided) */
+static void
+kitchen_constants(HloModule *m, uint32_t e, uint32_t fs)
 {
-	HloModule *m = hlo_module_new();
-	int64_t d48[2] = {4, 8}, l10[2] = {1, 0}, l01[2] = {0, 1};
-	int64_t d23[2] = {2, 3}, d3 = 3, d5 = 5, d2 = 2, d100 = 100;
-	int64_t d1481[4] = {1, 4, 8, 1}, l4[4] = {3, 2, 1, 0};
-	int64_t d44[2] = {4, 4}, d4 = 4, dims01[2] = {0, 1}, one = 1;
-	int64_t sl[6] = {0, 4, 2, 0, 8, 1}, pad[6] = {1, 1, 0, 0, 0, 0};
-	int64_t win[14] = {3, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0};
+	int64_t d23[2] = {2, 3}, l01[2] = {0, 1}, d3 = 3, d5 = 5, d2 = 2;
+	int64_t d100 = 100;
 	float f6[6] = {1, 2, 3, 4, 5, 6.5f};
 	unsigned char bf[6] = {0x80, 0x3f, 0, 0x40, 0x40, 0x40};
 	signed char s4[5] = {-8, -1, 0, 1, 7};
 	unsigned char pr[2] = {1, 0}, tl[12];
 	float cx[2] = {1.5f, -2};
-	uint32_t add, cond, body, br0, br1, e, f, fs, s32, pred, sh48;
-	uint32_t p0, p1, zero, ops[4], t[4], w, q, i, lay;
+	uint32_t t[2];
+	HloAttr a[1];
 
-	HloAttr a[8];
-	static const char *const hdr[] = {
-		"is_scheduled", "true",
-		"entry_computation_layout",
-		"{(f32[4,8]{1,0}, s32[])->(f32[4,8]{1,0}, s32[])}",
-		"replica_count", "2",
-	};
-
-	m->name = hlo_strz(m, "kitchen");
-	add = scalarcomp(m, "add", HOP_ADD);
-	br0 = scalarcomp(m, "br0", HOP_MUL);
-	br1 = scalarcomp(m, "br1", HOP_SUBTRACT);
-	f = hlo_shape_scalar(m, TY_F32);
-	fs = f;
-	s32 = hlo_shape_scalar(m, TY_S32);
-	pred = hlo_shape_scalar(m, TY_PRED);
-	sh48 = arr(m, TY_F32, 2, d48, l10);
-	t[0] = sh48;
-	t[1] = s32;
-	w = hlo_shape_tuple(m, 2, t);
-	cond = hlo_comp_add(m, hlo_strz(m, "cond"));
-	q = ins(m, cond, HOP_PARAMETER, w, "cond.p", 0, NULL, 0, NULL);
-	a[0] = hlo_mk_int(A_INDEX, 1);
-	i = ins(m, cond, HOP_GTE, s32, "cond.i", 1, &q, 1, a);
-	a[0] = text(m, A_DIRECTION, "LT");
-	ops[0] = i;
-	ops[1] = i;
-	m->comps[cond].root = ins(m, cond, HOP_COMPARE, pred, "cond.lt", 2,
-		ops, 1, a);
-	body = hlo_comp_add(m, hlo_strz(m, "body"));
-	q = ins(m, body, HOP_PARAMETER, w, "body.p", 0, NULL, 0, NULL);
-	m->comps[body].root = q;
-
-	e = hlo_comp_add(m, hlo_strz(m, "main"));
-	m->entry = e;
-	a[0] = text(m, A_SHARDING, "{devices=[2,1]0,1}");
-	a[1] = text(m, A_METADATA, "{op_type=\"x\" op_name=\"y\\n\" "
-		"source_file=\"f.py\" source_line=3}");
-	a[2] = text(m, A_FRONTEND_ATTRIBUTES, "{a=\"b\",c={\"d\": 1}}");
-	p0 = ins(m, e, HOP_PARAMETER, sh48, "p0", 0, NULL, 3, a);
-	a[0] = text(m, A_SHARDING, "{replicated}");
-	p1 = ins(m, e, HOP_PARAMETER, s32, "p1", 0, NULL, 1, a);
-	hlo_ins(m, e, p1)->num = 1;
-	a[0] = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, "\0\0\0\0", 4);
-	zero = ins(m, e, HOP_CONSTANT, f, "zero", 0, NULL, 1, a);
 	a[0] = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, f6, 24);
 	ins(m, e, HOP_CONSTANT, arr(m, TY_F32, 2, d23, l01), "c0", 0, NULL,
 		1, a);
@@ -331,6 +283,95 @@ kitchen(void)
 	a[0].v = HLO_ELIDED;
 	ins(m, e, HOP_CONSTANT, arr(m, TY_F32, 1, &d100, NULL), "c6", 0, NULL,
 		1, a);
+}
+
+/* a computation whose array order is not topological */
+static void
+kitchen_late(HloModule *m, uint32_t f)
+{
+	uint32_t i, q, ops[2];
+
+	i = hlo_comp_add(m, hlo_strz(m, "late"));
+	ops[0] = 1;
+	ops[1] = 2;
+	m->comps[i].root = ins(m, i, HOP_ADD, f, "late.sum", 2, ops, 0, NULL);
+	ins(m, i, HOP_PARAMETER, f, "late.x", 0, NULL, 0, NULL);
+	q = ins(m, i, HOP_PARAMETER, f, "late.y", 0, NULL, 0, NULL);
+	hlo_ins(m, i, q)->num = 1;
+}
+
+/* kitchen's while loop: a condition i < i and an identity body over
+ * the state w = (f32[4,8], s32[]) */
+static void
+kitchen_loop(HloModule *m, uint32_t w, uint32_t s32, uint32_t pred,
+	uint32_t *condp, uint32_t *bodyp)
+{
+	uint32_t cond, body, q, i, ops[2];
+	HloAttr a[1];
+
+	cond = hlo_comp_add(m, hlo_strz(m, "cond"));
+	q = ins(m, cond, HOP_PARAMETER, w, "cond.p", 0, NULL, 0, NULL);
+	a[0] = hlo_mk_int(A_INDEX, 1);
+	i = ins(m, cond, HOP_GTE, s32, "cond.i", 1, &q, 1, a);
+	a[0] = text(m, A_DIRECTION, "LT");
+	ops[0] = i;
+	ops[1] = i;
+	m->comps[cond].root = ins(m, cond, HOP_COMPARE, pred, "cond.lt", 2,
+		ops, 1, a);
+	body = hlo_comp_add(m, hlo_strz(m, "body"));
+	q = ins(m, body, HOP_PARAMETER, w, "body.p", 0, NULL, 0, NULL);
+	m->comps[body].root = q;
+	*condp = cond;
+	*bodyp = body;
+}
+
+static HloModule *
+kitchen(void)
+{
+	HloModule *m = hlo_module_new();
+	int64_t d48[2] = {4, 8}, l10[2] = {1, 0};
+	int64_t d1481[4] = {1, 4, 8, 1}, l4[4] = {3, 2, 1, 0};
+	int64_t d44[2] = {4, 4}, d4 = 4, dims01[2] = {0, 1}, one = 1;
+	int64_t sl[6] = {0, 4, 2, 0, 8, 1}, pad[6] = {1, 1, 0, 0, 0, 0};
+	int64_t win[14] = {3, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0};
+	uint32_t add, cond, body, br0, br1, e, f, fs, s32, pred, sh48;
+	uint32_t p0, p1, zero, ops[4], t[4], w, q, i, lay;
+
+	HloAttr a[8];
+	static const char *const hdr[] = {
+		"is_scheduled", "true",
+		"entry_computation_layout",
+		"{(f32[4,8]{1,0}, s32[])->(f32[4,8]{1,0}, s32[])}",
+		"replica_count", "2",
+	};
+
+	m->name = hlo_strz(m, "kitchen");
+	add = scalarcomp(m, "add", HOP_ADD);
+	br0 = scalarcomp(m, "br0", HOP_MUL);
+	br1 = scalarcomp(m, "br1", HOP_SUBTRACT);
+	f = hlo_shape_scalar(m, TY_F32);
+	fs = f;
+	s32 = hlo_shape_scalar(m, TY_S32);
+	pred = hlo_shape_scalar(m, TY_PRED);
+	sh48 = arr(m, TY_F32, 2, d48, l10);
+	t[0] = sh48;
+	t[1] = s32;
+	w = hlo_shape_tuple(m, 2, t);
+	kitchen_loop(m, w, s32, pred, &cond, &body);
+
+	e = hlo_comp_add(m, hlo_strz(m, "main"));
+	m->entry = e;
+	a[0] = text(m, A_SHARDING, "{devices=[2,1]0,1}");
+	a[1] = text(m, A_METADATA, "{op_type=\"x\" op_name=\"y\\n\" "
+		"source_file=\"f.py\" source_line=3}");
+	a[2] = text(m, A_FRONTEND_ATTRIBUTES, "{a=\"b\",c={\"d\": 1}}");
+	p0 = ins(m, e, HOP_PARAMETER, sh48, "p0", 0, NULL, 3, a);
+	a[0] = text(m, A_SHARDING, "{replicated}");
+	p1 = ins(m, e, HOP_PARAMETER, s32, "p1", 0, NULL, 1, a);
+	hlo_ins(m, e, p1)->num = 1;
+	a[0] = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, "\0\0\0\0", 4);
+	zero = ins(m, e, HOP_CONSTANT, f, "zero", 0, NULL, 1, a);
+	kitchen_constants(m, e, fs);
 	lay = hlo_shape(m, TY_F32, 2, d48, l10, 2, hlo_strz(m,
 		"T(8,128)(2,1)E(16)S(1)"));
 	a[0] = hlo_mk_ints(m, A_DIMENSIONS, dims01, 2);
@@ -402,14 +443,7 @@ kitchen(void)
 	hlo_ins(m, e, i)->flags = HI_BRANCHES;
 	hlo_set_ctrl(m, e, i, 1, &zero);
 	m->comps[e].root = q;
-	/* a computation whose array order is not topological */
-	i = hlo_comp_add(m, hlo_strz(m, "late"));
-	ops[0] = 1;
-	ops[1] = 2;
-	m->comps[i].root = ins(m, i, HOP_ADD, f, "late.sum", 2, ops, 0, NULL);
-	ins(m, i, HOP_PARAMETER, f, "late.x", 0, NULL, 0, NULL);
-	q = ins(m, i, HOP_PARAMETER, f, "late.y", 0, NULL, 0, NULL);
-	hlo_ins(m, i, q)->num = 1;
+	kitchen_late(m, f);
 	header(m, hdr, 3);
 	return m;
 }
