@@ -233,6 +233,16 @@ int hlo_write_file(const char *path, const void *data, size_t len,
 	HloError *e);		/* "-" is stdout; else a temporary file in the
 				 * same folder, renamed over path when complete */
 typedef struct {
+	const char *path;	/* "-": stdout */
+	const void *data;
+	size_t len;
+} HloOutput;
+int hlo_write_files(const HloOutput *o, size_t n, HloError *e);
+				/* all or none: temporary files renamed
+				 * over their targets once every output is
+				 * written; a symbolic link's target is
+				 * replaced; an existing file keeps its mode */
+typedef struct {
 	char *buf;
 	size_t len, cap;
 } HloBuf;

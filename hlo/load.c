@@ -34,6 +34,38 @@ hlo_looks_like_proto(const void *data, size_t n)
 	return 1;
 }
 
+/* 1 if text that is not HLO text looks like a text-format proto
+ * (pbtxt): a field of HloModuleProto or HloProto first, then ':' or '{' */
+static int
+looks_like_pbtxt(const char *p, size_t n)
+{
+	static const char *const first[] = {"name", "entry_computation_name",
+		"entry_computation_id", "computations", "id", "hlo_module",
+		"hlo", "host_program_shape", "schedule", "stack_frame_index"};
+	const char *e = p + n, *w;
+	size_t i, k;
+
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' ||
+	    *p == '\r' || *p == '#')) {
+		if (*p == '#')	/* a pbtxt comment line */
+			while (p < e && *p != '\n')
+				p++;
+		else
+			p++;
+	}
+	for (w = p; p < e && (*p == '_' || (*p >= 'a' && *p <= 'z')); p++)
+		;
+	k = (size_t)(p - w);
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == e || (*p != ':' && *p != '{'))
+		return 0;
+	for (i = 0; i < sizeof first / sizeof first[0]; i++)
+		if (strlen(first[i]) == k && !memcmp(first[i], w, k))
+			return 1;
+	return 0;
+}
+
 int
 hlo_load(const char *path, HloModule **out, HloError *e)
 {
@@ -51,6 +83,12 @@ hlo_load(const char *path, HloModule **out, HloError *e)
 		r = hlo_parse_text(data + 3, n - 3, name, out, e);
 	else
 		r = hlo_parse_text(data, n, name, out, e);
+	if (r < 0 && !hlo_looks_like_proto(data, n) && looks_like_pbtxt(data,
+	    n))
+		r = hlo_err_file(e, name, "a text-format proto (pbtxt), which "
+			"hlopt does not read: give HLO text or a binary "
+			"HloModuleProto (protoc -Ihlo --encode=xla.HloModuleProto "
+			"hlo.proto < IN > OUT.pb)");
 	free(data);
 	return r;
 }

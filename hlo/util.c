@@ -202,81 +202,192 @@ hlo_read_file(const char *path, char **data, size_t *len, HloError *e)
 	return 0;
 }
 
-/* writes data to path through a temporary file and rename, so a failure
- * never leaves a half-written output behind */
-int
-hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
+/* the file a path names: a symbolic link is followed to its target
+ * (which need not exist yet), so writing replaces the target, not the
+ * link; a malloc'd path */
+static char *
+write_target(const char *path)
 {
-	char *tmp;
-	size_t n;
-	FILE *f;
+	char *cur = xstrdup(path), *lnk, *slash, *nxt;
+	ssize_t k;
+	size_t cap;
+	int hops;
 	struct stat st;
+
+	for (hops = 0; hops < 40 && lstat(cur, &st) == 0 &&
+	    S_ISLNK(st.st_mode); hops++) {
+		cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+		lnk = xmalloc(cap + 1);
+		k = readlink(cur, lnk, cap);
+		if (k < 0) {
+			free(lnk);
+			break;
+		}
+		lnk[k] = 0;
+		slash = strrchr(cur, '/');
+		if (lnk[0] == '/' || !slash) {
+			nxt = lnk;
+		} else {	/* relative to the link's folder */
+			nxt = xmalloc((size_t)(slash - cur) + 2 + (size_t)k);
+			memcpy(nxt, cur, (size_t)(slash - cur) + 1);
+			memcpy(nxt + (slash - cur) + 1, lnk, (size_t)k + 1);
+			free(lnk);
+		}
+		free(cur);
+		cur = nxt;
+	}
+	return cur;
+}
+
+/* writes a whole buffer to f; 0, or -1 with errno set */
+static int
+write_all(FILE *f, const void *data, size_t len)
+{
+	errno = 0;
+	if (fwrite(data, 1, len, f) != len || fflush(f) || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* one output of hlo_write_files on its way: a temporary file next to
+ * its target, or (tmp NULL) a device, pipe or stdout written in place */
+typedef struct {
+	char *target, *tmp;
+} Pending;
+
+/* creates the temporary file of o (mode: the existing file's, or 0666
+ * less the umask) and fills it */
+static int
+write_tmp(const HloOutput *o, Pending *w, HloError *e)
+{
+	size_t n = strlen(w->target);
+	struct stat st;
+	mode_t mode, um;
+	FILE *f;
 	int fd, err;
 
-	if (strcmp(path, "-") == 0) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
-			return hlo_err_file(e, "<stdout>", "write failed: %s",
-				strerror(errno));
-		return 0;
+	if (stat(w->target, &st) == 0) {
+		mode = st.st_mode & 07777;
+	} else {
+		um = umask(022);
+		umask(um);
+		mode = 0666 & ~um;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device or pipe (/dev/null, /dev/full): write in place;
-		 * renaming over it would replace the node */
-		if (S_ISDIR(st.st_mode))
-			return hlo_err_file(e, path, "is a directory");
-		f = fopen(path, "wb");
-		if (!f)
-			return hlo_err_file(e, path, "cannot open: %s",
-				strerror(errno));
-		if (fwrite(data, 1, len, f) != len || fflush(f)) {
-			err = errno;
-			fclose(f);
-			return hlo_err_file(e, path, "write failed: %s",
-				strerror(err ? err : EIO));
-		}
-		if (fclose(f))
-			return hlo_err_file(e, path, "write failed: %s",
-				strerror(errno));
-		return 0;
-	}
-	n = strlen(path);
-	tmp = xmalloc(n + 16);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	fd = mkstemp(tmp);
+	w->tmp = xmalloc(n + 16);
+	memcpy(w->tmp, w->target, n);
+	memcpy(w->tmp + n, ".tmp.XXXXXX", 12);
+	fd = mkstemp(w->tmp);
 	if (fd < 0) {
 		err = errno;
-		free(tmp);
-		return hlo_err_file(e, path, "cannot create: %s",
+		free(w->tmp);
+		w->tmp = NULL;
+		return hlo_err_file(e, o->path, "cannot create: %s",
 			strerror(err));
 	}
+	fchmod(fd, mode);
 	f = fdopen(fd, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || ferror(f)) {
+	if (!f || write_all(f, o->data, o->len) < 0) {
 		err = errno;
 		if (f)
 			fclose(f);
 		else
 			close(fd);
-		unlink(tmp);
-		free(tmp);
-		return hlo_err_file(e, path, "write failed: %s",
+		return hlo_err_file(e, o->path, "write failed: %s",
 			strerror(err ? err : EIO));
 	}
-	{
-		mode_t um = umask(022);
+	if (fclose(f))
+		return hlo_err_file(e, o->path, "write failed: %s",
+			strerror(errno));
+	return 0;
+}
 
-		umask(um);
-		fchmod(fd, 0666 & ~um);
+/* writes o in place: stdout ("-"), or a device or pipe (/dev/null,
+ * /dev/full), where renaming over it would replace the node */
+static int
+write_inplace(const HloOutput *o, HloError *e)
+{
+	FILE *f;
+	int err;
+
+	if (strcmp(o->path, "-") == 0) {
+		if (write_all(stdout, o->data, o->len) < 0)
+			return hlo_err_file(e, "<stdout>", "write failed: %s",
+				strerror(errno));
+		return 0;
 	}
-	if (fclose(f) || rename(tmp, path)) {
+	f = fopen(o->path, "wb");
+	if (!f)
+		return hlo_err_file(e, o->path, "cannot open: %s",
+			strerror(errno));
+	if (write_all(f, o->data, o->len) < 0) {
 		err = errno;
-		unlink(tmp);
-		free(tmp);
-		return hlo_err_file(e, path, "write failed: %s",
+		fclose(f);
+		return hlo_err_file(e, o->path, "write failed: %s",
 			strerror(err));
 	}
-	free(tmp);
+	if (fclose(f))
+		return hlo_err_file(e, o->path, "write failed: %s",
+			strerror(errno));
 	return 0;
+}
+
+/* writes every output or, as far as the file system allows, none:
+ * regular files go to temporary files first; devices and stdout are
+ * written once all of those exist; the renames come last, and a
+ * failure before them removes every temporary file */
+int
+hlo_write_files(const HloOutput *o, size_t n, HloError *e)
+{
+	Pending *w = xcalloc(n ? n : 1, sizeof *w);
+	struct stat st;
+	size_t i;
+	int r = 0, err;
+
+	for (i = 0; i < n && r == 0; i++) {
+		if (strcmp(o[i].path, "-") == 0)
+			continue;
+		w[i].target = write_target(o[i].path);
+		if (stat(w[i].target, &st) == 0 && S_ISDIR(st.st_mode))
+			r = hlo_err_file(e, o[i].path, "is a directory");
+		else if (stat(w[i].target, &st) < 0 || S_ISREG(st.st_mode))
+			r = write_tmp(&o[i], &w[i], e);
+	}
+	for (i = 0; i < n && r == 0; i++)
+		if (!w[i].tmp)
+			r = write_inplace(&o[i], e);
+	for (i = 0; i < n && r == 0; i++) {
+		if (w[i].tmp && rename(w[i].tmp, w[i].target) < 0) {
+			err = errno;
+			r = hlo_err_file(e, o[i].path, "write failed: %s",
+				strerror(err));
+		} else if (w[i].tmp) {
+			free(w[i].tmp);
+			w[i].tmp = NULL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (w[i].tmp)
+			unlink(w[i].tmp);
+		free(w[i].tmp);
+		free(w[i].target);
+	}
+	free(w);
+	return r;
+}
+
+/* writes data to path (see hlo_write_files) */
+int
+hlo_write_file(const char *path, const void *data, size_t len, HloError *e)
+{
+	HloOutput o;
+
+	o.path = path;
+	o.data = data;
+	o.len = len;
+	return hlo_write_files(&o, 1, e);
 }
 
 void

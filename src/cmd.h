@@ -28,8 +28,19 @@ int cmd_format_arg(const char *s, const char *allowed, int *status);
 int cmd_error(const HloError *e);	/* prints e; returns EXIT_ERR */
 int cmd_load(const char *path, HloModule **m);
 			/* load + verify; prints errors; exit status */
+int cmd_out_proto(const char *path);
+			/* by extension: 1 proto (.pb .binpb .hloproto,
+			 * any case), 0 text (.hlo .txt, none), -1 unknown */
+int cmd_check_out(const char *path, const char *to, int *status);
+			/* -1 after a usage message (*status 2) when path's
+			 * extension says no format and to is NULL */
 int cmd_write_module(const HloModule *m, const char *path, const char *to,
-	HloError *e);	/* to: "text", "proto" or NULL (by path: .pb) */
+	HloError *e);	/* path NULL: stdout by default (no proto to a
+			 * terminal); to: "text", "proto" or NULL (by
+			 * path's extension) */
+int cmd_write_outputs(const HloModule *m, const char *path, const char *to,
+	const char *reppath, const HloBuf *rep, HloError *e);
+			/* module and report, both or neither */
 
 /* the evaluation flags every evaluating command shares (src/cmd_verify.c):
  * --seed --max-memory --threads --max-steps --max-elements --max-gflop,

@@ -13,7 +13,8 @@ cmd_convert(int argc, char **argv)
 	struct arg_str *out = arg_str0("o", "output", "OUT",
 		"output file, - for stdout (default -)");
 	struct arg_str *to = arg_str0(NULL, "to", "text|proto",
-		"output format (default: by OUT's extension, .pb is proto)");
+		"output format (default: by OUT's extension: .pb .binpb "
+		".hloproto proto, .hlo .txt text, others refused)");
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
@@ -29,9 +30,12 @@ cmd_convert(int argc, char **argv)
 	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
 	    &status) < 0)
 		goto done;
+	if (cmd_check_out(out->count ? out->sval[0] : NULL, to->count ?
+	    to->sval[0] : NULL, &status) < 0)
+		goto done;
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;
-	if (cmd_write_module(m, out->count ? out->sval[0] : "-",
+	if (cmd_write_module(m, out->count ? out->sval[0] : NULL,
 	    to->count ? to->sval[0] : NULL, &e) < 0) {
 		status = cmd_error(&e);
 	}

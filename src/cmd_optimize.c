@@ -344,6 +344,13 @@ cmd_optimize(int argc, char **argv)
 		reppath = rep->sval[0];
 	else if (strcmp(outpath, "-"))
 		reppath = "-";
+	else if (format->count) {	/* the report, not the module */
+		outpath = NULL;
+		reppath = "-";
+	}
+	if (out->count && cmd_check_out(outpath, to->count ? to->sval[0] :
+	    NULL, &status) < 0)
+		goto done;
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
 	if (policy->count && cmd_policy_seq(m, policy->sval[0],
@@ -408,15 +415,10 @@ cmd_optimize(int argc, char **argv)
 		else
 			report_text(m, &r, &b);
 	}
-	if (cmd_write_module(m, outpath, to->count ? to->sval[0] : NULL,
-	    &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
-		goto done;
-	}
 	if (tim->count)
 		timing(&r);
-	if (reppath && hlo_write_file(reppath, b.buf, b.len, &e) < 0) {
+	if (cmd_write_outputs(outpath ? m : NULL, out->count ? outpath :
+	    NULL, to->count ? to->sval[0] : NULL, reppath, &b, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		status = EXIT_ERR;
 		goto done;

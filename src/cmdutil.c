@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "hlo.h"
 #include "cmd.h"
@@ -38,33 +40,108 @@ cmd_load(const char *path, HloModule **m)
 	return EXIT_OK;
 }
 
-/* writes m to path as text or proto; to is "text", "proto" or NULL
- * (then chosen by the path: ".pb" is proto, anything else text) */
+/* the output format of path: 1 proto (.pb, .binpb, .hloproto in any
+ * case), 0 text (.hlo, .txt, no extension, stdout), -1 unknown (such as
+ * .pbtxt, a text-format proto hlopt does not write) */
 int
-cmd_write_module(const HloModule *m, const char *path, const char *to,
-	HloError *e)
+cmd_out_proto(const char *path)
 {
-	HloBuf b = {0};
-	size_t n = strlen(path);
-	int proto, r;
+	static const char *const proto[] = {".pb", ".binpb", ".hloproto"};
+	static const char *const text[] = {".hlo", ".txt"};
+	const char *base = strrchr(path, '/'), *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!strcmp(path, "-") || !dot || dot == base)
+		return 0;
+	for (i = 0; i < sizeof proto / sizeof proto[0]; i++)
+		if (!strcasecmp(dot, proto[i]))
+			return 1;
+	for (i = 0; i < sizeof text / sizeof text[0]; i++)
+		if (!strcasecmp(dot, text[i]))
+			return 0;
+	return -1;
+}
+
+/* checks that path (NULL: stdout by default) can take a module in
+ * format to (NULL: by extension); -1 after a usage message, *status 2 */
+int
+cmd_check_out(const char *path, const char *to, int *status)
+{
+	if (!path || to)
+		return 0;
+	if (cmd_out_proto(path) < 0) {
+		fprintf(stderr, "hlopt: error: -o %s: unknown extension "
+			"'%s' (text: .hlo .txt; HloModuleProto: .pb .binpb "
+			".hloproto); give --to text|proto\n", path,
+			strrchr(path, '.'));
+		*status = EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+/* the bytes of m as text or proto, for path (NULL: stdout, chosen by
+ * default) and to ("text", "proto" or NULL: by the extension); a
+ * proto is refused on a terminal unless "-o -" was given */
+static int
+module_bytes(const HloModule *m, const char *path, const char *to,
+	HloBuf *b, HloError *e)
+{
+	int proto;
 
 	if (to)
 		proto = !strcmp(to, "proto");
-	else
-		proto = n > 3 && !strcmp(path + n - 3, ".pb");
-	if (proto) {
-		if (hlo_write_proto(m, &b, e) < 0) {
-			hlo_buf_free(&b);
-			return -1;
-		}
-	} else {
-		hlo_print_module(m, &b);
+	else if ((proto = cmd_out_proto(path ? path : "-")) < 0)
+		return hlo_err_file(e, path, "unknown output extension; give "
+			"--to text|proto");
+	if (proto && !path && isatty(STDOUT_FILENO))
+		return hlo_err_file(e, "<stdout>", "binary HloModuleProto "
+			"not written to a terminal; give -o FILE, or -o - to "
+			"insist");
+	if (proto)
+		return hlo_write_proto(m, b, e);
+	hlo_print_module(m, b);
+	return 0;
+}
+
+/* writes m (if not NULL) to path (NULL: stdout by default) as text or
+ * proto, and rep (if reppath is not NULL) to reppath: both or, on any
+ * failure, neither */
+int
+cmd_write_outputs(const HloModule *m, const char *path, const char *to,
+	const char *reppath, const HloBuf *rep, HloError *e)
+{
+	HloBuf b = {0};
+	HloOutput o[2];
+	size_t n = 0;
+	int r = 0;
+
+	if (m) {
+		r = module_bytes(m, path, to, &b, e);
+		o[n].path = path ? path : "-";
+		o[n].data = b.buf ? b.buf : "";
+		o[n++].len = b.len;
 	}
-	r = hlo_write_file(path, b.buf ? b.buf : "", b.len, e);
+	if (reppath) {
+		o[n].path = reppath;
+		o[n].data = rep->buf ? rep->buf : "";
+		o[n++].len = rep->len;
+	}
+	if (r == 0)
+		r = hlo_write_files(o, n, e);
 	hlo_buf_free(&b);
 	return r;
 }
 
+/* writes m to path (see cmd_write_outputs) */
+int
+cmd_write_module(const HloModule *m, const char *path, const char *to,
+	HloError *e)
+{
+	return cmd_write_outputs(m, path, to, NULL, NULL, e);
+}
 
 /* parses argv against argtable, whose first entry must be the
  * arg_lit0(NULL, "help", ...) of the command and whose last is arg_end */

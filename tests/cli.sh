@@ -174,5 +174,30 @@ expect 1 "run --inputs with too few literals" -- $H run --inputs "$T/in1.txt" $C
 check "the message counts the parameters" -- grep -q '1 literals for 2 entry parameters' "$T/err"
 expect 2 "run --inputs with --ranges-from" -- $H run --inputs "$T/in.txt" --ranges-from $C/add2.hlo $C/add2.hlo
 
+# outputs (issue 15, 7): symbolic links, modes, all or nothing, format
+# by extension, text-format protos refused by name
+expect 0 "convert to .BinPB (any case) is proto" -- $H convert $small -o "$T/o1.BinPB"
+expect 0 "convert to .hloproto is proto" -- $H convert $small -o "$T/o1.hloproto"
+check ".binpb and .hloproto equal .pb" -- sh -c "cmp -s $T/a.pb $T/o1.BinPB && cmp -s $T/a.pb $T/o1.hloproto"
+expect 2 "convert to .pbtxt is refused" -- $H convert $small -o "$T/o1.pbtxt"
+check "the refusal names the extension and --to" -- grep -q "unknown extension '.pbtxt'.*--to" "$T/err"
+check "nothing written for a refused extension" -- test ! -e "$T/o1.pbtxt"
+expect 0 "convert --to text to .pbtxt" -- $H convert --to text $small -o "$T/o1.pbtxt"
+expect 0 "an output to overwrite" -- $H convert $small -o "$T/mode.hlo"
+chmod 640 "$T/mode.hlo"
+ln -s mode.hlo "$T/link.hlo"
+expect 0 "convert through a symbolic link" -- $H convert "$T/a.pb" -o "$T/link.hlo"
+check "the link is still a link" -- test -L "$T/link.hlo"
+check "the target was written" -- cmp -s "$T/mode.hlo" "$T/b.hlo"
+check "the target kept its mode" -- sh -c "ls -l $T/mode.hlo | grep -q '^-rw-r-----'"
+expect 1 "optimize with an unwritable report" -- $H optimize $small -o "$T/half.hlo" --report "$T/no/dir/r.txt"
+check "no module left when the report fails" -- test ! -e "$T/half.hlo"
+expect 1 "optimize with an unwritable module" -- $H optimize $small -o "$T/no/dir/m.hlo" --report "$T/half.rep"
+check "no report left when the module fails" -- test ! -e "$T/half.rep"
+check "still no temporary files left" -- sh -c "! ls $T | grep -q tmp"
+printf 'name: "m"\nentry_computation_name: "e"\ncomputations {\n}\n' >"$T/m.pbtxt"
+expect 1 "a text-format proto input" -- $H stats "$T/m.pbtxt"
+check "the error names the format" -- grep -q 'text-format proto (pbtxt)' "$T/err"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
