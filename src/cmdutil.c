@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hlo.h"
@@ -42,19 +43,22 @@ cmd_load(const char *path, HloModule **m)
 
 /* the output format of path: 1 proto (.pb, .binpb, .hloproto in any
  * case), 0 text (.hlo, .txt, no extension, stdout), -1 unknown (such as
- * .pbtxt, a text-format proto hlopt does not write) */
+ * .pbtxt, a text-format proto hlopt does not write); an existing
+ * device or folder is text */
 int
 cmd_out_proto(const char *path)
 {
 	static const char *const proto[] = {".pb", ".binpb", ".hloproto"};
 	static const char *const text[] = {".hlo", ".txt"};
 	const char *base = strrchr(path, '/'), *dot;
+	struct stat st;
 	size_t i;
 
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
-	if (!strcmp(path, "-") || !dot || dot == base)
-		return 0;
+	if (!strcmp(path, "-") || !dot || dot == base ||
+	    (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return 0;	/* a device or folder: text (or its error) */
 	for (i = 0; i < sizeof proto / sizeof proto[0]; i++)
 		if (!strcasecmp(dot, proto[i]))
 			return 1;
