@@ -35,6 +35,10 @@ enum {
 /* passes/registry.c */
 extern const Pass hlo_passes[PASS_COUNT];
 int pass_lookup(const char *name, size_t n);	/* -1 if unknown */
+int pass_lookup_spec(const char *name, size_t n);
+				/* a name or a decimal RL action id */
+const char *pass_suggest(const char *name, size_t n);
+				/* the nearest name, NULL if none is near */
 
 /* a bump allocator for per-pass scratch memory; pass_reset frees it all */
 typedef struct {

@@ -143,7 +143,7 @@ parse(const char *text, size_t n, const char *fname, PassSeq *s,
 				i = j;
 				continue;
 			}
-			id = pass_lookup(text + i, j - i);
+			id = pass_lookup_spec(text + i, j - i);
 			if (id < 0 && j - i > 7 && !memcmp(text + i, "fusion-",
 			    7) && pass_fusion_strategy(text + i + 7, j - i - 7)) {
 				const char *sq = pass_fusion_strategy(text + i +
@@ -158,11 +158,17 @@ parse(const char *text, size_t n, const char *fname, PassSeq *s,
 				i = j;
 				continue;
 			}
-			if (id < 0)
+			if (id < 0) {
+				const char *near = pass_suggest(text + i,
+					j - i);
+
 				return hlo_err(e, "%s:%d: error: unknown pass "
-					"'%.*s' ('hlopt passes' lists them)",
-					fname, line, (int)(j - i > 100 ? 100 :
-					j - i), text + i);
+					"'%.*s'%s%s%s ('hlopt passes' lists "
+					"names and ids)", fname, line, (int)(j -
+					i > 100 ? 100 : j - i), text + i, near ?
+					"; did you mean '" : "", near ? near :
+					"", near ? "'?" : "");
+			}
 			pass_seq_add(s, id);
 			i = j;
 		} else {

@@ -199,5 +199,19 @@ printf 'name: "m"\nentry_computation_name: "e"\ncomputations {\n}\n' >"$T/m.pbtx
 expect 1 "a text-format proto input" -- $H stats "$T/m.pbtxt"
 check "the error names the format" -- grep -q 'text-format proto (pbtxt)' "$T/err"
 
+# flags (issue 15, 6): --format without -o, pass ids, --list-passes,
+# did you mean
+expect 0 "optimize --format json without -o" -- $H optimize --format json --passes dce $small
+check "it prints the report, not the module" -- sh -c "grep -q '\"sequence\"' $T/out && ! grep -q '^HloModule' $T/out"
+expect 0 "--passes by RL action id" -- sh -c "$H optimize --passes 0,2 $small -o $T/ids.hlo --report - > $T/ids.rep"
+check "ids are the passes of 'hlopt passes'" -- grep -q '^passes *algsimp,dce$' "$T/ids.rep"
+expect 2 "--passes with an id out of range" -- $H optimize --passes 9999 $small
+expect 2 "--passes with a misspelt name" -- $H optimize --passes tuple_simplifer $small
+check "did you mean the nearest name" -- grep -q "did you mean 'tuple-simplifier'" "$T/err"
+expect 0 "hlopt --list-passes" -- $H --list-passes
+check "--list-passes lists the passes" -- grep -q '^ *0  algsimp ' "$T/out"
+expect 0 "--help" -- $H --help
+check "--help points to the manual page" -- grep -q "'man .*hlopt.*' describes all" "$T/out"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
