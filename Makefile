@@ -77,6 +77,7 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all tests replay
 	@sh scripts/layers $(BUILD) $(LAYERS)
+	@sh scripts/sizes
 	@sh scripts/runtests $(BUILD) $(BIN)
 
 tests: $(TESTBINS)

@@ -247,6 +247,101 @@ timing(const Report *r)
 	}
 }
 
+/* where the module and the report go: the module to -o (default
+ * stdout), the report to --report, else to stdout when the module goes to
+ * a file or when --format asks for it without -o (then no module) */
+static void
+outputs(struct arg_str *out, struct arg_str *rep, int format,
+	const char **outpath, const char **reppath)
+{
+	*outpath = out->count ? out->sval[0] : "-";
+	*reppath = NULL;
+	if (rep->count)
+		*reppath = rep->sval[0];
+	else if (strcmp(*outpath, "-"))
+		*reppath = "-";
+	else if (format) {
+		*outpath = NULL;
+		*reppath = "-";
+	}
+}
+
+/* the pass sequence the flags give: --passes (default: default) or
+ * --policy (read once the module is loaded), then --fusion-strategy's;
+ * EXIT_OK or the usage status */
+static int
+seq_args(struct arg_str *passes, struct arg_str *policy,
+	struct arg_int *samples, struct arg_str *fstrat, PassSeq *seq,
+	const PassFusionStrategy **fst)
+{
+	HloError e;
+
+	if ((policy->count && passes->count) || (samples->count &&
+	    (!policy->count || samples->ival[0] < 0))) {
+		fprintf(stderr, "hlopt: error: --policy or --passes, not both; "
+			"--samples (not negative) goes with --policy\n");
+		return EXIT_USAGE;
+	}
+	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
+	    seq, &e) < 0) {
+		fprintf(stderr, "hlopt: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	if (fstrat->count && !(*fst = pass_fusion_strategy(fstrat->sval[0],
+	    strlen(fstrat->sval[0])))) {
+		fprintf(stderr, "hlopt: error: unknown fusion strategy '%s' "
+			"(none, xla-cpu, xla-gpu, aggressive, merge-across, "
+			"unfused)\n", fstrat->sval[0]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* runs r->seq over m with ctx, the cost measured before and after; with
+ * vo, the result is checked against the input (r->verified). EXIT_OK,
+ * or the status to end with (a partial verification goes on writing) */
+static int
+run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
+{
+	HloModule *orig = vo ? hlo_module_clone(m) : NULL;
+	HloError e;
+	uint32_t i;
+	double t0;
+	int status = EXIT_ERR;
+
+	if (hlo_cost(m, &r->before, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", r->in, e.msg);
+		goto out;
+	}
+	t0 = now_ms();
+	if (pass_run_seq(m, &r->seq, ctx, &r->log) < 0) {
+		fprintf(stderr, "%s: %s\n", r->in, ctx->err.msg);
+		goto out;
+	}
+	r->ms = now_ms() - t0;
+	if (hlo_cost(m, &r->after, &e) < 0) {
+		fprintf(stderr, "%s: after the passes: %s\n", r->in, e.msg);
+		goto out;
+	}
+	status = EXIT_OK;
+	for (i = 0; orig && i < r->log.n && !r->log.steps[i].changed; i++)
+		;
+	if (orig && i == r->log.n) {
+		r->verified = 0;	/* nothing changed: the same module */
+	} else if (orig) {
+		vo->locate = 1;
+		r->verified = ev_verify(orig, m, vo, &r->vr);
+	}
+	if (r->verified > 0) {
+		fprintf(stderr, "%s: verify: %s: %s\n", r->in,
+			verdict(r->verified), r->vr.msg);
+		status = cmd_verdict_status(r->verified);
+	}
+out:
+	hlo_module_free(orig);
+	return status;
+}
+
 int
 cmd_optimize(int argc, char **argv)
 {
@@ -293,7 +388,7 @@ cmd_optimize(int argc, char **argv)
 		samples, fstrat, in, end};
 	const PassFusionStrategy *fst = NULL;
 	const char *summary = "run a sequence of passes over a module";
-	HloModule *m = NULL, *orig = NULL;
+	HloModule *m = NULL;
 	PassCtx ctx;
 	Report r;
 	HloBuf b = {0};
@@ -301,8 +396,6 @@ cmd_optimize(int argc, char **argv)
 	EvVerifyOpts vo;
 	const char *outpath, *reppath = NULL;
 	int status = EXIT_OK, json = 0;
-	uint32_t i;
-	double t0;
 
 	memset(&r, 0, sizeof r);
 	r.verified = -1;
@@ -315,39 +408,12 @@ cmd_optimize(int argc, char **argv)
 	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
 	    &status) < 0)
 		goto done;
-	if ((policy->count && passes->count) || (samples->count &&
-	    (!policy->count || samples->ival[0] < 0))) {
-		fprintf(stderr, "hlopt: error: --policy or --passes, not both; "
-			"--samples (not negative) goes with --policy\n");
-		status = EXIT_USAGE;
+	if (cmd_eval_parse(&ea, &vo, &status) < 0 ||
+	    (status = seq_args(passes, policy, samples, fstrat, &r.seq,
+	    &fst)) != EXIT_OK)
 		goto done;
-	}
-	if (cmd_eval_parse(&ea, &vo, &status) < 0)
-		goto done;
-	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
-	    &r.seq, &e) < 0) {
-		fprintf(stderr, "hlopt: %s\n", e.msg);
-		status = EXIT_USAGE;
-		goto done;
-	}
-	if (fstrat->count && !(fst = pass_fusion_strategy(fstrat->sval[0],
-	    strlen(fstrat->sval[0])))) {
-		fprintf(stderr, "hlopt: error: unknown fusion strategy '%s' "
-			"(none, xla-cpu, xla-gpu, aggressive, merge-across, "
-			"unfused)\n", fstrat->sval[0]);
-		status = EXIT_USAGE;
-		goto done;
-	}
 	r.in = in->filename[0];
-	outpath = out->count ? out->sval[0] : "-";
-	if (rep->count)
-		reppath = rep->sval[0];
-	else if (strcmp(outpath, "-"))
-		reppath = "-";
-	else if (format->count) {	/* the report, not the module */
-		outpath = NULL;
-		reppath = "-";
-	}
+	outputs(out, rep, format->count, &outpath, &reppath);
 	if (out->count && cmd_check_out(outpath, to->count ? to->sval[0] :
 	    NULL, &status) < 0)
 		goto done;
@@ -372,43 +438,10 @@ cmd_optimize(int argc, char **argv)
 			status = EXIT_ERR;
 		goto done;
 	}
-	if (verify->count)
-		orig = hlo_module_clone(m);
-	if (hlo_cost(m, &r.before, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", r.in, e.msg);
-		status = EXIT_ERR;
-		goto done;
-	}
 	ctx.flags = PASS_NAMES | (each->count ? PASS_VERIFY : 0);
-	t0 = now_ms();
-	if (pass_run_seq(m, &r.seq, &ctx, &r.log) < 0) {
-		fprintf(stderr, "%s: %s\n", r.in, ctx.err.msg);
-		status = EXIT_ERR;
-		goto done;
-	}
-	r.ms = now_ms() - t0;
-	if (hlo_cost(m, &r.after, &e) < 0) {
-		fprintf(stderr, "%s: after the passes: %s\n", r.in, e.msg);
-		status = EXIT_ERR;
-		goto done;
-	}
-	for (i = 0; orig && i < r.log.n && !r.log.steps[i].changed; i++)
-		;
-	if (orig && i == r.log.n) {
-		r.verified = 0;		/* nothing changed: the same module */
-	} else if (orig) {
-		vo.locate = 1;
-		r.verified = ev_verify(orig, m, &vo, &r.vr);
-	}
-	/* a failed check writes nothing; the report is built before the
-	 * module is written, so running out of memory leaves no output */
-	if (r.verified > 0) {
-		fprintf(stderr, "%s: verify: %s: %s\n", r.in,
-			verdict(r.verified), r.vr.msg);
-		status = cmd_verdict_status(r.verified);
-		if (r.verified != EV_PARTIAL)
-			goto done;
-	}
+	if ((status = run_checked(m, &r, &ctx, verify->count ? &vo : NULL)) !=
+	    EXIT_OK && r.verified != EV_PARTIAL)
+		goto done;	/* a failed check writes nothing */
 	if (reppath) {
 		if (json)
 			report_json(m, &r, &b);
@@ -430,7 +463,6 @@ done:
 	pass_log_free(&r.log);
 	pass_ctx_free(&ctx);
 	hlo_module_free(m);
-	hlo_module_free(orig);
 	arg_freetable(argtable, sizeof argtable / sizeof argtable[0]);
 	return status;
 }
