@@ -40,6 +40,30 @@ int pass_lookup_spec(const char *name, size_t n);
 const char *pass_suggest(const char *name, size_t n);
 				/* the nearest name, NULL if none is near */
 
+/* variants: a pass XLA runs with options other than its defaults is its
+ * own action, named "<xla name>:<option>" (call-inliner:single-call-site,
+ * gather_expander:simple, ...); the part before ':' is XLA's name() */
+
+/* named pipelines (pipeline.c): built-in sequences that --passes accepts
+ * by name. gaps lists the passes XLA runs at that point that hlopt does
+ * not (or runs with other options), with the reason */
+typedef struct {
+	const char *xla;	/* xla's pass, as its class and options */
+	const char *reason;
+} PassGap;
+
+typedef struct {
+	const char *name;
+	const char *desc;
+	const char *seq;	/* a sequence in --passes syntax */
+	const PassGap *gaps;
+	int ngaps;
+} PassPipeline;
+
+extern const PassPipeline pass_pipelines[];
+extern const int pass_npipelines;
+const PassPipeline *pass_pipeline_lookup(const char *name, size_t n);
+
 /* a bump allocator for per-pass scratch memory; pass_reset frees it all */
 typedef struct {
 	char *buf;		/* current block */

@@ -47,19 +47,8 @@ namechar(int ch)
 		ch == '.';
 }
 
-/* "default": xla:CPU's simplification pipeline (section 3.4 of the
- * reference notes) restricted to the passes registered */
-static const char default_seq[] =
-	"zero_sized_hlo_elimination,"
-	"fix(algsimp,simplify-sorts,dce,zero_sized_hlo_elimination,"
-	"while-loop-invariant-code-motion,tuple-simplifier,"
-	"while-loop-constant-sinking,simplify-while-loops,dce,reshape-mover,"
-	"constant_folding,simplify-conditional),"
-	"transpose-folding,cse,cse_barrier_expander,tuple-simplifier,"
-	"flatten-call-graph,dce";
-
 static int parse(const char *text, size_t n, const char *fname, PassSeq *s,
-	HloError *e, int lenient);
+	HloError *e, int nest);
 
 /* fusion strategies (man/hlopt.1, FUSION): "fusion-NAME" in a sequence,
  * or hlopt optimize --fusion-strategy NAME */
@@ -94,13 +83,27 @@ pass_seq_parse_text(const char *text, size_t n, const char *fname,
 	return parse(text, n, fname, s, e, 0);
 }
 
-/* lenient: unknown names are skipped (for "default") */
+/* the named pipeline text[0..n), or NULL */
+const PassPipeline *
+pass_pipeline_lookup(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < pass_npipelines; i++)
+		if (strlen(pass_pipelines[i].name) == n &&
+		    !memcmp(pass_pipelines[i].name, name, n))
+			return &pass_pipelines[i];
+	return NULL;
+}
+
+/* nest: how deep named pipelines are expanded (they may name others) */
 static int
 parse(const char *text, size_t n, const char *fname, PassSeq *s,
-	HloError *e, int lenient)
+	HloError *e, int nest)
 {
 	size_t i = 0, j, k;
 	int line = 1, depth = 0, id;
+	const PassPipeline *pl;
 
 	while (i < n) {
 		char ch = text[i];
@@ -135,26 +138,27 @@ parse(const char *text, size_t n, const char *fname, PassSeq *s,
 				i = k + 1;
 				continue;
 			}
-			if (j - i == 7 && !memcmp(text + i, "default", 7) &&
-			    !lenient) {
-				if (parse(default_seq, sizeof default_seq - 1,
-				    "default", s, e, 1) < 0)
-					return -1;
-				i = j;
-				continue;
-			}
 			id = pass_lookup_spec(text + i, j - i);
 			if (id < 0 && j - i > 7 && !memcmp(text + i, "fusion-",
 			    7) && pass_fusion_strategy(text + i + 7, j - i - 7)) {
 				const char *sq = pass_fusion_strategy(text + i +
 					7, j - i - 7)->seq;
 
-				if (parse(sq, strlen(sq), "fusion", s, e, 0) < 0)
+				if (parse(sq, strlen(sq), "fusion", s, e, nest + 1)
+				    < 0)
 					return -1;
 				i = j;
 				continue;
 			}
-			if (id < 0 && lenient) {
+			if (id < 0 && (pl = pass_pipeline_lookup(text + i,
+			    j - i)) != NULL) {
+				if (nest > 4)
+					return hlo_err(e, "%s:%d: error: "
+						"pipelines nested too deep",
+						fname, line);
+				if (parse(pl->seq, strlen(pl->seq), pl->name,
+				    s, e, nest + 1) < 0)
+					return -1;
 				i = j;
 				continue;
 			}

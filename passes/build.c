@@ -1,0 +1,295 @@
+/* build.c: instruction building for the expander passes (build.h) and
+ * the OpExpanderPass driver they share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+
+static const HloInstr *
+ins(PassEdit *ed, uint32_t x)
+{
+	return &ed->m->comps[ed->c].ins[x];
+}
+
+uint32_t
+pass_b_op(PassEdit *ed, int op, uint32_t shape, uint32_t nops,
+	const uint32_t *ops)
+{
+	HloModule *m = ed->m;
+	uint32_t r[8], *o = nops <= 8 ? r : xreallocarray(NULL, nops,
+		sizeof *o), k, i;
+
+	for (k = 0; k < nops; k++)
+		o[k] = pass_res(ed, ops[k]);
+	i = hlo_instr_add(m, ed->c, op, shape,
+		hlo_fresh_name(m, hlo_opinfo[op].name), nops, o);
+	if (o != r)
+		free(o);
+	pass_edit_added(ed, i);
+	return i;
+}
+
+uint32_t
+pass_b_shape(PassEdit *ed, uint32_t x)
+{
+	return ins(ed, pass_res(ed, x))->shape;
+}
+
+int
+pass_b_type(PassEdit *ed, uint32_t x)
+{
+	return hlo_sh(ed->m, pass_b_shape(ed, x))->type;
+}
+
+uint32_t
+pass_b_array(HloModule *m, int type, int rank, const int64_t *dims)
+{
+	return hlo_shape(m, type, rank, dims, NULL, 0, 0);
+}
+
+uint32_t
+pass_b_scalar_bits(PassEdit *ed, int type, uint64_t bits)
+{
+	HloModule *m = ed->m;
+	unsigned char buf[16];
+	int n = hlo_type_bytes(type), k;
+	uint32_t i;
+	HloAttr a;
+
+	memset(buf, 0, sizeof buf);
+	for (k = 0; k < n && k < 8; k++)
+		buf[k] = (unsigned char)(bits >> (8 * k));
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, buf, n);
+	i = pass_b_op(ed, HOP_CONSTANT, hlo_shape_scalar(m, type), 0, NULL);
+	hlo_set_attrs(m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_scalar(PassEdit *ed, int type, double v)
+{
+	const HloTypeInfo *t = &hlo_typeinfo[type];
+	uint64_t bits;
+
+	if (t->cls == C_FLOAT)
+		bits = hlo_float_encode(type, v);
+	else if (t->cls == C_CPLX)
+		bits = type == TY_C64 ? hlo_float_encode(TY_F32, v) :
+			hlo_float_encode(TY_F64, v);
+	else if (t->cls == C_PRED)
+		bits = v != 0;
+	else if (t->cls == C_UINT)
+		bits = (uint64_t)v;
+	else
+		bits = (uint64_t)(int64_t)v;
+	return pass_b_scalar_bits(ed, type, bits);
+}
+
+uint32_t
+pass_b_bcast(PassEdit *ed, uint32_t x, uint32_t shape, uint32_t ndims,
+	const int64_t *dims)
+{
+	uint32_t i = pass_b_op(ed, HOP_BROADCAST, shape, 1, &x);
+	HloAttr a = hlo_mk_ints(ed->m, A_DIMENSIONS, dims, ndims);
+
+	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_like(PassEdit *ed, uint32_t x, double v)
+{
+	uint32_t s = pass_b_shape(ed, x);
+	uint32_t k = pass_b_scalar(ed, hlo_sh(ed->m, s)->type, v);
+
+	if (hlo_sh(ed->m, s)->rank == 0)
+		return k;
+	return pass_b_bcast(ed, k, s, 0, NULL);
+}
+
+uint32_t
+pass_b_unary(PassEdit *ed, int op, uint32_t x)
+{
+	return pass_b_op(ed, op, pass_b_shape(ed, x), 1, &x);
+}
+
+uint32_t
+pass_b_binary(PassEdit *ed, int op, uint32_t a, uint32_t b)
+{
+	uint32_t o[2] = {a, b};
+
+	return pass_b_op(ed, op, pass_b_shape(ed, a), 2, o);
+}
+
+uint32_t
+pass_b_compare(PassEdit *ed, uint32_t a, uint32_t b, const char *dir)
+{
+	uint32_t o[2] = {a, b}, i;
+	HloAttr at;
+
+	i = pass_b_op(ed, HOP_COMPARE, hlo_shape_with_type(ed->m,
+		pass_b_shape(ed, a), TY_PRED), 2, o);
+	at = hlo_mk_bytes(ed->m, A_DIRECTION, K_WORD, dir, strlen(dir));
+	hlo_set_attrs(ed->m, ed->c, i, 1, &at);
+	return i;
+}
+
+uint32_t
+pass_b_select(PassEdit *ed, uint32_t p, uint32_t a, uint32_t b)
+{
+	uint32_t o[3] = {p, a, b};
+
+	return pass_b_op(ed, HOP_SELECT, pass_b_shape(ed, a), 3, o);
+}
+
+uint32_t
+pass_b_convert(PassEdit *ed, uint32_t x, int type)
+{
+	return pass_b_op(ed, HOP_CONVERT, hlo_shape_with_type(ed->m,
+		pass_b_shape(ed, x), type), 1, &x);
+}
+
+uint32_t
+pass_b_bitcast_convert(PassEdit *ed, uint32_t x, int type)
+{
+	return pass_b_op(ed, HOP_BITCASTCVT, hlo_shape_with_type(ed->m,
+		pass_b_shape(ed, x), type), 1, &x);
+}
+
+uint32_t
+pass_b_reshape(PassEdit *ed, uint32_t x, int rank, const int64_t *dims)
+{
+	return pass_b_op(ed, HOP_RESHAPE, pass_b_array(ed->m,
+		pass_b_type(ed, x), rank, dims), 1, &x);
+}
+
+uint32_t
+pass_b_transpose(PassEdit *ed, uint32_t x, int rank, const int64_t *perm)
+{
+	HloModule *m = ed->m;
+	int64_t d[64];
+	const int64_t *xd = hlo_dims(m, hlo_sh(m, pass_b_shape(ed, x)));
+	uint32_t i;
+	HloAttr a;
+	int k;
+
+	for (k = 0; k < rank && k < 64; k++)
+		d[k] = xd[perm[k]];
+	i = pass_b_op(ed, HOP_TRANSPOSE, pass_b_array(m, pass_b_type(ed, x),
+		rank, d), 1, &x);
+	a = hlo_mk_ints(m, A_DIMENSIONS, perm, rank);
+	hlo_set_attrs(m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_slice(PassEdit *ed, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride)
+{
+	HloModule *m = ed->m;
+	int rank = hlo_sh(m, pass_b_shape(ed, x))->rank, k;
+	int64_t d[64], t[3 * 64];
+	uint32_t i;
+	HloAttr a;
+
+	for (k = 0; k < rank && k < 64; k++) {
+		int64_t st = stride ? stride[k] : 1;
+
+		d[k] = (limit[k] - start[k] + st - 1) / st;
+		t[3 * k] = start[k];
+		t[3 * k + 1] = limit[k];
+		t[3 * k + 2] = st;
+	}
+	i = pass_b_op(ed, HOP_SLICE, pass_b_array(m, pass_b_type(ed, x), rank,
+		d), 1, &x);
+	a = hlo_mk_ints(m, A_SLICE, t, 3 * rank);
+	a.kind = K_SLICE;
+	hlo_set_attrs(m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_set_attrs_like(PassEdit *ed, uint32_t dst, uint32_t src)
+{
+	HloModule *m = ed->m;
+	const HloInstr *s = ins(ed, src);
+	uint32_t n = s->nattrs;
+	HloAttr *a = xreallocarray(NULL, n + 1, sizeof *a);
+
+	memcpy(a, m->attrv + s->attrs, n * sizeof *a);
+	hlo_set_attrs(m, ed->c, dst, n, a);
+	free(a);
+	return dst;
+}
+
+uint8_t *
+pass_fusion_comps(const HloModule *m, PassCtx *ctx)
+{
+	uint8_t *f = pass_zalloc(ctx, m->ncomps + 1, 1);
+	uint32_t c, i, k, d;
+
+	for (c = 0; c < m->ncomps; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		if (cp->flags & HC_FUSION)
+			f[c] = 1;
+		for (i = 0; i < cp->nins; i++) {
+			const HloInstr *in = &cp->ins[i];
+
+			if ((in->flags & HI_DEAD) || in->op != HOP_FUSION)
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = m->ids[in->called + k]) < m->ncomps)
+					f[d] = 1;
+		}
+	}
+	return f;
+}
+
+int
+pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
+	PassExpandFn expand, void *arg)
+{
+	PassEdit ed;
+	uint8_t *fx = xmalloc(m->ncomps + 1), *fus = xmalloc(m->ncomps + 1);
+	uint32_t c, i, x, r, cnt, *order, ncomps = m->ncomps;
+	int changed = 0;
+
+	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
+	memcpy(fus, pass_fusion_comps(m, ctx), m->ncomps);
+	pass_reset(ctx);
+	pass_edit_init(&ed, m, ctx, fx, ncomps);
+	for (c = 0; c < ncomps; c++) {
+		if (fus[c])
+			continue;
+		pass_edit_begin(&ed, c);
+		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
+		cnt = pass_post_order(m, c, order, ctx);
+		for (i = 0; i < cnt; i++) {
+			x = order[i];
+			if ((m->comps[c].ins[x].flags & HI_DEAD) ||
+			    pass_res(&ed, x) != x || ed.ctl[x] ||
+			    !match(&ed, x, arg))
+				continue;
+			r = expand(&ed, x, arg);
+			if (r == HLO_NONE)
+				continue;
+			ctx->stats.rewrites++;
+			if (r == x) {
+				ed.changed = 1;
+				continue;
+			}
+			pass_replace(&ed, x, pass_res(&ed, r), 0, 0);
+		}
+		changed |= ed.changed;
+		if (pass_edit_end(&ed) < 0) {
+			changed = -1;
+			break;
+		}
+		pass_reset(ctx);
+	}
+	pass_edit_free(&ed);
+	free(fx);
+	free(fus);
+	return changed;
+}

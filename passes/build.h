@@ -1,0 +1,55 @@
+/* build.h: building instructions inside a PassEdit (build.c), for the
+ * expander passes: constants, broadcasts, elementwise and shape ops with
+ * the shape xla's shape inference gives, and the OpExpanderPass driver. */
+#ifndef BUILD_H
+#define BUILD_H
+
+#include "pass.h"
+
+uint32_t pass_b_op(PassEdit *ed, int op, uint32_t shape, uint32_t nops,
+	const uint32_t *ops);	/* fresh name after the opcode */
+uint32_t pass_b_shape(PassEdit *ed, uint32_t x);	/* shape id of x */
+int pass_b_type(PassEdit *ed, uint32_t x);	/* element type of x */
+uint32_t pass_b_array(HloModule *m, int type, int rank, const int64_t *dims);
+				/* no layout */
+uint32_t pass_b_scalar(PassEdit *ed, int type, double v);
+				/* constant; integers from (int64_t)v */
+uint32_t pass_b_scalar_bits(PassEdit *ed, int type, uint64_t bits);
+				/* constant from its bit pattern */
+uint32_t pass_b_bcast(PassEdit *ed, uint32_t x, uint32_t shape,
+	uint32_t ndims, const int64_t *dims);
+uint32_t pass_b_like(PassEdit *ed, uint32_t x, double v);
+				/* MakeScalarLike: v of x's type, broadcast to
+				 * x's shape unless x is a scalar */
+uint32_t pass_b_unary(PassEdit *ed, int op, uint32_t x);
+uint32_t pass_b_binary(PassEdit *ed, int op, uint32_t a, uint32_t b);
+				/* shape of a */
+uint32_t pass_b_compare(PassEdit *ed, uint32_t a, uint32_t b,
+	const char *dir);	/* pred of a's dims */
+uint32_t pass_b_select(PassEdit *ed, uint32_t p, uint32_t a, uint32_t b);
+uint32_t pass_b_convert(PassEdit *ed, uint32_t x, int type);
+uint32_t pass_b_bitcast_convert(PassEdit *ed, uint32_t x, int type);
+uint32_t pass_b_reshape(PassEdit *ed, uint32_t x, int rank,
+	const int64_t *dims);
+uint32_t pass_b_transpose(PassEdit *ed, uint32_t x, int rank,
+	const int64_t *perm);
+uint32_t pass_b_slice(PassEdit *ed, uint32_t x, const int64_t *start,
+	const int64_t *limit, const int64_t *stride);
+uint32_t pass_b_set_attrs_like(PassEdit *ed, uint32_t dst, uint32_t src);
+				/* copies src's attributes to dst; returns dst */
+
+/* xla's OpExpanderPass: in every non-fusion computation, in post order,
+ * each instruction match() accepts is replaced by what expand() returns
+ * (HLO_NONE: left alone; the instruction itself: changed in place)
+ * through ReplaceInstruction. Instructions with control dependencies are
+ * left alone. Returns 1 changed, 0 not, -1 error. */
+typedef int (*PassMatchFn)(PassEdit *ed, uint32_t i, void *arg);
+typedef uint32_t (*PassExpandFn)(PassEdit *ed, uint32_t i, void *arg);
+int pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
+	PassExpandFn expand, void *arg);
+
+/* computations called as fusions (HC_FUSION or by a fusion): sized
+ * m->ncomps, in scratch */
+uint8_t *pass_fusion_comps(const HloModule *m, PassCtx *ctx);
+
+#endif

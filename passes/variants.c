@@ -1,0 +1,29 @@
+/* variants.c: passes registered again with options other than xla's
+ * defaults, each its own action named "<xla name>:<option>" (pass.h):
+ * the options are set for one run of the pass and restored after. */
+#include "pass.h"
+
+/* CallInliner(single_call_site=true), as XLA:CPU runs it */
+int
+pass_call_inliner_single(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.single_call_site, r;
+
+	ctx->opt.single_call_site = 1;
+	r = pass_call_inliner(m, ctx);
+	ctx->opt.single_call_site = save;
+	return r;
+}
+
+/* HloCSE(is_layout_sensitive=true), as XLA:CPU runs it after layout
+ * assignment */
+int
+pass_cse_layout(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.cse_layout_sensitive, r;
+
+	ctx->opt.cse_layout_sensitive = 1;
+	r = pass_cse(m, ctx);
+	ctx->opt.cse_layout_sensitive = save;
+	return r;
+}
