@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
@@ -935,7 +936,13 @@ START_TEST(hook_stops)
 }
 END_TEST
 
-#define POLICY_TMP "build/tests/check_rl.policy"
+/* a policy file of this process's own, wherever the tests are built */
+static void
+policy_tmp(char *path, size_t n)
+{
+	snprintf(path, n, "%s/hlopt_check_rl.%ld.policy", getenv("TMPDIR") ?
+		getenv("TMPDIR") : "/tmp", (long)getpid());
+}
 
 static unsigned char *
 slurp(const char *path, size_t *n)
@@ -961,6 +968,7 @@ spit(const char *path, const unsigned char *b, size_t n)
 /* save, load: the same weights, hyperparameters and actions */
 START_TEST(policy_roundtrip)
 {
+	char tmp[256];
 	Chain c;
 	RlEnv env = chain_env(&c);
 	RlParams p;
@@ -970,6 +978,7 @@ START_TEST(policy_roundtrip)
 	unsigned char mask[3] = {1, 1, 0};
 	int algo, s, a1, a2, k;
 
+	policy_tmp(tmp, sizeof tmp);
 	for (algo = 0; algo < RL_NALGO; algo++) {
 		if (algo == RL_DQN) {
 			dqn_params(&p, 600);
@@ -979,9 +988,9 @@ START_TEST(policy_roundtrip)
 			p.n_steps = 64;
 		}
 		pol = train(&p, &env, 3);
-		ck_assert_msg(rl_policy_save(pol, POLICY_TMP, &e) == 0, "%s",
+		ck_assert_msg(rl_policy_save(pol, tmp, &e) == 0, "%s",
 			e.msg);
-		back = rl_policy_load(POLICY_TMP, &e);
+		back = rl_policy_load(tmp, &e);
 		ck_assert_msg(back != NULL, "%s", e.msg);
 		ck_assert_int_eq(back->algo, algo);
 		ck_assert_int_eq(back->nparams, pol->nparams);
@@ -1006,6 +1015,7 @@ START_TEST(policy_roundtrip)
 		rl_policy_free(pol);
 		rl_policy_free(back);
 	}
+	remove(tmp);
 }
 END_TEST
 
@@ -1013,6 +1023,7 @@ END_TEST
  * a newer format, not a policy at all */
 START_TEST(policy_refusals)
 {
+	char tmp[256];
 	Chain c;
 	RlEnv env = chain_env(&c), other;
 	static const char *const renamed[] = {"left", "right", "jump"};
@@ -1022,11 +1033,12 @@ START_TEST(policy_refusals)
 	unsigned char *b;
 	size_t n;
 
+	policy_tmp(tmp, sizeof tmp);
 	rl_params_default(&p, RL_PPO);
 	p.total_steps = 64;
 	p.n_steps = 64;
 	pol = train(&p, &env, 3);
-	ck_assert(rl_policy_save(pol, POLICY_TMP, &e) == 0);
+	ck_assert(rl_policy_save(pol, tmp, &e) == 0);
 	other = env;
 	other.names = renamed;
 	ck_assert_int_eq(rl_policy_check(pol, &other, &e), -1);
@@ -1041,24 +1053,24 @@ START_TEST(policy_refusals)
 	ck_assert_ptr_nonnull(strstr(e.msg, "3 actions"));
 	rl_policy_free(pol);
 
-	b = slurp(POLICY_TMP, &n);
+	b = slurp(tmp, &n);
 	ck_assert(n > 100 && !memcmp(b, "HLOPTPOL\1\0\0\0", 12));
 	b[n / 2] ^= 1;
-	spit(POLICY_TMP, b, n);
-	ck_assert_ptr_null(rl_policy_load(POLICY_TMP, &e));
+	spit(tmp, b, n);
+	ck_assert_ptr_null(rl_policy_load(tmp, &e));
 	ck_assert_ptr_nonnull(strstr(e.msg, "CRC"));
 	b[n / 2] ^= 1;
-	spit(POLICY_TMP, b, n - 9);
-	ck_assert_ptr_null(rl_policy_load(POLICY_TMP, &e));
+	spit(tmp, b, n - 9);
+	ck_assert_ptr_null(rl_policy_load(tmp, &e));
 	b[8] = 2;
-	spit(POLICY_TMP, b, n);
-	ck_assert_ptr_null(rl_policy_load(POLICY_TMP, &e));	/* CRC first */
-	spit(POLICY_TMP, (const unsigned char *)"HloModule m\n", 12);
-	ck_assert_ptr_null(rl_policy_load(POLICY_TMP, &e));
+	spit(tmp, b, n);
+	ck_assert_ptr_null(rl_policy_load(tmp, &e));	/* CRC first */
+	spit(tmp, (const unsigned char *)"HloModule m\n", 12);
+	ck_assert_ptr_null(rl_policy_load(tmp, &e));
 	ck_assert_ptr_nonnull(strstr(e.msg, "not an hlopt policy"));
 	ck_assert_ptr_null(rl_policy_load("build/tests/no-such-policy", &e));
 	free(b);
-	remove(POLICY_TMP);
+	remove(tmp);
 }
 END_TEST
 
