@@ -25,7 +25,9 @@ int cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 int cmd_format_arg(const char *s, const char *allowed, int *status);
 
 /* src/cmdutil.c */
-int cmd_error(const HloError *e);	/* prints e; returns EXIT_ERR */
+int cmd_error(const HloError *e);
+void cmd_shell_word(HloBuf *b, const char *s);
+				/* s quoted for a POSIX shell if needed */	/* prints e; returns EXIT_ERR */
 int cmd_load(const char *path, HloModule **m);
 			/* load + verify; prints errors; exit status */
 int cmd_out_proto(const char *path);

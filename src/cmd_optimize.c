@@ -23,30 +23,6 @@ typedef struct {
 	double ms;
 } Report;
 
-/* s quoted for a POSIX shell when it needs it */
-static void
-shell_word(HloBuf *b, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789_,./-+=:@", *p))
-			break;
-	if (*s && !*p) {
-		hlo_buf_puts(b, s);
-		return;
-	}
-	hlo_buf_puts(b, "'");
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			hlo_buf_puts(b, "'\\''");
-		else
-			hlo_buf_put(b, p, 1);
-	}
-	hlo_buf_puts(b, "'");
-}
-
 static void
 replay_line(const Report *r, HloBuf *b)
 {
@@ -54,9 +30,9 @@ replay_line(const Report *r, HloBuf *b)
 
 	pass_seq_format(&r->seq, &seq);
 	hlo_buf_puts(b, "hlopt optimize ");
-	shell_word(b, r->in);
+	cmd_shell_word(b, r->in);
 	hlo_buf_puts(b, " --passes ");
-	shell_word(b, seq.buf ? seq.buf : "");
+	cmd_shell_word(b, seq.buf ? seq.buf : "");
 	hlo_buf_free(&seq);
 }
 

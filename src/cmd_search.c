@@ -52,29 +52,6 @@ algo_name(const Search *s)
 		SEARCH_NALGO) : search_algo_name(s->so.algo);
 }
 
-/* s quoted for a POSIX shell when it needs it */
-static void
-shell_word(HloBuf *b, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p && strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-	    "OPQRSTUVWXYZ0123456789_,./-+=:@", *p); p++)
-		;
-	if (*s && !*p) {
-		hlo_buf_puts(b, s);
-		return;
-	}
-	hlo_buf_puts(b, "'");
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			hlo_buf_puts(b, "'\\''");
-		else
-			hlo_buf_put(b, p, 1);
-	}
-	hlo_buf_puts(b, "'");
-}
-
 static void
 seq_names(const int *seq, int n, HloBuf *b)
 {
@@ -93,9 +70,9 @@ replay_line(const Search *s, HloBuf *b)
 
 	seq_names(s->sr.seq, s->sr.nseq, &q);
 	hlo_buf_puts(b, "hlopt optimize ");
-	shell_word(b, s->in);
+	cmd_shell_word(b, s->in);
 	hlo_buf_puts(b, " --passes ");
-	shell_word(b, q.buf);
+	cmd_shell_word(b, q.buf);
 	hlo_buf_free(&q);
 }
 

@@ -210,3 +210,26 @@ cmd_format_arg(const char *s, const char *allowed, int *status)
 	return -1;
 }
 
+/* s quoted for a POSIX shell when it needs it (replay lines) */
+void
+cmd_shell_word(HloBuf *b, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_,./-+=:@", *p))
+			break;
+	if (*s && !*p) {
+		hlo_buf_puts(b, s);
+		return;
+	}
+	hlo_buf_puts(b, "'");
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			hlo_buf_puts(b, "'\\''");
+		else
+			hlo_buf_put(b, p, 1);
+	}
+	hlo_buf_puts(b, "'");
+}
