@@ -23,6 +23,7 @@
 #include "eval.h"
 #include "pass.h"
 #include "algsimp.h"
+#include "testutil.h"
 
 static HloModule *
 parse(const char *text)
@@ -45,86 +46,6 @@ print(const HloModule *m)
 	hlo_print_module(m, &b);
 	hlo_buf_puts(&b, "");
 	return b.buf;
-}
-
-/* renumbers computation c in post order from its root */
-static void
-canon_comp(HloModule *m, uint32_t c)
-{
-	HloComp *cp = &m->comps[c];
-	uint32_t n = cp->nins, *order, *map, *stack, top = 0, cnt = 0, k, i;
-	uint8_t *st;
-	HloInstr *ins;
-	char buf[32];
-
-	if (cp->root >= n)
-		return;
-	order = calloc(n + 1, 4);
-	map = malloc((n + 1) * 4);
-	stack = malloc((2 * n + 2) * 4);
-	st = calloc(n + 1, 1);
-	for (i = 0; i < n; i++)
-		map[i] = HLO_NONE;
-	/* parameters first, by number, so signatures line up */
-	for (k = 0; k < n; k++)
-		for (i = 0; i < n; i++)
-			if (cp->ins[i].op == HOP_PARAMETER &&
-			    !(cp->ins[i].flags & HI_DEAD) &&
-			    cp->ins[i].num == (int64_t)k && !st[i]) {
-				st[i] = 2;
-				map[i] = cnt;
-				order[cnt++] = i;
-			}
-	stack[top++] = cp->root;
-	while (top) {
-		uint32_t x = stack[top - 1];
-
-		if (st[x] == 2) {
-			top--;
-			continue;
-		}
-		if (st[x] == 1) {
-			top--;
-			st[x] = 2;
-			map[x] = cnt;
-			order[cnt++] = x;
-			continue;
-		}
-		st[x] = 1;
-		for (k = cp->ins[x].nops; k-- > 0;) {
-			uint32_t d = m->ids[cp->ins[x].ops + k];
-
-			if (d < n && st[d] != 2 && top < 2 * n + 2)
-				stack[top++] = d;
-		}
-	}
-	ins = malloc((cnt + 1) * sizeof *ins);
-	for (i = 0; i < cnt; i++) {
-		ins[i] = cp->ins[order[i]];
-		for (k = 0; k < ins[i].nops; k++)
-			m->ids[ins[i].ops + k] = map[m->ids[ins[i].ops + k]];
-		ins[i].nctrl = 0;
-		snprintf(buf, sizeof buf, "v%u", i);
-		ins[i].name = hlo_strz(m, buf);
-	}
-	cp->root = map[cp->root];
-	free(cp->ins);
-	cp->ins = ins;
-	cp->nins = cp->cap = cnt;
-	free(order);
-	free(map);
-	free(stack);
-	free(st);
-}
-
-static char *
-canon(HloModule *m)
-{
-	uint32_t c;
-
-	for (c = 0; c < m->ncomps; c++)
-		canon_comp(m, c);
-	return print(m);
 }
 
 static int64_t
@@ -167,8 +88,8 @@ expect_opts(const char *in, const char *out, const AlgOpts *o)
 	char *got, *want;
 	int r = simp_opts(m, o);
 
-	got = canon(m);
-	want = canon(w);
+	got = tu_canon(m);
+	want = tu_canon(w);
 	if (strcmp(got, want))
 		ck_abort_msg("\n--- in\n%s--- got\n%s--- want\n%s", in, got,
 			want);
