@@ -38,16 +38,6 @@ parse(const char *text)
 	return m;
 }
 
-static char *
-print(const HloModule *m)
-{
-	HloBuf b = {0};
-
-	hlo_print_module(m, &b);
-	hlo_buf_puts(&b, "");
-	return b.buf;
-}
-
 static int64_t
 live(const HloModule *m)
 {
@@ -73,7 +63,7 @@ simp_opts(HloModule *m, const AlgOpts *o)
 		ck_abort_msg("algsimp: %s", ctx.err.msg);
 	pass_ctx_free(&ctx);
 	if (hlo_verify(m, &e) < 0) {
-		char *t = print(m);
+		char *t = tu_print(m);
 
 		ck_abort_msg("verify after algsimp: %s\n%s", e.msg, t);
 	}
@@ -105,10 +95,10 @@ static void
 unchanged_opts(const char *in, const AlgOpts *o)
 {
 	HloModule *m = parse(in);
-	char *before = print(m), *after;
+	char *before = tu_print(m), *after;
 	int r = simp_opts(m, o);
 
-	after = print(m);
+	after = tu_print(m);
 	if (strcmp(before, after))
 		ck_abort_msg("changed:\n%s--- into\n%s", before, after);
 	ck_assert_int_eq(r, 0);
@@ -321,8 +311,8 @@ T(deterministic)
 	pass_algsimp(a, &ctx);
 	pass_algsimp(b, &ctx);
 	pass_ctx_free(&ctx);
-	pa = print(a);
-	pb = print(b);
+	pa = tu_print(a);
+	pb = tu_print(b);
 	ck_assert_str_eq(pa, pb);
 	free(pa);
 	free(pb);

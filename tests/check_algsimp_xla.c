@@ -40,16 +40,6 @@ parse(const char *text)
 	return m;
 }
 
-static char *
-print(const HloModule *m)
-{
-	HloBuf b = {0};
-
-	hlo_print_module(m, &b);
-	hlo_buf_puts(&b, "");
-	return b.buf;
-}
-
 /* runs the pass sequence seq ("algsimp" for the simplifier) on m */
 static int
 run(HloModule *m, const char *seq)
@@ -102,10 +92,10 @@ static void
 unchanged_seq(const char *seq, const char *in)
 {
 	HloModule *m = parse(in);
-	char *before = print(m), *after;
+	char *before = tu_print(m), *after;
 	int r = run(m, seq);
 
-	after = print(m);
+	after = tu_print(m);
 	if (strcmp(before, after))
 		ck_abort_msg("%s changed:\n%s--- into\n%s", seq, before, after);
 	ck_assert_int_eq(r, 0);
@@ -240,7 +230,7 @@ same_on_specials_seq(const char *seq, const char *in)
 	ck_assert_int_eq(tx, ty);
 	for (j = 0; j < nx && j < MAXOUT; j++)
 		if (!same_lane(tx, &x[j], &y[j])) {
-			char *t = print(m);
+			char *t = tu_print(m);
 
 			ck_abort_msg("element %lld differs: %.17g (sign %d) vs "
 				"%.17g (sign %d)\n--- in\n%s--- out\n%s",
