@@ -37,8 +37,8 @@ typedef struct {
 	double robj;		/* the objective replayed */
 	PassLog log;		/* the replay of the best sequence */
 	int minimized, nfull, tests;	/* --minimize: length before, replays */
-	int verified;		/* -1 skipped, else the verdict */
-	HloVerifyResult vr;
+	int verified;		/* -1 skipped, else the verdict (EV_*) */
+	EvVerifyReport vr;	/* of the check of the best module */
 	int tty, every;		/* progress: redraw in place; or lines */
 	double lastline;
 	CmdRl rl;		/* --algo ppo|dqn|a2c (so.algo >= SEARCH_NALGO) */
@@ -79,17 +79,7 @@ replay_line(const Search *s, HloBuf *b)
 static const char *
 verdict(int v)
 {
-	switch (v) {
-	case 0:
-		return "equal";
-	case 1:
-		return "different";
-	case 3:
-		return "not evaluable";
-	case 4:
-		return "failed";
-	}
-	return "skipped (--no-verify)";
+	return v < 0 ? "skipped (--no-verify)" : ev_verdict_name(v);
 }
 
 /* (I - R) / (I - D); 0 when D removes nothing */
@@ -235,7 +225,8 @@ report_text(const Search *s, HloBuf *b)
 		hlo_buf_printf(b, "minimized      %d -> %d passes (%d "
 			"replays)\n", s->nfull, r->nseq, s->tests);
 	hlo_buf_printf(b, "verify         %s%s%s\n", verdict(s->verified),
-		s->verified > 0 ? ": " : "", s->verified > 0 ? s->vr.msg : "");
+		s->verified > 0 && s->vr.msg[0] ? ": " : "", s->verified > 0 ?
+		s->vr.msg : "");
 	if (r->warning[0])
 		hlo_buf_printf(b, "warning        %s\n", r->warning);
 	if (s->log.n)
@@ -318,7 +309,7 @@ report_json(const Search *s, HloBuf *b)
 		"  \"found_by\": ", (long long)r->steps,
 		(long long)r->passes_run, r->seconds > 0 ? r->steps /
 		r->seconds : 0, r->seconds, (unsigned long long)r->lookups,
-		(unsigned long long)r->hits, s->verified == 0 ? "true" :
+		(unsigned long long)r->hits, s->verified == EV_EQUAL ? "true" :
 		"false", s->verified < 0 ? "skipped" : verdict(s->verified));
 	hlo_buf_json(b, r->found_by);
 	hlo_buf_printf(b, ",\n  \"thread_seconds\": {\"passes\": %.6f, "
@@ -400,25 +391,23 @@ finish(Search *s, const HloModule *in, HloModule **best, int minimize,
 	return hlo_cost(*best, &s->after, e);
 }
 
+/* the best module against the input, as optimize --verify checks with
+ * its defaults (seed 1): the verdict, EV_EQUAL when nothing changed */
 static int
 check(Search *s, const HloModule *in, const HloModule *best)
 {
-	HloVerifyOpts vo;
+	EvVerifyOpts vo;
 	uint32_t i;
 
 	for (i = 0; i < s->log.n && !s->log.steps[i].changed; i++)
 		;
 	if (i == s->log.n) {
-		s->verified = 0;	/* nothing ran: the same module */
-		return 0;
+		s->verified = EV_EQUAL;	/* nothing ran: the same module */
+		return s->verified;
 	}
-	memset(&vo, 0, sizeof vo);
-	vo.trials = 2;
+	ev_verify_defaults(&vo);
 	vo.seed = 1;
-	vo.rtol = 1e-3;
-	vo.atol = 1e-5;
-	vo.limit = EV_DEFAULT_LIMIT;
-	s->verified = hlo_eval_verify(in, best, &vo, &s->vr);
+	s->verified = ev_verify(in, best, &vo, &s->vr);
 	return s->verified;
 }
 
@@ -494,18 +483,24 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	}
 	if (s->tty || a->progress->count)
 		fputs(s->tty ? "\r\033[K" : "", stderr);
-	if (!a->noverify->count && check(s, in, best) != 0) {
+	if (!a->noverify->count && check(s, in, best) != EV_EQUAL &&
+	    s->verified != EV_PARTIAL) {
 		HloBuf q = {0};
 
 		seq_names(s->sr.seq, s->sr.nseq, &q);
 		fprintf(stderr, "%s: verify: %s: %s\n%s: the sequence: %s\n",
 			s->in, verdict(s->verified), s->vr.msg, s->in, q.buf);
-		if (s->verified == 3)
+		if (s->verified == EV_NOT_EVALUABLE)
 			fprintf(stderr, "%s: --no-verify writes the result "
 				"unchecked\n", s->in);
 		hlo_buf_free(&q);
-		status = s->verified == 3 ? EXIT_NOEVAL : EXIT_ERR;
+		status = cmd_verdict_status(s->verified);
 		goto done;
+	}
+	if (s->verified == EV_PARTIAL) {	/* written, and said so */
+		fprintf(stderr, "%s: verify: %s: %s\n", s->in,
+			verdict(s->verified), s->vr.msg);
+		status = cmd_verdict_status(s->verified);
 	}
 	if (json)
 		report_json(s, rep);
@@ -609,7 +604,8 @@ cmd_search(int argc, char **argv)
 	}
 	if ((status = cmd_load(s.in, &in)) != EXIT_OK)
 		goto done;
-	if ((status = run(&s, &a, in, &rep)) != EXIT_OK)
+	if ((status = run(&s, &a, in, &rep)) != EXIT_OK &&
+	    status != EXIT_PARTIAL)
 		goto done;
 	if (!reppath)
 		fwrite(rep.buf, 1, rep.len, stderr);
@@ -619,6 +615,7 @@ cmd_search(int argc, char **argv)
 	}
 done:
 	hlo_buf_free(&rep);
+	ev_verify_free(&s.vr);
 	search_result_free(&s.sr);
 	pass_log_free(&s.log);
 	hlo_module_free(in);

@@ -150,5 +150,26 @@ expect 0 "--no-verify" -- $H search --algo greedy --no-verify tests/cli/unevalua
 check "--no-verify: written" -- test -s "$T/uv.hlo"
 check "--no-verify: the report says so" -- grep -q 'skipped (--no-verify)' "$T/out"
 
+# an output that is never finite (x / -0): partially verified, written,
+# exit 5, and the report says so
+cat >"$T/nan.hlo" <<'HLO'
+HloModule nan
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  z = f32[] constant(-0)
+  zb = f32[4] broadcast(z), dimensions={}
+  a = f32[4] add(x, zb)
+  ROOT r = f32[4] divide(a, zb)
+}
+HLO
+expect 5 "partially verified" -- $H search --algo greedy "$T/nan.hlo" -o "$T/nan.out.hlo"
+check "partial: written" -- test -s "$T/nan.out.hlo"
+check "partial: the report says so" -- grep -q '^verify  *partially verified: output 0' "$T/out"
+check "partial: and stderr" -- grep -q 'verify: partially verified' "$T/err"
+expect 5 "partial: json" -- $H search --algo greedy --format json "$T/nan.hlo"
+check "partial: json is not verified" -- grep -q '"verified": false' "$T/out"
+check "partial: json verdict" -- grep -q '"verify": "partially verified"' "$T/out"
+
 echo "search: $pass passed, $fail failed"
 [ "$fail" = 0 ]
