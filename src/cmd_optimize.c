@@ -32,7 +32,9 @@ replay_line(const Report *r, HloBuf *b)
 	hlo_buf_puts(b, "hlopt optimize ");
 	cmd_shell_word(b, r->in);
 	hlo_buf_puts(b, " --passes ");
-	cmd_shell_word(b, seq.buf ? seq.buf : "");
+	/* argtable2 refuses an empty argument: the empty sequence is a
+	 * blank */
+	cmd_shell_word(b, seq.buf && *seq.buf ? seq.buf : " ");
 	hlo_buf_free(&seq);
 }
 
