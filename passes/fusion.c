@@ -48,6 +48,11 @@ typedef struct {
 } FuFus;
 
 typedef struct {
+	uint32_t base;		/* string id of a name's base */
+	uint32_t k;		/* first suffix maybe free; 0: empty slot */
+} FuSuffix;
+
+typedef struct {
 	HloModule *m;
 	PassCtx *ctx;
 	int rules, dup;
@@ -63,6 +68,8 @@ typedef struct {
 	uint32_t *newcaller;	/* per new computation: its caller */
 	uint32_t nnew, capnew, first_new;
 	uint32_t pname;		/* name of parameters not yet numbered */
+	FuSuffix *sfx;		/* unique_name's next suffix per base */
+	uint32_t nsfx, capsfx;
 	int64_t fused;
 } Fu;
 
@@ -682,20 +689,68 @@ grow(Fu *f, uint32_t need)
 	f->cap = cap;
 }
 
-uint32_t
-fu_unique_name(HloModule *m, const char *base)
+/* a name for a new instruction or computation as xla's NameUniquer makes
+ * it: base itself if unused, else base.1, base.2, ...; f->sfx remembers
+ * per base the first suffix not yet known to be taken (strings are never
+ * removed from a module, so probing resumes there: linear, not quadratic
+ * in the names made from one base) */
+static uint32_t
+unique_name(Fu *f, const char *base)
 {
+	HloModule *m = f->m;
 	char buf[300];
-	unsigned k;
+	uint32_t id = hlo_find_str(m, base, strlen(base)), j, k, cap;
+	FuSuffix *t;
 	int len;
 
-	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
+	if (id == HLO_NONE)
 		return hlo_strz(m, base);
-	for (k = 1;; k++) {
-		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
-		if (hlo_find_str(m, buf, len) == HLO_NONE)
-			return hlo_str(m, buf, len);
+	if (2 * (f->nsfx + 1) > f->capsfx) {
+		cap = f->capsfx ? 2 * f->capsfx : 64;
+		t = xcalloc(cap, sizeof *t);
+		for (j = 0; j < f->capsfx; j++)
+			if (f->sfx[j].k) {
+				for (k = f->sfx[j].base * 2654435761u &
+				    (cap - 1); t[k].k; k = (k + 1) & (cap - 1))
+					;
+				t[k] = f->sfx[j];
+			}
+		free(f->sfx);
+		f->sfx = t;
+		f->capsfx = cap;
 	}
+	for (j = id * 2654435761u & (f->capsfx - 1); f->sfx[j].k &&
+	    f->sfx[j].base != id; j = (j + 1) & (f->capsfx - 1))
+		;
+	if (!f->sfx[j].k) {
+		f->sfx[j].base = id;
+		f->sfx[j].k = 1;
+		f->nsfx++;
+	}
+	for (k = f->sfx[j].k;; k++) {
+		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
+		if (hlo_find_str(m, buf, len) == HLO_NONE) {
+			f->sfx[j].k = k + 1;
+			return hlo_str(m, buf, len);
+		}
+	}
+}
+
+/* frees what the passes' Fu state holds */
+static void
+fu_free(Fu *f)
+{
+	free(f->ncalls);
+	free(f->fwd);
+	free(f->nusr);
+	free(f->fid);
+	free(f->pos);
+	free(f->dnd);
+	free(f->ctl);
+	free(f->dead);
+	free(f->fus);
+	free(f->newcaller);
+	free(f->sfx);
 }
 
 static FuFus *
@@ -810,7 +865,7 @@ make_fusion(Fu *f, uint32_t x, uint32_t p, int kind)
 	HloAttr a;
 	FuFus *fu;
 
-	fc = hlo_comp_add(m, fu_unique_name(m, "fused_computation"));
+	fc = hlo_comp_add(m, unique_name(f, "fused_computation"));
 	m->comps[fc].flags = HC_FUSION;
 	m->comps[fc].thread = m->comps[f->c].thread;
 	if (f->nnew == f->capnew) {
@@ -822,7 +877,7 @@ make_fusion(Fu *f, uint32_t x, uint32_t p, int kind)
 	snprintf(buf, sizeof buf, "%s_%s_fusion", hlo_opinfo[INS(f,
 		p)->op].name, hlo_opinfo[INS(f, x)->op].name);
 	fi = hlo_instr_add(m, f->c, HOP_FUSION, INS(f, x)->shape,
-		fu_unique_name(m, buf), 0, NULL);
+		unique_name(f, buf), 0, NULL);
 	hlo_set_called(m, f->c, fi, 1, &fc);
 	a = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD, fu_kind_names[kind],
 		strlen(fu_kind_names[kind]));
@@ -1165,7 +1220,7 @@ finish_comp(Fu *f)
 			ops[k] = res(f, fu->ops[k]);
 			if (pi->num != k || pi->name == f->pname) {
 				snprintf(buf, sizeof buf, "param_%u", k);
-				n = fu_unique_name(m, buf);
+				n = unique_name(f, buf);
 				pi = &m->comps[fu->comp].ins[fu->prm[k]];
 				pi->name = n;
 				pi->num = k;
@@ -1292,6 +1347,7 @@ run_rules(HloModule *m, PassCtx *ctx, Fu *f, int dup)
 	free(ok);
 	free(order);
 	free(f->ncalls);
+	f->ncalls = NULL;
 	return r < 0 ? -1 : changed;
 }
 
@@ -1312,15 +1368,7 @@ fu_instruction_fusion(HloModule *m, PassCtx *ctx, int rules)
 		r = run_rules(m, ctx, &f, 1);
 	}
 	ctx->stats.rewrites += f.fused;
-	free(f.fwd);
-	free(f.nusr);
-	free(f.fid);
-	free(f.pos);
-	free(f.dnd);
-	free(f.ctl);
-	free(f.dead);
-	free(f.fus);
-	free(f.newcaller);
+	fu_free(&f);
 	return r < 0 ? -1 : (r | changed);
 }
 
@@ -1534,16 +1582,7 @@ fu_fusion_merger(HloModule *m, PassCtx *ctx, int across)
 	ctx->stats.rewrites += f.fused;
 	free(ok);
 	free(dropc);
-	free(f.ncalls);
-	free(f.fwd);
-	free(f.nusr);
-	free(f.fid);
-	free(f.pos);
-	free(f.dnd);
-	free(f.ctl);
-	free(f.dead);
-	free(f.fus);
-	free(f.newcaller);
+	fu_free(&f);
 	return r < 0 ? -1 : changed;
 }
 
@@ -1620,7 +1659,7 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 	sh[0] = INS(f, a)->shape;
 	sh[1] = INS(f, b)->shape;
 	tu = hlo_instr_add(m, ac, HOP_TUPLE, hlo_shape_tuple(m, 2, sh),
-		fu_unique_name(m, "tuple"), 2, (uint32_t[]){ra, rb});
+		unique_name(f, "tuple"), 2, (uint32_t[]){ra, rb});
 	m->comps[ac].root = tu;
 	fi = hlo_instr_clone(m, f->c, a);
 	INS(f, fi)->shape = m->comps[ac].ins[tu].shape;
@@ -1632,7 +1671,7 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 	f->fid[a] = -1;
 	for (k = 0; k < 2; k++) {
 		g[k] = hlo_instr_add(m, f->c, HOP_GTE, sh[k],
-			fu_unique_name(m, "get-tuple-element"), 1, &fi);
+			unique_name(f, "get-tuple-element"), 1, &fi);
 		at = hlo_mk_int(A_INDEX, k);
 		hlo_attr_set(m, f->c, g[k], &at);
 	}
@@ -1738,15 +1777,6 @@ pass_multi_output_fusion(HloModule *m, PassCtx *ctx)
 	ctx->stats.rewrites += f.fused;
 	free(ok);
 	free(dropc);
-	free(f.ncalls);
-	free(f.fwd);
-	free(f.nusr);
-	free(f.fid);
-	free(f.pos);
-	free(f.dnd);
-	free(f.ctl);
-	free(f.dead);
-	free(f.fus);
-	free(f.newcaller);
+	fu_free(&f);
 	return r < 0 ? -1 : changed;
 }

@@ -31,8 +31,4 @@ extern const char *const fu_kind_names[4];
  * in order; renumbers references and the entry */
 void fu_place_comps(HloModule *m, uint32_t first, const uint32_t *caller);
 
-/* a name for a new instruction or computation as xla's NameUniquer makes
- * it: base itself if unused, else base.1, base.2, ... */
-uint32_t fu_unique_name(HloModule *m, const char *base);
-
 #endif
