@@ -79,6 +79,8 @@ typedef struct {
 	int cse_layout_sensitive;	/* cse: shapes compared with layout */
 	int dce_remove_collectives;	/* dce: remove dead collectives that
 				 * do not constrain the layout */
+	int gather_simple;	/* gather_expander: only the gathers whose
+				 * loop runs once (kEliminateSimpleGathers) */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

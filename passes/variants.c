@@ -27,3 +27,16 @@ pass_cse_layout(HloModule *m, PassCtx *ctx)
 	ctx->opt.cse_layout_sensitive = save;
 	return r;
 }
+
+/* GatherExpander(kEliminateSimpleGathers), as XLA:CPU runs it inside its
+ * simplification fixed point */
+int
+pass_gather_expander_simple(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.gather_simple, r;
+
+	ctx->opt.gather_simple = 1;
+	r = pass_gather_expander(m, ctx);
+	ctx->opt.gather_simple = save;
+	return r;
+}
