@@ -326,6 +326,20 @@ const int64_t *hlo_attr_list(const HloModule *m, const HloInstr *in,
 	int key, uint32_t *n);	/* hlo_attr_ints, but an empty list (not
 				 * NULL) when absent */
 int hlo_ints_has(const int64_t *v, uint32_t n, int64_t x);
+/* a dot's structured N:M sparsity (sparsity=L.3@2:4_R.1@2:4): operand
+ * (0 lhs, 1 rhs), its sparse contracting dimension, N < M */
+typedef struct {
+	int index;
+	int64_t dim;
+	int n, m;
+} HloSparsity;
+int hlo_sparsity_parse(const char *s, size_t len, HloSparsity *d, int max);
+				/* the descriptors of text s; their count, -1
+				 * if malformed or more than max */
+int hlo_dot_sparsity(const HloModule *m, const HloInstr *in,
+	HloSparsity d[2]);	/* a dot's descriptors (0 for a dense dot, -1
+				 * malformed); its operands are lhs, rhs, then
+				 * one metadata array per descriptor */
 				/* x is one of v[0..n) */	/* NULL if absent */
 const char *hlo_attr_word(const HloModule *m, const HloInstr *in, int key,
 	uint32_t *n);		/* K_WORD/K_STR/K_RAW bytes, NULL if absent */

@@ -648,6 +648,86 @@ higher(int a, int b)
 	return inf_bitwidth(a) >= inf_bitwidth(b) ? a : b;
 }
 
+/* the contracting dimension sizes agree; a sparse dot's N:M sparse
+ * dimension holds N of every M elements (xla's
+ * CheckDotDimensionConstraints) */
+static int
+sparsesizes(V *v, const HloInstr *in, const HloShape *l, const HloShape *r,
+	const int64_t *lc, const int64_t *rc, uint32_t nlc)
+{
+	HloSparsity sp[2];
+	int64_t nm[2][2] = {{1, 1}, {1, 1}}, dim[2] = {-1, -1}, ls, rs;
+	int ns = hlo_dot_sparsity(v->m, in, sp), k;
+	uint32_t j;
+
+	for (k = 0; k < ns; k++) {
+		dim[sp[k].index] = sp[k].dim;
+		nm[sp[k].index][0] = sp[k].n;
+		nm[sp[k].index][1] = sp[k].m;
+	}
+	for (j = 0; j < nlc; j++) {
+		ls = DIMS(v, l)[lc[j]];
+		rs = DIMS(v, r)[rc[j]];
+		if (lc[j] == dim[0])
+			ls *= nm[0][1], rs *= nm[0][0];
+		if (rc[j] == dim[1])
+			ls *= nm[1][0], rs *= nm[1][1];
+		if (ls != rs)
+			return inf_bad(v, lc[j] == dim[0] || rc[j] == dim[1] ?
+				"sparse dimension size ratio does not match the "
+				"descriptor" : "contracting dimension sizes "
+				"differ: %lld and %lld",
+				(long long)DIMS(v, l)[lc[j]],
+				(long long)DIMS(v, r)[rc[j]]);
+	}
+	return 0;
+}
+
+/* a sparse dot's metadata operands: unsigned, the sparse operand's shape
+ * with its sparse dimension holding the packed N:M choices (xla's
+ * InferSparseDotMetadataShape) */
+static int
+sparsemeta(V *v, const HloInstr *in)
+{
+	HloSparsity sp[2];
+	int ns = hlo_dot_sparsity(v->m, in, sp), k, bits, per, r;
+	const HloShape *o, *x;
+	const int64_t *cd;
+	uint32_t nc;
+	int64_t want, groups;
+
+	for (k = 0; k < ns; k++) {
+		if (inf_wantarr(v, in, 2 + k))
+			return -1;
+		o = inf_opsh(v, in, sp[k].index);
+		x = inf_opsh(v, in, 2 + k);
+		cd = inf_aints(v, in, sp[k].index ? A_RHS_CONTRACT :
+			A_LHS_CONTRACT, &nc);
+		if (!inf_inlist(cd, nc, sp[k].dim))
+			return inf_bad(v, "sparse dimension %lld is not "
+				"contracting", (long long)sp[k].dim);
+		if (hlo_typeinfo[x->type].cls != C_UINT)
+			return inf_bad(v, "sparsity metadata is not unsigned");
+		for (bits = 0; (1 << bits) < sp[k].m; bits++)
+			;
+		per = (inf_bitwidth(x->type) + sp[k].n * bits - 1) /
+			(sp[k].n * bits);
+		groups = (DIMS(v, o)[sp[k].dim] + sp[k].n - 1) / sp[k].n;
+		want = (groups + per - 1) / per;
+		if (x->rank != o->rank)
+			return inf_bad(v, "sparsity metadata of rank %u for an "
+				"operand of rank %u", x->rank, o->rank);
+		for (r = 0; r < o->rank; r++)
+			if (DIMS(v, x)[r] != (r == sp[k].dim ? want :
+			    DIMS(v, o)[r]))
+				return inf_bad(v, "sparsity metadata dimension "
+					"%d is %lld, expected %lld", r,
+					(long long)DIMS(v, x)[r], (long long)(r ==
+					sp[k].dim ? want : DIMS(v, o)[r]));
+	}
+	return 0;
+}
+
 /* dims of a dot-like product: batch dims, then lhs and rhs free dims;
  * rskip is one more rhs dimension to leave out (-1: none) */
 static int
@@ -674,11 +754,8 @@ dotdims(V *v, const HloInstr *in, const HloShape *l, const HloShape *r,
 	    inf_dimlist(v, rb, nrb, r->rank, "rhs_batch_dims") ||
 	    inf_dimlist(v, rc, nrc, r->rank, "rhs_contracting_dims"))
 		return -1;
-	for (k = 0; k < nlc; k++)
-		if (DIMS(v, l)[lc[k]] != DIMS(v, r)[rc[k]])
-			return inf_bad(v, "contracting dimension sizes differ: "
-				"%lld and %lld", (long long)DIMS(v, l)[lc[k]],
-				(long long)DIMS(v, r)[rc[k]]);
+	if (sparsesizes(v, in, l, r, lc, rc, nlc))
+		return -1;
 	*dyn = 0;
 	for (k = 0; k < nlb; k++) {
 		if (DIMS(v, l)[lb[k]] != DIMS(v, r)[rb[k]])
@@ -716,7 +793,7 @@ inf_dot(V *v, const HloInstr *in, uint32_t *out)
 		return -1;
 	l = inf_opsh(v, in, 0);
 	r = inf_opsh(v, in, 1);
-	if (dotdims(v, in, l, r, -1, d, &dyn, &rank) ||
+	if (dotdims(v, in, l, r, -1, d, &dyn, &rank) || sparsemeta(v, in) ||
 	    resulttype(v, in, higher(l->type, r->type), &t))
 		return -1;
 	if (in->op == HOP_SCALEDDOT)

@@ -830,6 +830,63 @@ hlo_attr_list(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
 	return p ? p : none;
 }
 
+/* one decimal number of s up to e; -1 if none or too large */
+static int64_t
+decnum(const char **s, const char *e)
+{
+	int64_t v = 0;
+	const char *q = *s;
+
+	if (q >= e || *q < '0' || *q > '9')
+		return -1;
+	for (; q < e && *q >= '0' && *q <= '9'; q++) {
+		v = v * 10 + (*q - '0');
+		if (v > INT32_MAX)
+			return -1;
+	}
+	*s = q;
+	return v;
+}
+
+int
+hlo_sparsity_parse(const char *s, size_t len, HloSparsity *d, int max)
+{
+	const char *e = s + len;
+	int64_t dim, n, mm;
+	int k = 0;
+
+	for (;;) {
+		if (k >= max || e - s < 2 || (*s != 'L' && *s != 'R') ||
+		    s[1] != '.')
+			return -1;
+		d[k].index = *s == 'R';
+		s += 2;
+		if ((dim = decnum(&s, e)) < 0 || s >= e || *s++ != '@' ||
+		    (n = decnum(&s, e)) < 1 || s >= e || *s++ != ':' ||
+		    (mm = decnum(&s, e)) <= n)
+			return -1;
+		d[k].dim = dim;
+		d[k].n = (int)n;
+		d[k++].m = (int)mm;
+		if (s == e)
+			return k;
+		if (*s++ != '_')
+			return -1;
+	}
+}
+
+int
+hlo_dot_sparsity(const HloModule *m, const HloInstr *in, HloSparsity d[2])
+{
+	const HloAttr *a;
+
+	if (in->op != HOP_DOT || !(a = hlo_attr(m, in, A_SPARSITY)))
+		return 0;
+	if (a->kind != K_RAW)
+		return -1;
+	return hlo_sparsity_parse(m->bytes + a->v, a->n, d, 2);
+}
+
 int
 hlo_ints_has(const int64_t *v, uint32_t n, int64_t x)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hlo.h"
+#include "parsei.h"
 
 #define MAXDEPTH 256		/* tuple shapes, literals, brackets */
 #define MAXRANK 64		/* dynmask has 64 bits */
@@ -95,6 +96,8 @@ typedef struct {
 	SSlot *sc;		/* shape text -> shape id */
 	uint32_t capsc, nsc;
 	const char *tok;	/* start of the last name(), '%' included */
+	HloPostItem *post;	/* shapes to infer, async forms to wrap */
+	uint32_t npost, cappost;
 } P;
 
 static void *
@@ -2005,6 +2008,16 @@ sortcalls(Call *c, uint32_t n)
 	}
 }
 
+/* the operand count: the opcode's arity, plus a sparse dot's metadata */
+static void
+arity(P *p, const char *os, int op, uint32_t nops)
+{
+	HloError e;
+
+	if (hlo_post_arity(p->m, op, p->at, p->nat, nops, &e))
+		fail(p, os, "%s", e.msg);
+}
+
 /* an instruction after its "name =" and shape; nid HLO_NONE for a
  * nested one, named after its opcode; returns its index */
 /* the inside of an instruction's parentheses: a parameter number, a
@@ -2084,13 +2097,15 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	int64_t num = 0;
 	Extra x;
 	HloInstr *in;
-	int reused;
+	int reused, wrapped = -1;
 
 	memset(&x, 0, sizeof x);
 	ws(p);
 	os = p->p;
 	on = identlen(os);
 	op = on ? oplookup(p, os, on) : -1;
+	if (op < 0 && on)
+		op = hlo_post_async_op(os, on, &wrapped);
 	if (op < 0) {
 		char buf[40];
 
@@ -2100,16 +2115,15 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 			sizeof buf));
 	}
 	p->p = os + on;
+	if (sid == HLO_NONE && !hlo_post_can_infer(op))
+		fail(p, os, "%.*s needs its result shape written", (int)on, os);
 	expect(p, '(', "after the opcode");
 	num = rhsargs(p, c, sid, op, &nops, depth);
-	if (hlo_opinfo[op].arity >= 0 && nops != (uint32_t)hlo_opinfo[op].arity)
-		fail(p, os, "%s takes %d operand%s, got %u",
-			hlo_opinfo[op].name, hlo_opinfo[op].arity,
-			hlo_opinfo[op].arity == 1 ? "" : "s", nops);
 	p->ncall = 0;
 	if (nid != HLO_NONE)
 		while (accept(p, ','))
-			attribute(p, c, op, &x);
+			attribute(p, c, wrapped >= 0 ? wrapped : op, &x);
+	arity(p, os, op, nops);
 
 	/* the instruction */
 	poolroom(p, nops + x.nctrl + p->ncall + p->nat + 16);
@@ -2135,6 +2149,14 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	}
 	if (p->ncall)
 		setcalls(p, c, i);
+	if (sid == HLO_NONE || (wrapped >= 0 && op == HOP_ASYNCSTART)) {
+		NEED(p, post, npost, cappost, 1);
+		p->post[p->npost].c = c;
+		p->post[p->npost].i = i;
+		p->post[p->npost].pos = os - p->s;
+		p->post[p->npost++].wrapped = op == HOP_ASYNCSTART ? wrapped :
+			-1;
+	}
 	in = hlo_ins(m, c, i);
 	if (x.ccflag)
 		in->flags |= HI_CCFLAG;
@@ -2155,6 +2177,19 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	return i;
 }
 
+/* no result shape written: an opcode and its '(' come next */
+static int
+shapeless(P *p)
+{
+	size_t n;
+
+	ws(p);
+	if (shapeahead(p))
+		return 0;
+	n = identlen(p->p);
+	return n && *skipws(p->p + n) == '(';
+}
+
 static void
 instruction(P *p, uint32_t c, int *isroot)
 {
@@ -2166,7 +2201,7 @@ instruction(P *p, uint32_t c, int *isroot)
 	ns = name(p, &nn, "an instruction name");
 	nid = str(p, ns, nn);
 	expect(p, '=', "after the instruction name");
-	sid = cshape(p);
+	sid = shapeless(p) ? HLO_NONE : cshape(p);
 	rhs(p, c, sid, nid, ns, nn, 0);
 }
 
@@ -2335,6 +2370,18 @@ header(P *p)
 	}
 }
 
+/* the shapes left out, then the async forms' computations */
+static void
+postwork(P *p)
+{
+	HloError why;
+	uint32_t bad;
+
+	if (p->npost && (hlo_post_infer(p->m, p->post, p->npost, &bad, &why) ||
+	    hlo_post_wrap(p->m, p->post, p->npost, &bad, &why)))
+		fail(p, p->s + p->post[bad].pos, "%s", why.msg);
+}
+
 static void
 finish(P *p, uint32_t entry)
 {
@@ -2359,6 +2406,7 @@ finish(P *p, uint32_t entry)
 					HC_FUSION;
 		}
 	m->entry = entry != HLO_NONE ? entry : m->ncomps - 1;
+	postwork(p);
 	if (p->nhat) {
 		m->hattrs = hlo_push_attrs(m, p->hat, p->nhat);
 		m->nhattrs = p->nhat;
@@ -2408,6 +2456,7 @@ freeparser(P *p)
 	free(p->at);
 	free(p->hat);
 	free(p->sc);
+	free(p->post);
 	free(p);
 }
 

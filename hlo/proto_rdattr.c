@@ -596,6 +596,30 @@ rdarray(Ab *b, const Xla__HloInstructionProto *ip, int op, uint32_t s,
 }
 
 /* window, dim_labels, dot dimension numbers, precision */
+/* dot_sparsity as the text form L.1@2:4_R.0@2:4 */
+static int
+rdsparsity(Ab *b, const Xla__HloInstructionProto *ip)
+{
+	const Xla__SparsityDescriptor *d;
+	size_t k;
+
+	b->t.len = 0;
+	for (k = 0; k < ip->n_dot_sparsity; k++) {
+		d = ip->dot_sparsity[k];
+		if (d->type != XLA__SPARSITY_TYPE__SPARSITY_STRUCTURED_N_M ||
+		    (d->index != 0 && d->index != 1) || d->dimension < 0 ||
+		    d->n < 1 || d->m <= d->n) {
+			snprintf(b->why, sizeof b->why, "bad dot sparsity "
+				"descriptor");
+			return -1;
+		}
+		hlo_buf_printf(&b->t, "%s%c.%d@%d:%d", k ? "_" : "",
+			d->index ? 'R' : 'L', (int)d->dimension, (int)d->n,
+			(int)d->m);
+	}
+	return abbuf(b, A_SPARSITY);
+}
+
 static int
 rdconvdot(Ab *b, const Xla__HloInstructionProto *ip, int op)
 {
@@ -619,6 +643,8 @@ rdconvdot(Ab *b, const Xla__HloInstructionProto *ip, int op)
 	}
 	if ((op == HOP_DOT || op == HOP_SCALEDDOT) &&
 	    rddot(b, ip->dot_dimension_numbers) < 0)
+		return -1;
+	if (op == HOP_DOT && ip->n_dot_sparsity && rdsparsity(b, ip) < 0)
 		return -1;
 	if (op == HOP_RAGGEDDOT && (r = ip->ragged_dot_dimension_numbers)) {
 		if (rddot(b, r->dot_dimension_numbers) < 0)

@@ -360,6 +360,31 @@ wrcollective(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a, Lx *l)
 	}
 }
 
+/* a dot's sparsity=L.1@2:4 as dot_sparsity descriptors */
+static void
+wrsparsity(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
+{
+	HloSparsity sp[2];
+	Xla__SparsityDescriptor **v;
+	int n, k;
+
+	if (a->v == HLO_ELIDED ||
+	    (n = hlo_sparsity_parse(w->m->bytes + a->v, a->n, sp, 2)) <= 0)
+		return;
+	v = hlo_aallocn(&w->a, n, sizeof *v);
+	for (k = 0; k < n; k++) {
+		v[k] = hlo_aalloc(&w->a, sizeof *v[k]);
+		xla__sparsity_descriptor__init(v[k]);
+		v[k]->type = XLA__SPARSITY_TYPE__SPARSITY_STRUCTURED_N_M;
+		v[k]->index = sp[k].index;
+		v[k]->dimension = (int32_t)sp[k].dim;
+		v[k]->n = sp[k].n;
+		v[k]->m = sp[k].m;
+	}
+	ip->n_dot_sparsity = n;
+	ip->dot_sparsity = v;
+}
+
 /* the attributes the IR keeps in one of XLA's text forms */
 static void
 wrtext(Wr *w, Sub *s, Xla__HloInstructionProto *ip, const HloAttr *a)
@@ -391,6 +416,9 @@ wrtext(Wr *w, Sub *s, Xla__HloInstructionProto *ip, const HloAttr *a)
 	case A_REPLICA_GROUPS:
 	case A_SOURCE_TARGET_PAIRS:
 		wrcollective(w, ip, a, &l);
+		break;
+	case A_SPARSITY:
+		wrsparsity(w, ip, a);
 		break;
 	case A_OUTFEED_SHAPE:
 		if (hlo_psshape(&l, w->s, &sh, 0) && hlo_lxend(&l))

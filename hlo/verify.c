@@ -379,9 +379,14 @@ checkop(V *v, uint32_t c, uint32_t i)
 {
 	const HloInstr *in = &v->m->comps[c].ins[i];
 	int ar = hlo_opinfo[in->op].arity;
+	HloSparsity sp[2];
+	int ns;
 
 	v->c = c;
 	v->i = i;
+	if ((ns = hlo_dot_sparsity(v->m, in, sp)) < 0)
+		return bad(v, "bad sparsity descriptor");
+	ar += ns;
 	if (ar >= 0 && in->nops != (uint32_t)ar)
 		return bad(v, "%u operands, %s takes %d", in->nops,
 			hlo_opinfo[in->op].name, ar);

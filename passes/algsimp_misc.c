@@ -1280,7 +1280,9 @@ alg_h_dot(Alg *a, uint32_t i)
 	uint32_t l = op0(a, i), r = opnd(a, i, 1), z;
 	Dnums d;
 
-	if (a->lay || is_tuple(a, l) || is_tuple(a, r))
+	/* a sparse dot (a third, metadata operand): no rule of xla's
+	 * SparseDot tests here rewrites it; left alone */
+	if (a->lay || is_tuple(a, l) || is_tuple(a, r) || INS(a, i)->nops != 2)
 		return 0;
 	if (alg_is_zero_elems(a, i) || alg_is_zero_elems(a, l) || alg_is_zero_elems(a, r)) {
 		z = alg_mk_scalar_i(a, ety(a, i), 0);

@@ -790,7 +790,7 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 	uint32_t l = op0(a, d), r = opnd(a, d, 1), ops[2];
 	int rk = rank(a, d);
 
-	if (!is_op(a, d, HOP_DOT) || !alg_one_user(a, d))
+	if (!is_op(a, d, HOP_DOT) || !alg_one_user(a, d) || INS(a, d)->nops != 2)
 		return 0;
 	if (lb != rb || (lb && memcmp(lbv, rbv, lb * 8u)) ||
 	    !perm_of_iota(lbv, lb) || lc == 0 ||

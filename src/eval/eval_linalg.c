@@ -376,6 +376,9 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	lc = hlo_attr_list(m, in, A_LHS_CONTRACT, &nlc);
 	rb = hlo_attr_list(m, in, A_RHS_BATCH, &nrb);
 	rc = hlo_attr_list(m, in, A_RHS_CONTRACT, &nrc);
+	if (in->nops > 2)
+		return ev_unsupported(ev, c, i, "a sparse dot (N:M sparsity "
+			"with metadata operands) is not evaluable");
 	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
 	    ops[1]->type >= TY_TUPLE || nlb != nrb || nlc != nrc ||
 	    dotside(ev, ops[0], lb, nlb, lc, nlc, &L) < 0 ||
