@@ -260,6 +260,8 @@ HloModule *hlo_module_new(void);
 void hlo_module_free(HloModule *m);
 HloModule *hlo_module_clone(const HloModule *m);
 uint32_t hlo_str(HloModule *m, const char *s, size_t n);
+uint32_t hlo_str_suffixed(HloModule *m, const char *base, size_t n,
+	unsigned k);	/* base "." k interned, HLO_NONE if it existed */
 uint32_t hlo_strz(HloModule *m, const char *s);
 uint32_t hlo_find_str(const HloModule *m, const char *s, size_t n);
 #define hlo_cstr(m, id) ((const char *)(m)->bytes + (id))

@@ -161,12 +161,14 @@ strslot(const HloModule *m, const char *s, size_t n, uint32_t hash)
 
 /* interns s[0..n) (no NUL inside); the empty string is id 0. s may
  * point into the module's own bytes. */
-uint32_t
-hlo_str(HloModule *m, const char *s, size_t n)
+/* the id of s, interned if new; *isnew says which */
+static uint32_t
+intern(HloModule *m, const char *s, size_t n, int *isnew)
 {
 	uint32_t j, off, hash;
 	size_t inside = HLO_NONE;
 
+	*isnew = 0;
 	if (n == 0)
 		return 0;
 	if ((m->nstr + 1) * 2 > m->capstrtab)
@@ -183,7 +185,39 @@ hlo_str(HloModule *m, const char *s, size_t n)
 	m->strtab[j] = off + 1;
 	m->strhash[j] = hash;
 	m->nstr++;
+	*isnew = 1;
 	return off;
+}
+
+uint32_t
+hlo_str(HloModule *m, const char *s, size_t n)
+{
+	int isnew;
+
+	return intern(m, s, n, &isnew);
+}
+
+/* base (at most 250 bytes of it) "." k, interned if no string of the
+ * module has it yet: its id, else HLO_NONE */
+uint32_t
+hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
+{
+	char buf[272], dig[16];
+	size_t nd = 0;
+	uint32_t id;
+	int isnew;
+
+	if (n > 250)
+		n = 250;
+	memcpy(buf, base, n);
+	buf[n++] = '.';
+	do
+		dig[nd++] = '0' + k % 10;
+	while (k /= 10);
+	while (nd)
+		buf[n++] = dig[--nd];
+	id = intern(m, buf, n, &isnew);
+	return isnew ? id : HLO_NONE;
 }
 
 uint32_t
@@ -656,9 +690,8 @@ hlo_set_ctrl(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
 uint32_t
 hlo_fresh_name(HloModule *m, const char *base)
 {
-	char buf[256];
 	size_t n = strlen(base), k;
-	int len;
+	uint32_t id;
 
 	k = n;
 	while (k > 0 && base[k - 1] >= '0' && base[k - 1] <= '9')
@@ -671,12 +704,9 @@ hlo_fresh_name(HloModule *m, const char *base)
 		base = "tmp";
 		n = 3;
 	}
-	for (;;) {
-		len = snprintf(buf, sizeof buf, "%.*s.%u", (int)n, base,
-			m->nexttmp++);
-		if (hlo_find_str(m, buf, len) == HLO_NONE)
-			return hlo_str(m, buf, len);
-	}
+	while ((id = hlo_str_suffixed(m, base, n, m->nexttmp++)) == HLO_NONE)
+		;
+	return id;
 }
 
 /* a copy of instruction i in the same computation: same opcode, shape,

@@ -698,10 +698,8 @@ static uint32_t
 unique_name(Fu *f, const char *base)
 {
 	HloModule *m = f->m;
-	char buf[300];
 	uint32_t id = hlo_find_str(m, base, strlen(base)), j, k, cap;
 	FuSuffix *t;
-	int len;
 
 	if (id == HLO_NONE)
 		return hlo_strz(m, base);
@@ -727,13 +725,12 @@ unique_name(Fu *f, const char *base)
 		f->sfx[j].k = 1;
 		f->nsfx++;
 	}
-	for (k = f->sfx[j].k;; k++) {
-		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
-		if (hlo_find_str(m, buf, len) == HLO_NONE) {
+	for (k = f->sfx[j].k;; k++)
+		if ((id = hlo_str_suffixed(m, base, strlen(base), k)) !=
+		    HLO_NONE) {
 			f->sfx[j].k = k + 1;
-			return hlo_str(m, buf, len);
+			return id;
 		}
-	}
 }
 
 /* frees what the passes' Fu state holds */
