@@ -311,6 +311,9 @@ void hlo_set_called(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
 void hlo_set_ctrl(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
 	const uint32_t *preds);
 uint32_t hlo_fresh_name(HloModule *m, const char *base);
+size_t hlo_name_base_len(const char *name);
+				/* name without its ".N" suffix, which
+				 * hlo_fresh_name replaces */
 uint32_t hlo_instr_clone(HloModule *m, uint32_t c, uint32_t i);
 				/* same op, shape, operands, attrs; new name */
 uint32_t hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix);

@@ -685,21 +685,28 @@ hlo_set_ctrl(HloModule *m, uint32_t c, uint32_t i, uint32_t n,
 	m->comps[c].ins[i].nctrl = n;
 }
 
+/* the length of name without its numeric suffix (".12" of "add.12"):
+ * what every name hlo_fresh_name makes from name starts with */
+size_t
+hlo_name_base_len(const char *name)
+{
+	size_t n = strlen(name), k = n;
+
+	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	if (k > 0 && k < n && name[k - 1] == '.')
+		n = k - 1;
+	return n > 200 ? 200 : n;
+}
+
 /* a name not yet used in the module: base with its numeric suffix
  * replaced by a fresh one ("add.12" -> "add.57") */
 uint32_t
 hlo_fresh_name(HloModule *m, const char *base)
 {
-	size_t n = strlen(base), k;
+	size_t n = hlo_name_base_len(base);
 	uint32_t id;
 
-	k = n;
-	while (k > 0 && base[k - 1] >= '0' && base[k - 1] <= '9')
-		k--;
-	if (k > 0 && k < n && base[k - 1] == '.')
-		n = k - 1;
-	if (n > 200)
-		n = 200;
 	if (n == 0) {
 		base = "tmp";
 		n = 3;

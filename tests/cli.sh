@@ -99,6 +99,16 @@ check "the reason names the opcode" -- grep -q 'cannot evaluate ragged-dot' "$T/
 check "a failed --verify writes no module" -- test ! -e "$T/uv.hlo"
 check "a failed --verify writes no report" -- test ! -e "$T/uv.rep"
 
+# an elided constant ({...}) keeps its values when a pass copies it under
+# a fresh name (call-inliner here; torax's f64 module had 35 outputs
+# "different" after call-inliner:single-call-site for that alone)
+expect 0 "optimize --verify: an inlined elided constant keeps its values" -- \
+	$H optimize --verify --passes call-inliner:single-call-site \
+	tests/cli/elided_call.hlo -o "$T/el.hlo"
+check "the elided constant was copied under a new name" -- grep -q 'table\.[0-9]* = f32\[4\] constant({...})' "$T/el.hlo"
+expect 0 "verify: the same after a round trip through text" -- \
+	$H verify tests/cli/elided_call.hlo "$T/el.hlo"
+
 # verification: verdict with evidence, exit statuses, user tolerances,
 # one set of flags for verify and optimize --verify
 C=tests/cli

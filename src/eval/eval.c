@@ -649,7 +649,11 @@ literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
 	return 0;
 }
 
-/* elided constants ({...}) get values from a hash of their name */
+/* elided constants ({...}) get values from a hash of their name without
+ * its numeric suffix: a copy a pass makes (a fresh name from the same
+ * base, hlo_fresh_name) holds the same values, in memory and after a
+ * round trip through text. So elided constants of one base name and
+ * shape are equal here; passes never assume so (hlo_attr_equal). */
 static int
 elided_fill(HloEval *ev, uint32_t shape, uint64_t seed, HloVal **out)
 {
@@ -684,13 +688,14 @@ constant(HloEval *ev, const HloInstr *in, HloVal **out)
 	const HloModule *m = ev->m;
 	uint32_t nlit = 0, off = 0;
 	const unsigned char *lit = hlo_literal(m, in, &nlit);
-	const char *name;
+	const char *name = hlo_cstr(m, in->name);
+	size_t k, n = hlo_name_base_len(name);
 	uint64_t h = 1469598103934665603ull;
 
 	if (lit)
 		return literal_fill(ev, in->shape, lit, nlit, &off, out);
-	for (name = hlo_cstr(m, in->name); *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	for (k = 0; k < n; k++)
+		h = (h ^ (unsigned char)name[k]) * 1099511628211ull;
 	return elided_fill(ev, in->shape, h, out);
 }
 
