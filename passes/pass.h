@@ -44,25 +44,57 @@ const char *pass_suggest(const char *name, size_t n);
  * own action, named "<xla name>:<option>" (call-inliner:single-call-site,
  * gather_expander:simple, ...); the part before ':' is XLA's name() */
 
-/* named pipelines (pipeline.c): built-in sequences that --passes accepts
- * by name. gaps lists the passes XLA runs at that point that hlopt does
- * not (or runs with other options), with the reason */
+/* named pipelines (pipelines.c): built-in sequences that --passes
+ * accepts by name, as data. A pipeline that mirrors XLA is a table of
+ * XLA's steps (passes/xla_cpu.def): its sequence is made of the steps
+ * whose action is registered, so a pass that lands joins it; every other
+ * step is reported with the reason. saturate is a fixed point of the
+ * passes listed as never raising the instruction count. */
+enum { PASS_STEP_PASS, PASS_STEP_FIX, PASS_STEP_END };
+
 typedef struct {
-	const char *xla;	/* xla's pass, as its class and options */
-	const char *reason;
-} PassGap;
+	int kind;		/* PASS_STEP_* */
+	const char *xla;	/* xla's class and options */
+	const char *action;	/* the hlopt action, NULL if none can be */
+	const char *note;	/* how hlopt's run differs, or (no action)
+				 * why it is not run; NULL: as xla */
+} PassXlaStep;
+
+/* what hlopt does with a step */
+enum {
+	PASS_STEP_RUN,		/* registered, as xla runs it */
+	PASS_STEP_DIFFERS,	/* registered, run differently (note) */
+	PASS_STEP_MISSING,	/* action not registered (yet) */
+	PASS_STEP_NEVER,	/* no action can stand for it (note) */
+	PASS_STEP_GROUP		/* PASS_STEP_FIX or PASS_STEP_END */
+};
 
 typedef struct {
 	const char *name;
 	const char *desc;
-	const char *seq;	/* a sequence in --passes syntax */
-	const PassGap *gaps;
-	int ngaps;
+	const char *seq;	/* a fixed sequence in --passes syntax, or
+				 * NULL: */
+	const PassXlaStep *steps;	/* built from xla's steps, */
+	int nsteps;
+	const char *const *members;	/* or fix(members registered);
+				 * NULL-terminated */
+	const char *mirrors;	/* the xla source and commit, or NULL */
 } PassPipeline;
 
 extern const PassPipeline pass_pipelines[];
 extern const int pass_npipelines;
 const PassPipeline *pass_pipeline_lookup(const char *name, size_t n);
+void pass_pipeline_seq(const PassPipeline *p, HloBuf *b);
+				/* its sequence now, in --passes syntax,
+				 * into the empty b */
+int pass_step_status(const PassXlaStep *st);	/* PASS_STEP_RUN, ... */
+const char *pass_step_status_name(int status);
+
+/* the passes saturate runs and the ones that may raise the instruction
+ * count: every registered pass is in exactly one (check_passes.c); names
+ * not registered yet may stand in both lists, NULL-terminated */
+extern const char *const pass_saturate_members[];
+extern const char *const pass_may_raise[];
 
 /* a bump allocator for per-pass scratch memory; pass_reset frees it all */
 typedef struct {

@@ -96,6 +96,19 @@ pass_pipeline_lookup(const char *name, size_t n)
 	return NULL;
 }
 
+/* the sequence of the named pipeline pl */
+static int
+parse_named(const PassPipeline *pl, PassSeq *s, HloError *e, int nest)
+{
+	HloBuf q = {0};
+	int r;
+
+	pass_pipeline_seq(pl, &q);
+	r = parse(q.buf, q.len, pl->name, s, e, nest + 1);
+	hlo_buf_free(&q);
+	return r;
+}
+
 /* nest: how deep named pipelines are expanded (they may name others) */
 static int
 parse(const char *text, size_t n, const char *fname, PassSeq *s,
@@ -156,8 +169,7 @@ parse(const char *text, size_t n, const char *fname, PassSeq *s,
 					return hlo_err(e, "%s:%d: error: "
 						"pipelines nested too deep",
 						fname, line);
-				if (parse(pl->seq, strlen(pl->seq), pl->name,
-				    s, e, nest + 1) < 0)
+				if (parse_named(pl, s, e, nest) < 0)
 					return -1;
 				i = j;
 				continue;
