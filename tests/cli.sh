@@ -30,6 +30,20 @@ check() {
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
 
+# tiled layouts: a bitcast reads memory in tile order, so a copy that
+# changes only the tiling matters, and deleting it is caught
+printf 'f32[2,4] {{1, 2, 3, 4}, {5, 6, 7, 8}}\nf32[3,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}\n' >"$T/tin.txt"
+expect 0 "run: bitcast of 2x2-tiled layouts" -- $H run --inputs "$T/tin.txt" --print-outputs tests/cli/tiled_small.hlo
+check "tiles are stored one after another" -- grep -qx 'output 0: f32\[8\] {1, 2, 5, 6, 3, 4, 7, 8}' "$T/out"
+check "a padded tile keeps its padding" -- grep -qx 'output 1: f32\[16\] {1, 2, 4, 5, 3, 0, 6, 0, 7, 8, 0, 0, 9, 0, 0, 0}' "$T/out"
+expect 4 "verify: a deleted tiling-only copy before a bitcast is caught" -- \
+	$H verify tests/cli/tiled_bitcast.hlo tests/cli/tiled_bitcast_deleted.hlo
+expect 0 "verify: the tiled bitcast equals its reshape and transpose" -- \
+	$H verify tests/cli/tiled_bitcast.hlo tests/cli/tiled_bitcast_explicit.hlo
+expect 0 "algsimp keeps a tiling-only copy before a bitcast" -- \
+	$H optimize --passes algsimp --verify tests/cli/tiled_bitcast.hlo
+check "the tiled copy is still there" -- grep -q 'f32\[16,256\]{1,0:T(8,128)} copy' "$T/out"
+
 expect 0 "--help" -- $H --help
 check "--help lists commands" -- grep -q convert "$T/out"
 expect 0 "--version" -- $H --version

@@ -364,6 +364,13 @@ int ev_data(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 int ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 
+/* eval_tile.c */
+int ev_tiled(const HloModule *m, uint32_t shape);
+				/* an array shape whose layout has tiles */
+int ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
+	HloVal **out);		/* bitcast i of a through the memory order
+				 * tiled layouts give */
+
 /* eval_linalg.c */
 enum { CK_F32, CK_F64, CK_C128, CK_I64 };	/* compute kinds */
 extern const int ev_ckbytes[];

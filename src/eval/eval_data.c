@@ -560,6 +560,9 @@ bitcast(HloEval *ev, uint32_t c, uint32_t i, HloVal *a, HloVal **out)
 	HloVal *p, *v;
 	int d;
 
+	if (a->type < TY_TUPLE && (ev_tiled(ev->m, a->shape) ||
+	    ev_tiled(ev->m, in->shape)))
+		return ev_bitcast_tiled(ev, c, i, a, out);
 	if (a->type >= TY_TUPLE || geo(ev, a->shape, &gi) < 0 ||
 	    geo(ev, in->shape, &go) < 0 || gi.esz != go.esz ||
 	    a->n != hlo_shape_elems(ev->m, in->shape))
