@@ -113,6 +113,8 @@ typedef struct {
 				 * do not constrain the layout */
 	int gather_simple;	/* gather_expander: only the gathers whose
 				 * loop runs once (kEliminateSimpleGathers) */
+	int scatter_simple;	/* scatter_expander: only scatters whose
+				 * loop runs once (kEliminateSimpleScatters) */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

@@ -40,3 +40,15 @@ pass_gather_expander_simple(HloModule *m, PassCtx *ctx)
 	ctx->opt.gather_simple = save;
 	return r;
 }
+
+/* ScatterExpander(kEliminateSimpleScatters), as XLA:GPU runs it */
+int
+pass_scatter_expander_simple(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.scatter_simple, r;
+
+	ctx->opt.scatter_simple = 1;
+	r = pass_scatter_expander(m, ctx);
+	ctx->opt.scatter_simple = save;
+	return r;
+}
