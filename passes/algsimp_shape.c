@@ -1314,11 +1314,15 @@ slice_of_window(Alg *a, uint32_t i, Sl *s)
 static int
 slice_of_reshape(Alg *a, uint32_t i, Sl *s)
 {
-	uint32_t rs = op0(a, i), x = op0(a, rs);
-	int r = rank(a, i), rx = rank(a, x), k, nsl = 0, first = -1;
+	uint32_t rs = op0(a, i), x;
+	int r = rank(a, i), rx, k, nsl = 0, first = -1;
 	int64_t sub = 1, off, cnt, osub = 1, *st, *li, *nd, d, in;
 
-	if (!is_op(a, rs, HOP_RESHAPE) || !unstrided(s, r) || is_tuple(a, x))
+	if (!is_op(a, rs, HOP_RESHAPE))	/* before reading its operand */
+		return 0;
+	x = op0(a, rs);
+	rx = rank(a, x);
+	if (!unstrided(s, r) || is_tuple(a, x))
 		return 0;
 	for (k = 0; k < r; k++)
 		if (s->st[k] != 0 || s->li[k] != dim(a, rs, k)) {

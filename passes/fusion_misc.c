@@ -17,12 +17,15 @@ defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
 {
 	HloInstr in = m->comps[c].ins[i];
 	uint32_t fc, n, cnt, t, k, j, *map, *order, *ops, root;
+	int again;
 
 	if (in.ncalled != 1 || in.nctrl)
 		return 0;
 	fc = hlo_called(m, &in)[0];
-	if (fc >= m->ncomps || drop[fc])
+	if (fc >= m->ncomps)	/* a fused computation shared by several
+				 * fusions is inlined into each */
 		return 0;
+	again = drop[fc];
 	n = m->comps[fc].nins;
 	map = xreallocarray(NULL, n + 1, sizeof *map);
 	order = xreallocarray(NULL, n + 1, sizeof *order);
@@ -40,7 +43,9 @@ defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
 		for (j = 0; j < fi->nops; j++)
 			ops[j] = map[hlo_ops(m, fi)[j]];
 		k = pass_copy_instr(m, c, fc, order[t], fi->nops, ops);
-		m->comps[c].ins[k].name = m->comps[fc].ins[order[t]].name;
+		if (!again)	/* the first copy keeps the names */
+			m->comps[c].ins[k].name =
+				m->comps[fc].ins[order[t]].name;
 		map[order[t]] = k;
 		free(ops);
 	}
