@@ -1115,6 +1115,106 @@ dot_to_multiply(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), nl, nr));
 }
 
+/* the operands of a reordered dot: the lhs free of its transpose, the
+ * constant with the inverse reorder (see dot_reorder) */
+typedef struct {
+	uint32_t in, tr, rs, cst;	/* input, transpose, reshape, constant */
+	int64_t *cd;		/* contracting dims of the transpose's output */
+	uint32_t n;
+	int64_t rc;		/* the constant's contracting dim */
+} Reorder;
+
+/* the constant side: reshape its contracting dim into the transpose's
+ * contracting dims, transpose them back to the input's order, reshape
+ * to the constant's shape */
+static uint32_t
+reorder_const(Alg *a, const Reorder *o)
+{
+	uint32_t np;
+	const int64_t *p = alg_ints_attr(a, o->tr, A_DIMENSIONS, &np);
+	int rc = rank(a, o->cst), ru = rc - 1 + (int)o->n, k, m = 0;
+	int64_t *ud = alg_tmp(a, (size_t)ru * 8), *td = alg_tmp(a, (size_t)ru * 8);
+	int64_t *perm = alg_tmp(a, (size_t)ru * 8), *inv;
+	uint32_t j, rr, t;
+
+	inv = alg_tmp(a, (size_t)rank(a, o->tr) * 8);
+	for (k = 0; k < rank(a, o->tr); k++)
+		inv[p[k]] = k;
+	for (k = 0; k < rc; k++) {
+		if (k != o->rc) {
+			ud[m] = td[m] = dim(a, o->cst, k);
+			perm[m] = m;
+			m++;
+			continue;
+		}
+		for (j = 0; j < o->n; j++, m++) {
+			ud[m] = dim(a, o->tr, o->cd[j]);
+			td[m] = dim(a, o->in, o->cd[j]);
+			perm[m] = inv[o->cd[j]] - o->cd[0] + o->rc;
+		}
+	}
+	rr = alg_mk_reshape(a, alg_shp(a, ety(a, o->cst), ru, ud, HLO_NONE),
+		o->cst);
+	t = alg_mk_transpose(a, alg_shp(a, ety(a, o->cst), ru, td, HLO_NONE),
+		rr, perm);
+	return alg_mk_reshape(a, shape_of(a, o->cst), t);
+}
+
+/* xla's OptimizeDotOfReorderContractingDims: dot(reshape(transpose(x)),
+ * constant) where the reshape merges the dims the transpose permutes
+ * into the one contracting dim becomes dot(reshape(x), reshape(transpose(
+ * reshape(constant)))): the sum over the contracting dim does not care
+ * in which order it visits the elements, as long as both sides agree;
+ * constant folding then folds the constant side. Either operand may be
+ * the constant; one contracting dim; not in layout-sensitive mode */
+static int
+dot_reorder(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
+{
+	int sw = alg_is_const(a, l), rt, k;
+	uint32_t x = sw ? r : l, nu, j, nl, ops[2];
+	int64_t lc = sw ? d->rc[0] : d->lc[0], *u;
+	const int64_t *p;
+	Reorder o;
+
+	if (d->nlc != 1 || !is_op(a, x, HOP_RESHAPE) ||
+	    !is_op(a, op0(a, x), HOP_TRANSPOSE) ||
+	    !alg_is_const(a, sw ? l : r))
+		return 0;
+	o.rs = x;
+	o.tr = op0(a, x);
+	o.in = op0(a, o.tr);
+	o.cst = sw ? l : r;
+	o.rc = sw ? d->lc[0] : d->rc[0];
+	rt = rank(a, o.tr);
+	u = alg_tmp(a, 2 * ((size_t)rt + rank(a, x) + 4) * 8);
+	nu = alg_unmodified_dims(dims(a, o.tr), rt, dims(a, x), rank(a, x), u);
+	if ((int)nu != rank(a, x) - 1)
+		return 0;
+	for (j = 0; j < nu; j++)
+		if (u[2 * j + 1] == lc)
+			return 0;
+	o.cd = alg_tmp(a, ((size_t)rt + 1) * 8);
+	for (o.n = 0, k = 0; k < rt; k++) {
+		for (j = 0; j < nu && u[2 * j] != k; j++)
+			;
+		if (j == nu)
+			o.cd[o.n++] = k;
+	}
+	for (j = 1; j < o.n; j++)
+		if (o.cd[j] != o.cd[j - 1] + 1)
+			return 0;
+	p = alg_ints_attr(a, o.tr, A_DIMENSIONS, &j);
+	if (!p || j != (uint32_t)rt)
+		return 0;
+	for (k = 0; k < rt; k++)
+		if (p[k] != k && !hlo_ints_has(o.cd, o.n, k))
+			return 0;
+	nl = alg_mk_reshape(a, shape_of(a, x), o.in);
+	ops[sw] = nl;
+	ops[!sw] = reorder_const(a, &o);
+	return alg_rep(a, i, mk_dot(a, i, ops[0], ops[1], d));
+}
+
 static int
 dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 {
@@ -1295,6 +1395,8 @@ alg_h_dot(Alg *a, uint32_t i)
 		return dot_to_multiply(a, i, l, r, &d);
 	if (sharding_unreduced(a, i))
 		return 0;
+	if (dot_reorder(a, i, l, r, &d))
+		return 1;
 	if (dot_degenerate(a, i, l, r, &d))
 		return 1;
 	return dot_transposes(a, i, l, r, &d);
