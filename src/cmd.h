@@ -29,6 +29,7 @@ int cmd_error(const HloError *e);
 void cmd_shell_word(HloBuf *b, const char *s);
 				/* s quoted for a POSIX shell if needed */	/* prints e; returns EXIT_ERR */
 int cmd_load(const char *path, HloModule **m);
+int cmd_load_opt(const char *path, int verify, HloModule **m);
 			/* load + verify; prints errors; exit status */
 int cmd_out_proto(const char *path);
 			/* by extension: 1 proto (.pb .binpb .hloproto,

@@ -237,5 +237,21 @@ check "--list-passes lists the passes" -- grep -q '^ *0  algsimp ' "$T/out"
 expect 0 "--help" -- $H --help
 check "--help points to the manual page" -- grep -q "'man .*hlopt.*' describes all" "$T/out"
 
+# --no-verify-input: convert reads what the verifier refuses, both ways
+cat >"$T/unverified.hlo" <<'HLO'
+HloModule unverified
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT r = f32[5] add(x, x)
+}
+HLO
+expect 1 "convert refuses an unverified module" -- $H convert "$T/unverified.hlo"
+check "the verifier's reason" -- grep -q 'instruction r: shape f32\[5\]' "$T/err"
+expect 0 "convert --no-verify-input" -- $H convert --no-verify-input "$T/unverified.hlo" -o "$T/unverified.pb"
+expect 0 "and back" -- $H convert --no-verify-input "$T/unverified.pb"
+check "the module as it was" -- grep -q 'ROOT %r = f32\[5\] add(f32\[4\] %x, f32\[4\] %x)' "$T/out"
+expect 1 "optimize still refuses it" -- $H optimize "$T/unverified.pb"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
