@@ -123,6 +123,12 @@ check "the elided constant was copied under a new name" -- grep -q 'table\.[0-9]
 expect 0 "verify: the same after a round trip through text" -- \
 	$H verify tests/cli/elided_call.hlo "$T/el.hlo"
 
+# a reduce of a scalar over no dimension is reducer(init, x), as in xla
+# (default leaves such reduces in torax's f64 module)
+expect 0 "run: reduce of a scalar" -- $H run tests/cli/reduce_scalar.hlo \
+	--inputs tests/cli/reduce_scalar.in --print-outputs
+check "reduce of a scalar: 2.25 + 1.5" -- grep -q '^output 0: f32\[\] 3.75$' "$T/out"
+
 # verification: verdict with evidence, exit statuses, user tolerances,
 # one set of flags for verify and optimize --verify
 C=tests/cli

@@ -839,6 +839,8 @@ done:
 	return rc;
 }
 
+static const int64_t scalar_dim = 1;
+
 static int
 reduce(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
@@ -861,9 +863,13 @@ reduce(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		    !hlo_shape_compatible(m, ops[j]->shape, ops[0]->shape))))
 			return ev_unsupported(ev, c, i, "bad operands");
 	g.dims = ev_dims(ev, ops[0]->shape, &g.rank);
-	if (g.rank > MAXR || g.rank == 0)
-		return g.rank ? ev_unsupported(ev, c, i, "rank too high") :
-			ev_unsupported(ev, c, i, "reduce of a scalar");
+	if (g.rank == 0) {	/* a scalar: one element, reduced over no
+				 * dimension, so reducer(init, x) as xla */
+		g.dims = &scalar_dim;
+		g.rank = 1;
+	}
+	if (g.rank > MAXR)
+		return ev_unsupported(ev, c, i, "rank too high");
 	memset(g.red, 0, sizeof g.red);
 	for (j = 0; j < nd; j++) {
 		if (dm[j] < 0 || dm[j] >= g.rank)
