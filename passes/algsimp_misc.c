@@ -1599,14 +1599,71 @@ filter:
 
 /* gather, scatter, sort */
 
+/* the output dimension of start-indices dimension s (not the index
+ * vector dim): the dims not in offset_dims, in order, follow the indices'
+ * dims without the index vector dim */
+static int64_t
+batch_out_dim(int64_t s, int64_t ivd, const int64_t *off, uint32_t no,
+	int ro)
+{
+	int64_t j = s - (s > ivd), q;
+
+	for (q = 0; q < ro; q++)
+		if (!hlo_ints_has(off, no, q) && j-- == 0)
+			return q;
+	return -1;
+}
+
+/* a padded operand batching dim q of gather i (operand pad p): the
+ * indices are a pad padding the matching batching dim alike; returns
+ * the output dim, -1 if not */
+static int64_t
+padded_batch(Alg *a, uint32_t i, uint32_t q, const int64_t *cfg)
+{
+	uint32_t ix = opnd(a, i, 1), nb, ns, no, ni, k;
+	const int64_t *bat, *sib, *off;
+	int64_t *icfg, ivd = alg_int_attr(a, i, A_INDEX_VECTOR_DIM, -1), s;
+
+	if (!is_op(a, ix, HOP_PAD))
+		return -1;
+	bat = alg_ints_attr(a, i, A_OPERAND_BATCHING_DIMS, &nb);
+	sib = alg_ints_attr(a, i, A_START_INDICES_BATCHING_DIMS, &ns);
+	off = alg_ints_attr(a, i, A_OFFSET_DIMS, &no);
+	icfg = alg_ints_copy(a, ix, A_PADDING, &ni);
+	for (k = 0; k < nb && bat[k] != q; k++)
+		;
+	if (k == nb || k >= ns || ni != 3u * rank(a, ix))
+		return -1;
+	s = sib[k];
+	if (s < 0 || s >= rank(a, ix) || s == ivd ||
+	    memcmp(icfg + 3 * s, cfg + 3 * q, 24))
+		return -1;
+	return batch_out_dim(s, ivd, off, no, rank(a, i));
+}
+
+/* the indices' pad pads exactly n dims */
+static int
+pads_only(Alg *a, uint32_t ix, uint32_t n)
+{
+	uint32_t ni, k, c = 0;
+	int64_t *icfg = alg_ints_copy(a, ix, A_PADDING, &ni);
+
+	for (k = 0; k + 2 < ni; k += 3)
+		c += icfg[k] || icfg[k + 1] || icfg[k + 2];
+	return c == n;
+}
+
 /* gather(pad(x), idx) => pad(gather(x, idx)) when every padded dimension
  * passes through whole (its slice is the whole dimension: the start index
- * along it clamps to 0 either way); xla's GatherOfPad without padded
- * batching dimensions */
+ * along it clamps to 0 either way) or is an operand batching dimension
+ * whose start-indices batching dimension is padded alike by a pad of the
+ * indices that pads nothing else (gather(pad(x), pad(idx)) =>
+ * pad(gather(x, idx)) along the output's batch dimension); xla's
+ * GatherOfPad and CheckPaddedDimsForGatherOfPad */
 static int
 gather_of_pad(Alg *a, uint32_t i)
 {
-	uint32_t p = op0(a, i), x, no, nc, nb, ns, k, g, np;
+	uint32_t p = op0(a, i), x, no, nc, nb, ns, k, g, np, nbp = 0;
 	int r, ro = rank(a, i), q;
 	const int64_t *off, *col, *bat, *ss;
 	int64_t *cfg, *nss, *ocfg, *od, out;
@@ -1630,7 +1687,8 @@ gather_of_pad(Alg *a, uint32_t i)
 	memset(ocfg, 0, (size_t)ro * 24);
 	memcpy(od, dims(a, i), (size_t)ro * 8);
 	for (q = 0, g = 0; q < r; q++) {
-		int dropped = hlo_ints_has(col, nc, q) || hlo_ints_has(bat, nb, q);
+		int isbat = hlo_ints_has(bat, nb, q);
+		int dropped = hlo_ints_has(col, nc, q) || isbat;
 
 		out = -1;
 		if (!dropped) {
@@ -1642,19 +1700,26 @@ gather_of_pad(Alg *a, uint32_t i)
 		}
 		if (!cfg[3 * q] && !cfg[3 * q + 1] && !cfg[3 * q + 2])
 			continue;
-		/* a padded dimension: passed through whole */
-		if (out < 0 || ss[q] != dim(a, p, q))
-			return 0;
-		nss[q] = dim(a, x, q);
+		if (isbat) {
+			/* a padded batching dim: the indices padded alike */
+			if ((out = padded_batch(a, i, q, cfg)) < 0)
+				return 0;
+			nbp++;
+		} else if (out < 0 || ss[q] != dim(a, p, q)) {
+			return 0;	/* not passed through whole */
+		} else {
+			nss[q] = dim(a, x, q);
+		}
 		od[out] = dim(a, x, q);
 		for (k = 0; k < 3; k++)
 			ocfg[3 * out + k] = cfg[3 * q + k];
 		any = 1;
 	}
-	if (!any)
+	if (!any || (nbp && !pads_only(a, opnd(a, i, 1), nbp)))
 		return 0;
 	{
-		uint32_t ops[2] = {x, opnd(a, i, 1)}, ng;
+		uint32_t ops[2] = {x, nbp ? op0(a, opnd(a, i, 1)) :
+			opnd(a, i, 1)}, ng;
 
 		ng = alg_mk_clone(a, i, alg_shp(a, ety(a, i), ro, od,
 			shape_of(a, i)), 2, ops);
