@@ -113,6 +113,18 @@ check "the reason names the opcode" -- grep -q 'cannot evaluate ragged-dot' "$T/
 check "a failed --verify writes no module" -- test ! -e "$T/uv.hlo"
 check "a failed --verify writes no report" -- test ! -e "$T/uv.rep"
 
+# named pipelines: default follows XLA:CPU's table, saturate is a fixed point
+expect 0 "passes --pipelines" -- $H passes --pipelines
+check "default starts with the sharding-removal pipeline" -- grep -q '^  flatten-call-graph,sharding-remover,dce,' "$T/out"
+check "default has XLA's two fixed points" -- test "$(grep -o 'fix(algsimp,' "$T/out" | wc -l)" = 2
+check "default ends with flatten-call-graph, no dce" -- grep -q ',while-loop-trip-count-annotator,flatten-call-graph$' "$T/out"
+check "default's steps not run say why" -- grep -q 'ConvCanonicalization: not run: XLA:CPU' "$T/out"
+check "saturate is a fixed point" -- grep -q '^  fix(cse,dce,' "$T/out"
+expect 0 "passes --pipelines --format json" -- $H passes --pipelines --format json
+check "json names the commit default mirrors" -- grep -q '"mirrors": "openxla/xla 353a6d6c92ef866744f0b8c855c1117a27957630' "$T/out"
+check "json lists the steps not run" -- grep -q '"not_run": \[' "$T/out"
+expect 0 "optimize --passes saturate" -- $H optimize --passes saturate $small -o "$T/sat.hlo"
+
 # an elided constant ({...}) keeps its values when a pass copies it under
 # a fresh name (call-inliner here; torax's f64 module had 35 outputs
 # "different" after call-inliner:single-call-site for that alone)
