@@ -128,6 +128,13 @@ struct PassCtx {
 	PassArena scratch;	/* freed after every pass */
 	HloError err;		/* set when a pass or the driver fails */
 	PassStats stats;
+	int round;		/* pass_run_seq: the round of the innermost
+				 * fix(...) running, 1-based; 0 outside */
+	/* optional, called after every pass (after the verifier with
+	 * PASS_VERIFY): < 0 stops the sequence with ctx->err set */
+	int (*after)(const HloModule *m, int pass, int changed, void *arg,
+		HloError *e);
+	void *after_arg;
 };
 
 enum {
@@ -156,6 +163,8 @@ typedef struct {
 	int64_t added, removed;	/* by name, with PASS_NAMES; else from the
 				 * counts before and after */
 	int64_t rewrites;	/* PassStats.rewrites */
+	int round;		/* of the innermost fix(...), 0 outside */
+	uint32_t comps_before, comps_after;	/* computations */
 	double ms;
 } PassStep;
 

@@ -363,6 +363,8 @@ pass_run(HloModule *m, int pass, PassCtx *ctx, PassLog *log)
 	memset(&st, 0, sizeof st);
 	memset(&ctx->stats, 0, sizeof ctx->stats);
 	st.pass = pass;
+	st.round = ctx->round;
+	st.comps_before = m->ncomps;
 	if (log)
 		st.before = pass_count_instrs(m);
 	if (log && (ctx->flags & PASS_NAMES))
@@ -382,10 +384,16 @@ pass_run(HloModule *m, int pass, PassCtx *ctx, PassLog *log)
 		return hlo_err(&ctx->err, "pass %s broke the module: %s",
 			hlo_passes[pass].name, e.msg);
 	}
+	if (ctx->after && ctx->after(m, pass, r, ctx->after_arg, &e) < 0) {
+		free(bits);
+		ctx->err = e;
+		return -1;
+	}
 	if (!log)
 		return r;
 	st.changed = r;
 	st.after = pass_count_instrs(m);
+	st.comps_after = m->ncomps;
 	st.rewrites = ctx->stats.rewrites;
 	if (bits) {
 		int64_t keep = survivors(m, bits, nbits);
@@ -422,7 +430,7 @@ runrange(HloModule *m, const PassSeq *s, uint32_t lo, uint32_t hi,
 	PassCtx *ctx, PassLog *log)
 {
 	uint32_t i, end;
-	int changed = 0, r, round;
+	int changed = 0, r, round, outer = ctx->round;
 
 	for (i = lo; i < hi; i++) {
 		if (s->items[i] >= 0) {
@@ -435,7 +443,10 @@ runrange(HloModule *m, const PassSeq *s, uint32_t lo, uint32_t hi,
 			continue;
 		end = groupend(s, i);
 		for (round = 0; round < PASS_FIX_LIMIT; round++) {
-			if ((r = runrange(m, s, i + 1, end, ctx, log)) < 0)
+			ctx->round = round + 1;
+			r = runrange(m, s, i + 1, end, ctx, log);
+			ctx->round = outer;
+			if (r < 0)
 				return -1;
 			changed |= r;
 			if (!r)

@@ -2,9 +2,11 @@
  * [--passes LIST|@FILE] [--report FILE] [--format text|json] [--verify]
  * [--verify-each] [--time] [--policy POLICY [--samples K]] */
 #include <argtable2.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "hlo.h"
 #include "cmd.h"
@@ -12,6 +14,7 @@
 #include "eval.h"
 #include "pass.h"
 #include "cmd_rl.h"
+#include "cmd_dump.h"
 
 typedef struct {
 	const char *in;
@@ -21,6 +24,9 @@ typedef struct {
 	int verified;		/* -1 skipped, else an EV_* verdict */
 	EvVerifyReport vr;
 	double ms;
+	HloBuf diff;		/* --diff: the instructions that differ */
+	int64_t ndiff;		/* its lines, -1 without --diff */
+	CmdDump dump;		/* --dump-after/--dump-to */
 } Report;
 
 static void
@@ -59,11 +65,38 @@ rate(const PassStep *st)
 	return st->ms > 0 ? st->before / (st->ms / 1e3) : 0;
 }
 
+/* the per-step table: columns as wide as the longest pass name */
+static void
+steps_text(const Report *r, HloBuf *b)
+{
+	uint32_t i;
+	int w = 4;
+
+	for (i = 0; i < r->log.n; i++)
+		if ((int)strlen(hlo_passes[r->log.steps[i].pass].name) > w)
+			w = strlen(hlo_passes[r->log.steps[i].pass].name);
+	hlo_buf_printf(b, "\n%4s  %-*s %5s %7s %9s %9s %8s %8s %11s %10s "
+		"%12s\n", "step", w, "pass", "round", "changed", "before",
+		"after", "removed", "added", "comps", "ms", "instrs/s");
+	for (i = 0; i < r->log.n; i++) {
+		const PassStep *st = &r->log.steps[i];
+		char comps[32];
+
+		snprintf(comps, sizeof comps, "%u->%u", st->comps_before,
+			st->comps_after);
+		hlo_buf_printf(b, "%4u  %-*s %5d %7d %9lld %9lld %8lld %8lld "
+			"%11s %10.3f %12.0f\n", i + 1, w,
+			hlo_passes[st->pass].name, st->round, st->changed,
+			(long long)st->before, (long long)st->after,
+			(long long)st->removed, (long long)st->added, comps,
+			st->ms, rate(st));
+	}
+}
+
 static void
 report_text(const HloModule *m, const Report *r, HloBuf *b)
 {
 	HloBuf seq = {0};
-	uint32_t i;
 
 	pass_seq_format(&r->seq, &seq);
 	hlo_buf_printf(b, "input         %s\n", r->in);
@@ -89,18 +122,13 @@ report_text(const HloModule *m, const Report *r, HloBuf *b)
 		hlo_buf_puts(b, "\n");
 		ev_verify_text(&r->vr, b);
 	}
-	hlo_buf_printf(b, "\n%4s  %-28s %7s %9s %9s %8s %8s %10s %12s\n",
-		"step", "pass", "changed", "before", "after", "removed",
-		"added", "ms", "instrs/s");
-	for (i = 0; i < r->log.n; i++) {
-		const PassStep *st = &r->log.steps[i];
-
-		hlo_buf_printf(b, "%4u  %-28s %7d %9lld %9lld %8lld %8lld "
-			"%10.3f %12.0f\n", i + 1, hlo_passes[st->pass].name,
-			st->changed, (long long)st->before,
-			(long long)st->after, (long long)st->removed,
-			(long long)st->added, st->ms, rate(st));
-	}
+	if (r->dump.dir)
+		hlo_buf_printf(b, "dumped        %u modules to %s\n",
+			r->dump.files, r->dump.dir);
+	steps_text(r, b);
+	if (r->ndiff >= 0)
+		hlo_buf_printf(b, "\ndiff          %lld lines\n%s",
+			(long long)r->ndiff, r->diff.buf ? r->diff.buf : "");
 	hlo_buf_puts(b, "\ncost before\n");
 	hlo_cost_text(m, &r->before, b);
 	hlo_buf_puts(b, "\ncost after\n");
@@ -142,16 +170,23 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 		hlo_buf_printf(b, "%s\n    {\"step\": %u, \"id\": %d, "
 			"\"pass\": \"%s\", \"changed\": %s, \"before\": %lld, "
 			"\"after\": %lld, \"removed\": %lld, \"added\": %lld, "
-			"\"rewrites\": %lld, \"ms\": %.3f, "
+			"\"rewrites\": %lld, \"round\": %d, "
+			"\"computations_before\": %u, "
+			"\"computations_after\": %u, \"ms\": %.3f, "
 			"\"instructions_per_s\": %.0f}", i ? "," : "", i + 1,
 			st->pass, hlo_passes[st->pass].name,
 			st->changed ? "true" : "false", (long long)st->before,
 			(long long)st->after, (long long)st->removed,
-			(long long)st->added, (long long)st->rewrites, st->ms,
+			(long long)st->added, (long long)st->rewrites,
+			st->round, st->comps_before, st->comps_after, st->ms,
 			rate(st));
 	}
-	hlo_buf_puts(b, r->log.n ? "\n  ],\n  \"cost_before\": " :
-		"],\n  \"cost_before\": ");
+	hlo_buf_puts(b, r->log.n ? "\n  ]" : "]");
+	if (r->ndiff >= 0) {
+		hlo_buf_puts(b, ",\n  \"diff\": ");
+		hlo_buf_json(b, r->diff.buf ? r->diff.buf : "");
+	}
+	hlo_buf_puts(b, ",\n  \"cost_before\": ");
 	hlo_cost_json(m, &r->before, b);
 	while (b->len && (b->buf[b->len - 1] == '\n'))
 		b->len--;
@@ -281,7 +316,7 @@ seq_args(struct arg_str *passes, struct arg_str *policy,
 static int
 run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 {
-	HloModule *orig = vo ? hlo_module_clone(m) : NULL;
+	HloModule *orig = vo || r->ndiff >= 0 ? hlo_module_clone(m) : NULL;
 	HloError e;
 	uint32_t i;
 	double t0;
@@ -302,11 +337,13 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 		goto out;
 	}
 	status = EXIT_OK;
-	for (i = 0; orig && i < r->log.n && !r->log.steps[i].changed; i++)
+	if (r->ndiff >= 0)
+		r->ndiff = cmd_diff(orig, m, &r->diff);
+	for (i = 0; i < r->log.n && !r->log.steps[i].changed; i++)
 		;
-	if (orig && i == r->log.n) {
+	if (vo && i == r->log.n) {
 		r->verified = 0;	/* nothing changed: the same module */
-	} else if (orig) {
+	} else if (vo) {
 		vo->locate = 1;
 		r->verified = ev_verify(orig, m, vo, &r->vr);
 	}
@@ -318,6 +355,77 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 out:
 	hlo_module_free(orig);
 	return status;
+}
+
+/* the sequence completed once the module is loaded: --policy's passes
+ * (samples sampled rollouts, seed), then --fusion-strategy's */
+static int
+policy_fusion(const HloModule *m, const char *policy, int samples,
+	uint64_t seed, const PassFusionStrategy *fst, PassSeq *seq)
+{
+	HloError e;
+
+	if (policy && cmd_policy_seq(m, policy, samples, seed, seq,
+	    &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		return EXIT_ERR;
+	}
+	if (fst && pass_seq_parse_text(fst->seq, strlen(fst->seq), "fusion",
+	    seq, &e) < 0) {
+		fprintf(stderr, "hlopt: %s\n", e.msg);
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+/* --dump-to and --dump-after: r->dump set up; -1 after a message */
+static int
+dump_args(struct arg_str *to, struct arg_str *after, CmdDump *d,
+	int *status)
+{
+	memset(d, 0, sizeof *d);
+	if (after->count && !to->count) {
+		fprintf(stderr, "hlopt: error: --dump-after: needs --dump-to "
+			"DIR\n");
+		*status = EXIT_USAGE;
+		return -1;
+	}
+	if (!to->count)
+		return 0;
+	return cmd_dump_init(d, after->count ? after->sval[0] : "all",
+		to->sval[0], status);
+}
+
+/* --dump-to: the folder made, the input written as 0000.input.hlo and
+ * the hook installed */
+static int
+dump_input(const HloModule *m, CmdDump *d, PassCtx *ctx)
+{
+	HloBuf text = {0};
+	HloError e;
+	char path[4096];
+	int r;
+
+	if (mkdir(d->dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: error: --dump-to: %s\n", d->dir,
+			strerror(errno));
+		return EXIT_ERR;
+	}
+	if (snprintf(path, sizeof path, "%s/0000.input.hlo", d->dir) >=
+	    (int)sizeof path) {
+		fprintf(stderr, "%s: error: --dump-to: path too long\n",
+			d->dir);
+		return EXIT_ERR;
+	}
+	hlo_print_module(m, &text);
+	r = hlo_write_file(path, text.buf, text.len, &e);
+	hlo_buf_free(&text);
+	if (r < 0)
+		return cmd_error(&e);
+	d->files = 1;
+	ctx->after = cmd_dump_after;
+	ctx->after_arg = d;
+	return EXIT_OK;
 }
 
 int
@@ -357,13 +465,21 @@ cmd_optimize(int argc, char **argv)
 		"none|xla-cpu|xla-gpu|aggressive|merge-across|unfused",
 		"run this fusion strategy after the passes (man hlopt, "
 		"FUSION)");
+	struct arg_str *dumpto = arg_str0(NULL, "dump-to", "DIR",
+		"write the input and the module after every pass that "
+		"changed it into DIR (made if missing)");
+	struct arg_str *dumpafter = arg_str0(NULL, "dump-after",
+		"PASS,...|all", "with --dump-to: only after these passes "
+		"(default all)");
+	struct arg_lit *diff = arg_lit0(NULL, "diff", "add to the report "
+		"the instructions that differ between input and output");
 	struct arg_file *in = arg_file1(NULL, NULL, "IN",
 		"input module, text or proto, - for stdin");
 	struct arg_end *end = arg_end(5);
 	void *argtable[] = {help, out, to, passes, rep, format, verify,
 		ea.trials, ea.seed, ea.rtol, ea.atol, ea.mem, ea.threads,
 		ea.maxsteps, ea.maxelems, ea.maxgflop, each, tim, nbench, policy,
-		samples, fstrat, in, end};
+		samples, fstrat, dumpto, dumpafter, diff, in, end};
 	const PassFusionStrategy *fst = NULL;
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL;
@@ -380,13 +496,12 @@ cmd_optimize(int argc, char **argv)
 	pass_ctx_init(&ctx);
 	if (cmd_parse_args("optimize", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg(format->sval[0],
-	    "text|json", &status)) < 0)
-		goto done;
-	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
-	    &status) < 0)
-		goto done;
-	if (cmd_eval_parse(&ea, &vo, &status) < 0 ||
+	r.ndiff = diff->count ? 0 : -1;
+	if ((format->count && (json = cmd_format_arg(format->sval[0],
+	    "text|json", &status)) < 0) || (to->count &&
+	    cmd_format_arg(to->sval[0], "text|proto", &status) < 0) ||
+	    dump_args(dumpto, dumpafter, &r.dump, &status) < 0 ||
+	    cmd_eval_parse(&ea, &vo, &status) < 0 ||
 	    (status = seq_args(passes, policy, samples, fstrat, &r.seq,
 	    &fst)) != EXIT_OK)
 		goto done;
@@ -397,19 +512,10 @@ cmd_optimize(int argc, char **argv)
 		goto done;
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
-	if (policy->count && cmd_policy_seq(m, policy->sval[0],
-	    samples->count ? samples->ival[0] : 0, ea.seed->count ?
-	    vo.seed : 1, &r.seq, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+	if ((status = policy_fusion(m, policy->count ? policy->sval[0] :
+	    NULL, samples->count ? samples->ival[0] : 0, ea.seed->count ?
+	    vo.seed : 1, fst, &r.seq)) != EXIT_OK)
 		goto done;
-	}
-	if (fst && pass_seq_parse_text(fst->seq, strlen(fst->seq), "fusion",
-	    &r.seq, &e) < 0) {
-		fprintf(stderr, "hlopt: %s\n", e.msg);
-		status = EXIT_ERR;
-		goto done;
-	}
 	if (nbench->count) {
 		if (bench(m, &r.seq, nbench->ival[0] > 0 ? nbench->ival[0] :
 		    1, each->count ? PASS_VERIFY : 0) < 0)
@@ -417,15 +523,13 @@ cmd_optimize(int argc, char **argv)
 		goto done;
 	}
 	ctx.flags = PASS_NAMES | (each->count ? PASS_VERIFY : 0);
+	if (r.dump.dir && (status = dump_input(m, &r.dump, &ctx)) != EXIT_OK)
+		goto done;
 	if ((status = run_checked(m, &r, &ctx, verify->count ? &vo : NULL)) !=
 	    EXIT_OK && r.verified != EV_PARTIAL)
 		goto done;	/* a failed check writes nothing */
-	if (reppath) {
-		if (json)
-			report_json(m, &r, &b);
-		else
-			report_text(m, &r, &b);
-	}
+	if (reppath)
+		(json ? report_json : report_text)(m, &r, &b);
 	if (tim->count)
 		timing(&r);
 	if (cmd_write_outputs(outpath ? m : NULL, out->count ? outpath :
@@ -436,6 +540,8 @@ cmd_optimize(int argc, char **argv)
 	}
 done:
 	ev_verify_free(&r.vr);
+	hlo_buf_free(&r.diff);
+	cmd_dump_free(&r.dump);
 	hlo_buf_free(&b);
 	pass_seq_free(&r.seq);
 	pass_log_free(&r.log);

@@ -271,5 +271,42 @@ expect 0 "and back" -- $H convert --no-verify-input "$T/unverified.pb"
 check "the module as it was" -- grep -q 'ROOT %r = f32\[5\] add(f32\[4\] %x, f32\[4\] %x)' "$T/out"
 expect 1 "optimize still refuses it" -- $H optimize "$T/unverified.pb"
 
+# --dump-to / --dump-after: the input and the module after each pass
+# that changed it; --diff: the instructions that differ
+cat >"$T/dd.hlo" <<'HLO'
+HloModule dd
+
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  a = f32[4] add(x, y)
+  b = f32[4] add(x, y)
+  d = f32[4] negate(x)
+  ROOT r = f32[4] multiply(a, b)
+}
+HLO
+expect 0 "--dump-to" -- $H optimize "$T/dd.hlo" --passes 'algsimp,fix(cse,dce)' --dump-to "$T/dump" -o "$T/dd.out.hlo"
+check "the input dumped" -- test -s "$T/dump/0000.input.hlo"
+check "after cse" -- grep -q 'multiply(f32\[4\] %a, f32\[4\] %a)' "$T/dump/0002.after_cse.hlo"
+check "after dce in round 1" -- test -s "$T/dump/0003.after_dce.hlo"
+check "unchanged passes not dumped" -- test ! -e "$T/dump/0001.after_algsimp.hlo" -a ! -e "$T/dump/0004.after_cse.hlo"
+check "the last dump is the output" -- cmp -s "$T/dump/0003.after_dce.hlo" "$T/dd.out.hlo"
+check "the report counts them" -- grep -q "^dumped  *3 modules to $T/dump" "$T/out"
+check "the step table has the round" -- grep -q '^   3  dce  *1  *1 ' "$T/out"
+rm -rf "$T/dump"
+expect 0 "--dump-after one pass" -- $H optimize "$T/dd.hlo" --passes 'algsimp,fix(cse,dce)' --dump-to "$T/dump" --dump-after dce -o "$T/dd.out.hlo"
+check "only dce" -- test "$(ls "$T/dump" | tr '\n' ' ')" = "0000.input.hlo 0003.after_dce.hlo "
+expect 2 "--dump-after needs --dump-to" -- $H optimize "$T/dd.hlo" --dump-after all
+expect 2 "--dump-after: unknown pass" -- $H optimize "$T/dd.hlo" --dump-to "$T/dump" --dump-after nosuch
+expect 1 "--dump-to: not a folder" -- $H optimize "$T/dd.hlo" --dump-to "$T/dd.hlo/x"
+expect 0 "--diff" -- $H optimize "$T/dd.hlo" --passes 'cse,dce' --diff --format text
+check "the diff counts its lines" -- grep -q '^diff  *4 lines' "$T/out"
+check "removed" -- grep -q '^-  %b = f32\[4\] add(f32\[4\] %x, f32\[4\] %y)' "$T/out"
+check "changed root" -- grep -q '^+  ROOT %r = f32\[4\] multiply(f32\[4\] %a, f32\[4\] %a)' "$T/out"
+check "under its computation" -- grep -q '^@@ %e' "$T/out"
+expect 0 "--diff json" -- $H optimize "$T/dd.hlo" --passes 'cse,dce' --diff --format json
+check "json diff" -- grep -q '"diff": "@@ %e' "$T/out"
+check "json round" -- grep -q '"round": 0, "computations_before": 1' "$T/out"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
