@@ -20,15 +20,20 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* opcodes by self time, most first */
+/* opcodes by self time, most first; then "other", the time of the run
+ * no instruction accounts for (input and output literals, buffers,
+ * scheduling), and the total */
 static void
 profile(const HloEval *ev, double total)
 {
 	int order[HOP_COUNT], n = 0, k, j, t;
+	double self = 0;
 
 	for (k = 0; k < HOP_COUNT; k++)
-		if (ev->profn[k])
+		if (ev->profn[k]) {
 			order[n++] = k;
+			self += ev->prof[k];
+		}
 	for (k = 1; k < n; k++)
 		for (j = k; j > 0 && ev->prof[order[j]] >
 		    ev->prof[order[j - 1]]; j--) {
@@ -36,14 +41,19 @@ profile(const HloEval *ev, double total)
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	fprintf(stderr, "%-24s %10s %10s %6s\n", "opcode", "count",
-		"seconds", "%");
+	fprintf(stderr, "%-24s %10s %12s %6s\n", "opcode", "count", "ms",
+		"%");
 	for (k = 0; k < n; k++)
-		fprintf(stderr, "%-24s %10llu %10.3f %6.1f\n",
+		fprintf(stderr, "%-24s %10llu %12.3f %6.1f\n",
 			hlo_opinfo[order[k]].name,
 			(unsigned long long)ev->profn[order[k]],
-			ev->prof[order[k]], total > 0 ?
+			1e3 * ev->prof[order[k]], total > 0 ?
 			100 * ev->prof[order[k]] / total : 0);
+	fprintf(stderr, "%-24s %10s %12.3f %6.1f\n", "other", "",
+		total > self ? 1e3 * (total - self) : 0, total > self ?
+		100 * (total - self) / total : 0);
+	fprintf(stderr, "%-24s %10s %12.3f %6.1f\n", "total", "", 1e3 * total,
+		total > 0 ? 100.0 : 0);
 }
 
 /* the inputs: from --inputs, else random from the hints of --ranges-from

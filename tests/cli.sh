@@ -103,6 +103,8 @@ check "verify says equal" -- grep -q '^verdict: equal' "$T/out"
 expect 2 "verify --threads 0" -- $H verify --threads 0 $small $small
 expect 0 "run --profile --time" -- $H run --profile --time $small
 check "--profile prints a table by opcode" -- grep -q '^convolution ' "$T/err"
+check "--profile: the time no opcode accounts for" -- grep -q '^other  *[0-9.]*  *[0-9.]*$' "$T/err"
+check "--profile: and the total" -- grep -q '^total  *[0-9.]*  *100.0$' "$T/err"
 check "--time prints the time" -- grep -q '^time ' "$T/err"
 
 # optimize --verify on a module the evaluator cannot run (ragged-dot):
