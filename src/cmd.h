@@ -22,7 +22,8 @@ int cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 	int argc, char **argv, int *status);
 				/* 0: go on; 1: stop, *status is the exit
 				 * status (--help printed: 0; usage: 2) */
-int cmd_format_arg(const char *s, const char *allowed, int *status);
+int cmd_format_arg(const char *flag, const char *s, const char *allowed,
+	int *status);
 
 /* src/cmdutil.c */
 int cmd_error(const HloError *e);

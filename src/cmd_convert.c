@@ -31,7 +31,7 @@ cmd_convert(int argc, char **argv)
 
 	if (cmd_parse_args("convert", summary, argtable, argc, argv, &status))
 		goto done;
-	if (to->count && cmd_format_arg(to->sval[0], "text|proto",
+	if (to->count && cmd_format_arg("to", to->sval[0], "text|proto",
 	    &status) < 0)
 		goto done;
 	if (cmd_check_out(out->count ? out->sval[0] : NULL, to->count ?

@@ -214,8 +214,8 @@ bench(const HloModule *m, const PassSeq *seq, int reps, unsigned flags)
 
 	pass_ctx_init(&ctx);
 	ctx.flags = flags;
-	printf("%-28s %10s %12s %14s\n", "pass", "ms", "instrs",
-		"instrs/s");
+	printf("%-28s %10s %12s %14s %12s\n", "pass", "ms", "instrs",
+		"instrs/s", "after");
 	for (i = 0; i < seq->n; i++) {
 		if (seq->items[i] < 0)
 			continue;
@@ -237,7 +237,7 @@ bench(const HloModule *m, const PassSeq *seq, int reps, unsigned flags)
 			after = log.steps[0].after;
 			hlo_module_free(w);
 		}
-		printf("%-28s %10.3f %12lld %14.0f %lld\n",
+		printf("%-28s %10.3f %12lld %14.0f %12lld\n",
 			hlo_passes[seq->items[i]].name, best, (long long)before,
 			best > 0 ? before / (best / 1e3) : 0, (long long)after);
 	}
@@ -497,9 +497,9 @@ cmd_optimize(int argc, char **argv)
 	if (cmd_parse_args("optimize", summary, argtable, argc, argv, &status))
 		goto done;
 	r.ndiff = diff->count ? 0 : -1;
-	if ((format->count && (json = cmd_format_arg(format->sval[0],
-	    "text|json", &status)) < 0) || (to->count &&
-	    cmd_format_arg(to->sval[0], "text|proto", &status) < 0) ||
+	if ((format->count && (json = cmd_format_arg("format",
+	    format->sval[0], "text|json", &status)) < 0) || (to->count &&
+	    cmd_format_arg("to", to->sval[0], "text|proto", &status) < 0) ||
 	    dump_args(dumpto, dumpafter, &r.dump, &status) < 0 ||
 	    cmd_eval_parse(&ea, &vo, &status) < 0 ||
 	    (status = seq_args(passes, policy, samples, fstrat, &r.seq,

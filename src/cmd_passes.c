@@ -142,8 +142,8 @@ cmd_passes(int argc, char **argv)
 
 	if (cmd_parse_args("passes", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg(format->sval[0],
-	    "text|json", &status)) < 0)
+	if (format->count && (json = cmd_format_arg("format",
+	    format->sval[0], "text|json", &status)) < 0)
 		goto done;
 	if (pipes->count) {
 		pipelines(&b, json);

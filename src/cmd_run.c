@@ -146,8 +146,8 @@ cmd_run(int argc, char **argv)
 
 	if (cmd_parse_args("run", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg(format->sval[0],
-	    "text|json", &status)) < 0)
+	if (format->count && (json = cmd_format_arg("format",
+	    format->sval[0], "text|json", &status)) < 0)
 		goto done;
 	if (cmd_eval_parse(&ea, &o, &status) < 0)
 		goto done;

@@ -196,7 +196,8 @@ cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 /* checks s is one of the '|'-separated words of allowed; returns its
  * index, or -1 after a usage message (*status = 2) */
 int
-cmd_format_arg(const char *s, const char *allowed, int *status)
+cmd_format_arg(const char *flag, const char *s, const char *allowed,
+	int *status)
 {
 	const char *p = allowed, *q;
 	size_t n = strlen(s);
@@ -213,7 +214,8 @@ cmd_format_arg(const char *s, const char *allowed, int *status)
 		p = q + 1;
 		i++;
 	}
-	fprintf(stderr, "hlopt: error: '%s' is not one of %s\n", s, allowed);
+	fprintf(stderr, "hlopt: error: --%s: '%s' is not one of %s\n", flag,
+		s, allowed);
 	*status = EXIT_USAGE;
 	return -1;
 }

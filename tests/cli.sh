@@ -310,5 +310,27 @@ expect 0 "--diff json" -- $H optimize "$T/dd.hlo" --passes 'cse,dce' --diff --fo
 check "json diff" -- grep -q '"diff": "@@ %e' "$T/out"
 check "json round" -- grep -q '"round": 0, "computations_before": 1' "$T/out"
 
+# --bench: one header over the columns of its rows
+expect 0 "--bench" -- $H optimize "$T/dd.hlo" --passes cse,dce --bench 2
+check "--bench header names every column" -- awk 'NR == 1 { h = NF } NR > 1 && NF != h { bad = 1 } END { exit bad || NR != 3 }' "$T/out"
+check "--bench: the count after" -- grep -q '^cse  *[0-9.]*  *6  *[0-9]*  *5$' "$T/out"
+
+# a binary proto is not written to a terminal unless -o - insists
+# (script(1) gives the command a terminal; skipped without it)
+if command -v script >/dev/null 2>&1; then
+	expect 1 "proto to a terminal" -- script -qec "$H convert $T/dd.hlo --to proto" /dev/null
+	check "the refusal says why" -- grep -q 'not written to a terminal; give -o FILE, or -o - to insist' "$T/out"
+	expect 0 "-o - insists" -- script -qec "$H convert $T/dd.hlo --to proto -o -" /dev/null
+	check "and gets the proto" -- grep -q 'HloModule\|dd' "$T/out"
+else
+	echo "cli: script(1) missing: the terminal refusal is not tested"
+fi
+
+# argument errors name the flag
+expect 2 "bad --format" -- $H stats --format yaml "$T/dd.hlo"
+check "--format named" -- grep -q "^hlopt: error: --format: 'yaml' is not one of text|json$" "$T/err"
+expect 2 "bad --to" -- $H convert --to pbtxt "$T/dd.hlo"
+check "--to named" -- grep -q "^hlopt: error: --to: 'pbtxt' is not one of text|proto$" "$T/err"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
