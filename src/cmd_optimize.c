@@ -345,6 +345,8 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 		r->verified = 0;	/* nothing changed: the same module */
 	} else if (vo) {
 		vo->locate = 1;
+		vo->name_a = "the input";
+		vo->name_b = "the output";
 		r->verified = ev_verify(orig, m, vo, &r->vr);
 	}
 	if (r->verified > 0) {

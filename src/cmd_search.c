@@ -407,6 +407,8 @@ check(Search *s, const HloModule *in, const HloModule *best)
 	}
 	ev_verify_defaults(&vo);
 	vo.seed = 1;
+	vo.name_a = "the input";
+	vo.name_b = "the best module";
 	s->verified = ev_verify(in, best, &vo, &s->vr);
 	return s->verified;
 }

@@ -177,15 +177,15 @@ cmd_verify(int argc, char **argv)
 		goto done;
 	o.locate = !noloc->count;
 	o.exact = exact->count > 0;
+	o.name_a = files->filename[0];
+	o.name_b = files->filename[1];
 	if ((status = cmd_load(files->filename[0], &a)) != EXIT_OK ||
 	    (status = cmd_load(files->filename[1], &b)) != EXIT_OK)
 		goto done;
 	ev_verify(a, b, &o, &r);
 	status = cmd_verdict_status(r.verdict);
 	if (r.verdict == EV_NOT_EVALUABLE || r.verdict == EV_FAILED)
-		fprintf(stderr, "hlopt: verify: %s: %s\n",
-			strncmp(r.msg, "second", 6) ? files->filename[0] :
-			files->filename[1], r.msg);
+		fprintf(stderr, "hlopt: verify: %s\n", r.msg);
 	if (json) {
 		ev_verify_json(&r, &out);
 		hlo_buf_puts(&out, "\n");

@@ -112,6 +112,7 @@ check "--time prints the time" -- grep -q '^time ' "$T/err"
 expect 3 "optimize --verify of an unevaluable module" -- $H optimize --verify \
 	--passes algsimp tests/cli/unevaluable.hlo -o "$T/uv.hlo" --report "$T/uv.rep"
 check "the reason names the opcode" -- grep -q 'cannot evaluate ragged-dot' "$T/err"
+check "and the module" -- grep -q 'not evaluable: the input: cannot' "$T/err"
 check "a failed --verify writes no module" -- test ! -e "$T/uv.hlo"
 check "a failed --verify writes no report" -- test ! -e "$T/uv.rep"
 
@@ -331,6 +332,20 @@ expect 2 "bad --format" -- $H stats --format yaml "$T/dd.hlo"
 check "--format named" -- grep -q "^hlopt: error: --format: 'yaml' is not one of text|json$" "$T/err"
 expect 2 "bad --to" -- $H convert --to pbtxt "$T/dd.hlo"
 check "--to named" -- grep -q "^hlopt: error: --to: 'pbtxt' is not one of text|proto$" "$T/err"
+
+# verify names the module it could not evaluate
+cat >"$T/twin.hlo" <<'HLO'
+HloModule twin
+ENTRY e {
+  a = f32[19,11,5] parameter(0)
+  b = f32[3,5,7] parameter(1)
+  g = s64[19,3] parameter(2)
+  ROOT r = f32[19,11,7] broadcast(f32[] constant(0)), dimensions={}
+}
+HLO
+expect 3 "verify: second module unevaluable" -- $H verify "$T/twin.hlo" tests/cli/unevaluable.hlo
+check "verify names the module" -- grep -q '^hlopt: verify: tests/cli/unevaluable.hlo: cannot evaluate ragged-dot' "$T/err"
+check "and so does its report" -- grep -q '^verdict: not evaluable: tests/cli/unevaluable.hlo: ' "$T/out"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -187,6 +187,8 @@ typedef struct {
 				 * diverges (two more evaluations) */
 	const HloInputHints *hints;	/* input distributions; NULL: the
 				 * analysis of the first module */
+	const char *name_a, *name_b;	/* the modules in messages; NULL:
+				 * "first module", "second module" */
 } EvVerifyOpts;
 
 typedef struct {

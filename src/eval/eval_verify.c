@@ -526,8 +526,8 @@ run_first(const HloModule *a, const EvVerifyOpts *o, uint64_t seed,
 		    &v) < 0) {
 			if (d == 0) {
 				hlo_eval_fini(&ea[cur]);
-				return failed(r, "first module", &ea[cur],
-					&e[cur]);
+				return failed(r, o->name_a ? o->name_a :
+					"first module", &ea[cur], &e[cur]);
 			}
 			hlo_eval_fini(&ea[cur]);
 			break;	/* keep the best so far */
@@ -625,7 +625,8 @@ verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 			r->dist[t] = dist;
 		if (run_one(b, o, dist_seed(seed, dist), dist, h, &eb, &e,
 		    &ob) < 0) {
-			failed(r, "second module", &eb, &e);
+			failed(r, o->name_b ? o->name_b : "second module",
+				&eb, &e);
 			hlo_val_unref(&ea[which], oa);
 			hlo_eval_fini(&ea[which]);
 			hlo_eval_fini(&eb);
