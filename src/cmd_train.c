@@ -216,6 +216,7 @@ fill_result(const RlRun *run, SearchResult *r)
 	r->seconds = run->seconds;
 	r->lookups = run->lookups;
 	r->hits = run->hits;
+	r->times = run->times;
 	snprintf(r->found_by, sizeof r->found_by, "%s", run->found_by[0]);
 	snprintf(r->warning, sizeof r->warning, "%s", run->warning);
 	r->log = xcalloc(run->nlog + 1, sizeof *r->log);

@@ -95,6 +95,7 @@ seq1=$(grep '^sequence' "$T/dqn.rep")
 expect 0 "search dqn again" -- $H search --algo dqn --budget 400 --seed 3 --no-verify $gpt
 check "same seed, same sequence" -- test "$seq1" = "$(grep '^sequence' "$T/out")"
 expect 0 "ppo, 3 envs, -j 1" -- $H search --algo ppo --budget 600 --n-steps 32 --n-envs 3 -j 1 --no-verify $gpt
+check "the environments' time is reported" -- awk '/^thread time/ { f = 1; exit !($3 > 0 && $6 + 0 > 0) } END { if (!f) exit 1 }' "$T/out"
 grep '^sequence\|^best' "$T/out" >"$T/j1"
 expect 0 "ppo, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --n-steps 32 --n-envs 3 -j 3 --no-verify $gpt
 grep '^sequence\|^best' "$T/out" >"$T/j3"

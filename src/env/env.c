@@ -683,3 +683,15 @@ env_times(const Env *env, EnvTimes *t)
 {
 	*t = env->times;
 }
+
+void
+env_times_add(EnvTimes *a, const EnvTimes *b)
+{
+	a->reset += b->reset;
+	a->pass += b->pass;
+	a->objective += b->objective;
+	a->hash += b->hash;
+	a->observe += b->observe;
+	a->steps += b->steps;
+	a->passes += b->passes;
+}

@@ -137,6 +137,7 @@ typedef struct {
 	uint64_t steps, passes;	/* steps taken, passes really run */
 } EnvTimes;
 void env_times(const Env *env, EnvTimes *t);
+void env_times_add(EnvTimes *sum, const EnvTimes *t);	/* sum += t */
 
 /* the transposition table (structural hashes of the states reached) */
 uint64_t env_state_hash(Env *env);	/* of the current state */

@@ -291,18 +291,6 @@ episode(Shared *sh, Env *env, int64_t e, Episode *ep)
 	free(seq);
 }
 
-static void
-addtimes(EnvTimes *a, const EnvTimes *b)
-{
-	a->reset += b->reset;
-	a->pass += b->pass;
-	a->objective += b->objective;
-	a->hash += b->hash;
-	a->observe += b->observe;
-	a->steps += b->steps;
-	a->passes += b->passes;
-}
-
 static void *
 random_worker(void *p)
 {
@@ -330,7 +318,7 @@ random_worker(void *p)
 	pthread_mutex_lock(&sh->mu);
 	sh->lookups += lk;
 	sh->hits += hits;
-	addtimes(&sh->times, &tm);
+	env_times_add(&sh->times, &tm);
 	pthread_mutex_unlock(&sh->mu);
 	env_free(env);
 	worker_done(sh);
@@ -592,7 +580,7 @@ level_worker(void *p)
 	hlo_module_free(w);
 	pass_ctx_free(&ctx);
 	pthread_mutex_lock(&sh->mu);
-	addtimes(&sh->times, &tm);
+	env_times_add(&sh->times, &tm);
 	pthread_mutex_unlock(&sh->mu);
 	worker_done(sh);
 	return NULL;

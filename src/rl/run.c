@@ -276,6 +276,7 @@ rl_run_free(RlRun *run)
 static void
 shared_free(Shared *sh)
 {
+	EnvTimes t;
 	uint64_t l, h;
 	int i, m;
 
@@ -286,6 +287,8 @@ shared_free(Shared *sh)
 			env_table_stats(sh->slots[i].mods[m], &l, &h);
 			sh->run->lookups += l;
 			sh->run->hits += h;
+			env_times(sh->slots[i].mods[m], &t);
+			env_times_add(&sh->run->times, &t);
 		}
 	for (i = 0; sh->slots && i < sh->E; i++) {
 		for (m = 0; i > 0 && sh->slots[i].mods && m < sh->nmod; m++)

@@ -45,6 +45,7 @@ typedef struct {
 	int64_t passes_run;	/* steps whose pass really ran (not skipped
 				 * as a known no-op, not failed) */
 	uint64_t lookups, hits;	/* the transposition tables' */
+	EnvTimes times;		/* the environments' time, summed */
 	double seconds;
 	int timed_out;		/* stopped by the wall-time limit */
 	char warning[600];	/* the first pass that failed, else empty */
