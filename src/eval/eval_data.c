@@ -690,6 +690,8 @@ typedef struct {
 	int64_t ivd;
 } GatherDn;
 
+/* a gather whose window is empty (a slice size 0) reads nothing and
+ * gives zeros, as xla's simplifiers make of it */
 int
 ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
@@ -721,6 +723,8 @@ ev_gather(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		return -1;
 	if (v->type != a->type)
 		return bad(ev, c, i, v, "result type differs from operand");
+	if (hlo_ints_has(g.ss, g.nss, 0))	/* an empty window: zeros */
+		return memset(v->data, 0, (size_t)v->n * go.esz), *out = v, 0;
 	/* window dims of the operand and where they land in the output */
 	for (d = 0; d < ga.rank; d++) {
 		if (g.ss[d] < 0 || g.ss[d] > ga.dims[d])
