@@ -174,3 +174,15 @@ pass_type_higher(int a, int b)
 			return pa[k] > pb[k] ? a : b;
 	return a;
 }
+
+int
+pass_accum_type(PassEdit *ed, uint32_t i)
+{
+	const HloInstr *in = pass_ins(ed, i);
+
+	if (in->op == HOP_DOT ? !pass_dot_plain(ed->m, in) :
+	    in->op != HOP_CONV || in->nops != 2)
+		return -1;
+	return pass_type_higher(pass_b_type(ed, pass_opnd(ed, i, 0)),
+		pass_b_type(ed, pass_opnd(ed, i, 1)));
+}

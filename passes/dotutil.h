@@ -30,6 +30,11 @@ uint32_t pass_dot_like(PassEdit *ed, uint32_t like, uint32_t lhs,
 				 * algorithm of dot like (not its metadata,
 				 * sharding or other annotations) */
 int pass_type_higher(int a, int b);
+int pass_accum_type(PassEdit *ed, uint32_t i);
+				/* a dot's or convolution's element type as
+				 * xla's shape inference gives it without a
+				 * preferred type (the higher of its operands');
+				 * -1 for other instructions and sparse dots */
 				/* primitive_util::HigherPrecisionType */
 
 #endif
