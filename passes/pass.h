@@ -115,6 +115,9 @@ typedef struct {
 				 * loop runs once (kEliminateSimpleGathers) */
 	int scatter_simple;	/* scatter_expander: only scatters whose
 				 * loop runs once (kEliminateSimpleScatters) */
+	int conv_feature_groups;	/* convolution-group-converter: feature
+				 * groups (XLA:CPU's second run), not batch
+				 * groups */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

@@ -52,3 +52,16 @@ pass_scatter_expander_simple(HloModule *m, PassCtx *ctx)
 	ctx->opt.scatter_simple = save;
 	return r;
 }
+
+/* ConvolutionGroupConverter(convert_batch_groups_only=false) as XLA:CPU
+ * runs it second: feature groups of convolutions not f16 or f32 */
+int
+pass_conv_group_converter_feature(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.conv_feature_groups, r;
+
+	ctx->opt.conv_feature_groups = 1;
+	r = pass_conv_group_converter(m, ctx);
+	ctx->opt.conv_feature_groups = save;
+	return r;
+}
