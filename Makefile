@@ -90,7 +90,9 @@ check-asan:
 	@ASAN_OPTIONS=detect_leaks=1 CK_FORK=no sh scripts/runtests build-asan build-asan/hlopt
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@echo "building hlopt (compiler output in $(BUILD)/demo-build.log)"
+	@mkdir -p $(BUILD) && $(MAKE) --no-print-directory all \
+		>$(BUILD)/demo-build.log 2>&1 || { tail -20 $(BUILD)/demo-build.log; exit 1; }
 	@sh scripts/demo ./hlopt
 
 install: all
