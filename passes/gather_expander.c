@@ -122,7 +122,12 @@ new_comp(PassEdit *ed, PassEdit *eb, const char *name, uint32_t ps,
 	uint32_t c = hlo_comp_add(m, hlo_fresh_name(m, name));
 
 	m->comps[c].thread = m->comps[ed->c].thread;
-	pass_edit_init(eb, m, ed->ctx, NULL, 0);
+	/* as pass_edit_init, without its scan of the module for bitcasts
+	 * (once per loop would make the pass quadratic) */
+	memset(eb, 0, sizeof *eb);
+	eb->m = m;
+	eb->ctx = ed->ctx;
+	eb->lay = ed->lay;
 	pass_edit_begin(eb, c);
 	*param = pass_b_op(eb, HOP_PARAMETER, ps, 0, NULL);
 	m->comps[c].ins[*param].num = 0;
