@@ -86,4 +86,37 @@ int64_t wu_trip_count(const HloModule *m, uint32_t c, uint32_t w,
 int64_t wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w);
 				/* ComputeWhileLoopTripCountUpperBound */
 
+/* loop-invariant code motion (wutil_licm.c), for while_licm.c and
+ * while_expensive_licm.c */
+typedef struct {
+	HloModule *m;
+	PassCtx *ctx;
+	uint8_t *fx;		/* pass_comp_effects, grown with clones */
+	uint32_t *ncallers;	/* call sites per computation */
+	uint8_t *touched;	/* computations to compact */
+	uint32_t cap;
+	/* per body instruction, for the loop being worked on */
+	uint32_t *hoisted;	/* copy in the caller, HLO_NONE if none */
+	uint8_t *inv;		/* invariant but not hoisted */
+} WuLicm;
+void wu_licm_init(WuLicm *s, HloModule *m, PassCtx *ctx);
+void wu_licm_free(WuLicm *s);
+void wu_licm_grow(WuLicm *s);	/* after adding computations */
+int wu_licm_bail_body(const HloModule *m, uint32_t b);
+				/* a domain or the custom calls
+				 * SPMDFullToShardShape, SPMDShardShapeToFull,
+				 * MoveToDevice, MoveToHost: leave the loop */
+void wu_licm_hoist(WuLicm *s, uint32_t c, uint32_t w, uint32_t body,
+	uint32_t x);		/* CreateLoopInvariantCopy: x and what it
+				 * needs of s->hoisted copied into c (a
+				 * get-tuple-element of the body parameter
+				 * becomes one of the loop's init) */
+void wu_licm_live_in(WuLicm *s, uint32_t c, uint32_t w, const uint32_t *repl,
+	const uint32_t *body_x, uint32_t k);
+				/* MakeInstructionsLiveIn: repl[0..k) (in c)
+				 * appended to the state of loop w; every use
+				 * of body_x[j] in the body takes the new
+				 * element j; a shared body or condition is
+				 * cloned first */
+
 #endif
