@@ -293,3 +293,73 @@ pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
 	free(fus);
 	return changed;
 }
+
+uint32_t
+pass_unique_name(HloModule *m, const char *base)
+{
+	char buf[300];
+	unsigned k;
+	int len;
+
+	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
+		return hlo_strz(m, base);
+	for (k = 1;; k++) {
+		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
+		if (hlo_find_str(m, buf, len) == HLO_NONE)
+			return hlo_str(m, buf, len);
+	}
+}
+
+uint32_t
+pass_b_scalar_comp(HloModule *m, const char *name, int op, int type,
+	const char *lhs, const char *rhs)
+{
+	uint32_t c = hlo_comp_add(m, pass_unique_name(m, name));
+	uint32_t s = hlo_shape_scalar(m, type), p[2], r;
+
+	p[0] = hlo_instr_add(m, c, HOP_PARAMETER, s, pass_unique_name(m, lhs),
+		0, NULL);
+	m->comps[c].ins[p[0]].num = 0;
+	p[1] = hlo_instr_add(m, c, HOP_PARAMETER, s, pass_unique_name(m, rhs),
+		0, NULL);
+	m->comps[c].ins[p[1]].num = 1;
+	r = hlo_instr_add(m, c, op, op == HOP_COMPARE ? hlo_shape_scalar(m,
+		TY_PRED) : s, hlo_fresh_name(m, hlo_opinfo[op].name), 2, p);
+	m->comps[c].root = r;
+	return c;
+}
+
+uint32_t
+pass_b_reduce(PassEdit *ed, uint32_t x, uint32_t init, uint32_t shape,
+	uint32_t ndims, const int64_t *dims, uint32_t comp)
+{
+	uint32_t o[2] = {x, init}, i = pass_b_op(ed, HOP_REDUCE, shape, 2, o);
+	HloAttr a = hlo_mk_ints(ed->m, A_DIMENSIONS, dims, ndims);
+
+	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
+	hlo_set_called(ed->m, ed->c, i, 1, &comp);
+	return i;
+}
+
+uint32_t
+pass_b_iota(PassEdit *ed, uint32_t shape, int64_t dim)
+{
+	uint32_t i = pass_b_op(ed, HOP_IOTA, shape, 0, NULL);
+	HloAttr a = hlo_mk_int(A_IOTA_DIM, dim);
+
+	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_gte(PassEdit *ed, uint32_t x, int64_t index)
+{
+	HloModule *m = ed->m;
+	const HloShape *sh = hlo_sh(m, pass_b_shape(ed, x));
+	uint32_t i = pass_b_op(ed, HOP_GTE, hlo_tuple_elems(m, sh)[index], 1,
+		&x);
+	HloAttr a = hlo_mk_int(A_INDEX, index);
+
+	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
+	return i;
+}

@@ -48,6 +48,21 @@ typedef uint32_t (*PassExpandFn)(PassEdit *ed, uint32_t i, void *arg);
 int pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
 	PassExpandFn expand, void *arg);
 
+/* names and computations for expanders that add computations */
+uint32_t pass_unique_name(HloModule *m, const char *base);
+				/* base if unused, else base.1, base.2, ...
+				 * (xla's module-wide uniquing) */
+uint32_t pass_b_scalar_comp(HloModule *m, const char *name, int op,
+	int type, const char *lhs, const char *rhs);
+				/* a new computation (lhs, rhs) -> op(lhs,
+				 * rhs) over scalars of type; returns its
+				 * index */
+uint32_t pass_b_reduce(PassEdit *ed, uint32_t x, uint32_t init,
+	uint32_t shape, uint32_t ndims, const int64_t *dims, uint32_t comp);
+				/* reduce(x, init), dimensions, to_apply */
+uint32_t pass_b_iota(PassEdit *ed, uint32_t shape, int64_t dim);
+uint32_t pass_b_gte(PassEdit *ed, uint32_t x, int64_t index);
+
 /* computations called as fusions (HC_FUSION or by a fusion): sized
  * m->ncomps, in scratch */
 uint8_t *pass_fusion_comps(const HloModule *m, PassCtx *ctx);
