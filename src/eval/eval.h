@@ -416,6 +416,8 @@ void ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn,
 int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 void ev_prog_free(EvProg *p);
+int ev_topk_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);		/* custom-call "TopK" with a comparator */
 
 /* eval_opaque.c */
 int ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

@@ -1756,6 +1756,88 @@ topk(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	return 0;
 }
 
+/* the TopK custom-call (xla's TopkRewriter output): per row of the last
+ * dimension, a stable sort by the call's comparator (values, and s32
+ * positions when it takes four parameters), the first k of each row, k
+ * from the result shape; (values, s32 indices) */
+int
+ev_topk_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	HloVal *vs[2], *x = ops[0];
+	int64_t len, rows, r, e, k, z, *idx = NULL, *tmp = NULL;
+	const int64_t *dims;
+	uint32_t comp, np;
+	int rank, rc = -1;
+	Lane *vals[2] = {NULL, NULL}, l;
+	SortCtx s;
+	App a;
+
+	if (in->nops != 1 || x->type >= TY_TUPLE)
+		return ev_unsupported(ev, c, i, "bad TopK operand");
+	if (called(ev, c, i, 0, &comp) < 0)
+		return -1;
+	np = (uint32_t)hlo_param_count(m, comp);
+	if (np != 2 && np != 4)
+		return ev_unsupported(ev, c, i, "TopK comparator arity");
+	dims = ev_dims(ev, x->shape, &rank);
+	if (rank < 1 || results(ev, in, 2, vs, out) < 0) {
+		hlo_val_unref(ev, *out);
+		*out = NULL;
+		return rank < 1 ? ev_unsupported(ev, c, i, "rank 0") : -1;
+	}
+	len = dims[rank - 1];
+	rows = len ? x->n / len : 0;
+	k = rows ? vs[0]->n / rows : 0;
+	if (vs[0]->type != x->type || k > len || vs[1]->n != vs[0]->n ||
+	    hlo_typeinfo[vs[1]->type].cls == C_FLOAT) {
+		hlo_val_unref(ev, *out);
+		*out = NULL;
+		return ev_unsupported(ev, c, i, "result shape differs");
+	}
+	if (app_init(ev, comp, np, 1, &a) < 0)
+		goto done;
+	memset(&s, 0, sizeof s);
+	s.a = &a;
+	s.n = np / 2;
+	s.vals = vals;
+	idx = xcalloc(len + 1, sizeof *idx);
+	tmp = xcalloc(len + 1, sizeof *tmp);
+	vals[0] = xcalloc(len + 1, sizeof(Lane));
+	vals[1] = xcalloc(len + 1, sizeof(Lane));
+	z = ev_esz(x->type);
+	for (r = 0; r < rows; r++) {
+		ev_lane_load(x->type, x->data + r * len * z, len, vals[0]);
+		for (e = 0; e < len; e++) {
+			idx[e] = e;
+			vals[1][e].s = e;
+		}
+		mergesort_idx(&s, idx, tmp, len);
+		if (s.err)
+			goto done;
+		for (e = 0; e < k; e++) {
+			memcpy(vs[0]->data + (r * k + e) * z,
+				x->data + (r * len + idx[e]) * z, z);
+			l.s = idx[e];
+			ev_lane_store(vs[1]->type, &l, 1, vs[1]->data +
+				(r * k + e) * ev_esz(vs[1]->type));
+		}
+	}
+	rc = 0;
+done:
+	app_fini(&a);
+	free(idx);
+	free(tmp);
+	free(vals[0]);
+	free(vals[1]);
+	if (rc < 0) {
+		hlo_val_unref(ev, *out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int
 ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {

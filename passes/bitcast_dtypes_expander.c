@@ -1,0 +1,309 @@
+/* bitcast_dtypes_expander.c: "bitcast_dtypes_expander", xla's
+ * BitcastDtypesExpander (xla/hlo/transforms/expanders/
+ * bitcast_dtypes_expander.cc, openxla/xla as of 2025-03).
+ *
+ * An OpExpanderPass over bitcast-converts between element types of
+ * different bit widths. Each becomes a call of a computation named
+ * xla.bitcast_convert_<from>_2_<to> (shapes without layout, characters
+ * other than letters, digits, '_', '.' and '-' as '_'), made once per
+ * pair of shapes and run:
+ *   narrowing, e.g. s32[10] -> s8[10,4]: the operand reshaped to
+ *     [...,1], broadcast, reshaped back and broadcast to [...,k], bitcast
+ *     to the unsigned type of its width, shifted right by width_out *
+ *     iota along the new dimension, masked to width_out bits, converted
+ *     to the unsigned type of width_out and bitcast to the result type;
+ *   widening, e.g. s8[10,4] -> s32[10]: the operand bitcast to its
+ *     unsigned type, converted to the unsigned type of the result width,
+ *     shifted left by width_in * iota along the last dimension, reduced
+ *     over it with or (computation or_U32, ...) and bitcast to the
+ *     result type.
+ * Not matched (deviation: xla would try): pred operands or results, and
+ * widths without an unsigned integer type (complex types).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+
+typedef struct {
+	uint32_t *key, *comp;	/* open addressing on the name's string id */
+	uint32_t cap, n;
+} Cache;
+
+typedef struct {
+	HloModule *m;
+	uint32_t c;
+} B;
+
+static int
+utype(int bits)
+{
+	switch (bits) {
+	case 1: return TY_U1;
+	case 2: return TY_U2;
+	case 4: return TY_U4;
+	case 8: return TY_U8;
+	case 16: return TY_U16;
+	case 32: return TY_U32;
+	case 64: return TY_U64;
+	}
+	return -1;
+}
+
+static int
+match(PassEdit *ed, uint32_t i, void *arg)
+{
+	const HloInstr *in = pass_ins(ed, i);
+	int ti, to;
+
+	(void)arg;
+	if (in->op != HOP_BITCASTCVT || in->nops != 1)
+		return 0;
+	ti = pass_b_type(ed, pass_opnd(ed, i, 0));
+	to = hlo_sh(ed->m, in->shape)->type;
+	if (to >= TY_TUPLE || ti >= TY_TUPLE || ti == TY_PRED || to == TY_PRED)
+		return 0;
+	return hlo_typeinfo[ti].bits != hlo_typeinfo[to].bits &&
+		utype(hlo_typeinfo[ti].bits) >= 0 &&
+		utype(hlo_typeinfo[to].bits) >= 0;
+}
+
+static uint32_t
+add(B *b, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
+{
+	return hlo_instr_add(b->m, b->c, op, shape, hlo_fresh_name(b->m,
+		hlo_opinfo[op].name), n, ops);
+}
+
+static uint32_t
+add1(B *b, int op, uint32_t shape, uint32_t x)
+{
+	return add(b, op, shape, 1, &x);
+}
+
+static uint32_t
+add2(B *b, int op, uint32_t x, uint32_t y)
+{
+	uint32_t o[2] = {x, y};
+
+	return add(b, op, b->m->comps[b->c].ins[x].shape, 2, o);
+}
+
+static uint32_t
+bcast(B *b, uint32_t x, uint32_t shape, uint32_t n, const int64_t *dims)
+{
+	uint32_t i = add1(b, HOP_BROADCAST, shape, x);
+	HloAttr a = hlo_mk_ints(b->m, A_DIMENSIONS, dims, n);
+
+	hlo_set_attrs(b->m, b->c, i, 1, &a);
+	return i;
+}
+
+static uint32_t
+konst(B *b, int type, uint64_t v)
+{
+	unsigned char buf[8];
+	int k, n = hlo_type_bytes(type);
+	uint32_t i = add(b, HOP_CONSTANT, hlo_shape_scalar(b->m, type), 0,
+		NULL);
+	HloAttr a;
+
+	for (k = 0; k < n && k < 8; k++)
+		buf[k] = (unsigned char)(v >> (8 * k));
+	a = hlo_mk_bytes(b->m, A_LITERAL, K_LITERAL, buf, n);
+	hlo_set_attrs(b->m, b->c, i, 1, &a);
+	return i;
+}
+
+static uint32_t
+iota(B *b, uint32_t shape, int64_t dim)
+{
+	uint32_t i = add(b, HOP_IOTA, shape, 0, NULL);
+	HloAttr a = hlo_mk_int(A_IOTA_DIM, dim);
+
+	hlo_set_attrs(b->m, b->c, i, 1, &a);
+	return i;
+}
+
+/* width_out * iota along dim, in type ut over dims */
+static uint32_t
+shifts(B *b, int ut, int rank, const int64_t *dims, int width)
+{
+	uint32_t s = hlo_shape(b->m, ut, rank, dims, NULL, 0, 0);
+	uint32_t k = bcast(b, konst(b, ut, (uint64_t)width), s, 0, NULL);
+
+	return add2(b, HOP_MUL, k, iota(b, s, rank - 1));
+}
+
+static uint32_t
+narrow(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+{
+	HloModule *m = b->m;
+	int r = from->rank, k, ui = utype(wi), uo = utype(wo);
+	int64_t d[65], id[65];
+	uint32_t s, mask;
+
+	memcpy(d, hlo_dims(m, from), r * sizeof *d);
+	for (k = 0; k <= r; k++)
+		id[k] = k;
+	d[r] = 1;
+	s = hlo_shape(m, from->type, r + 1, d, NULL, 0, 0);
+	x = add1(b, HOP_RESHAPE, s, x);
+	x = bcast(b, x, s, (uint32_t)r + 1, id);
+	x = add1(b, HOP_RESHAPE, hlo_shape(m, from->type, r, d, NULL, 0, 0),
+		x);
+	d[r] = wi / wo;
+	x = bcast(b, x, hlo_shape(m, from->type, r + 1, d, NULL, 0, 0),
+		(uint32_t)r, id);
+	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r + 1, d, NULL, 0, 0), x);
+	x = add2(b, HOP_SHRL, x, shifts(b, ui, r + 1, d, wo));
+	mask = bcast(b, konst(b, ui, ((uint64_t)1 << wo) - 1),
+		hlo_shape(m, ui, r + 1, d, NULL, 0, 0), 0, NULL);
+	x = add2(b, HOP_AND, x, mask);
+	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r + 1, d, NULL, 0, 0), x);
+	return add1(b, HOP_BITCASTCVT, hlo_shape(m, to, r + 1, d, NULL, 0, 0),
+		x);
+}
+
+static uint32_t
+widen(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+{
+	HloModule *m = b->m;
+	int r = from->rank, ui = utype(wi), uo = utype(wo);
+	int64_t d[64], last = r - 1;
+	uint32_t or, o[2], red;
+	char name[16];
+	HloAttr a;
+
+	memcpy(d, hlo_dims(m, from), r * sizeof *d);
+	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r, d, NULL, 0, 0), x);
+	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r, d, NULL, 0, 0), x);
+	x = add2(b, HOP_SHL, x, shifts(b, uo, r, d, wi));
+	o[0] = x;
+	o[1] = konst(b, uo, 0);
+	snprintf(name, sizeof name, "or_U%d", wo);
+	or = pass_b_scalar_comp(m, name, HOP_OR, uo, "lhs", "rhs");
+	red = add(b, HOP_REDUCE, hlo_shape(m, uo, r - 1, d, NULL, 0, 0), 2, o);
+	a = hlo_mk_ints(m, A_DIMENSIONS, &last, 1);
+	hlo_set_attrs(m, b->c, red, 1, &a);
+	hlo_set_called(m, b->c, red, 1, &or);
+	return add1(b, HOP_BITCASTCVT, hlo_shape(m, to, r - 1, d, NULL, 0, 0),
+		red);
+}
+
+static uint32_t
+make_comp(HloModule *m, uint32_t name, uint32_t opshape, int to)
+{
+	const HloShape *from = hlo_sh(m, opshape);
+	int wi = hlo_typeinfo[from->type].bits, wo = hlo_typeinfo[to].bits;
+	B b;
+	uint32_t p;
+
+	b.m = m;
+	b.c = hlo_comp_add(m, name);
+	p = hlo_instr_add(m, b.c, HOP_PARAMETER, opshape,
+		pass_unique_name(m, "a"), 0, NULL);
+	m->comps[b.c].ins[p].num = 0;
+	from = hlo_sh(m, opshape);
+	m->comps[b.c].root = wi > wo ? narrow(&b, p, from, wi, wo, to) :
+		widen(&b, p, from, wi, wo, to);
+	return b.c;
+}
+
+static void
+shape_name(HloModule *m, uint32_t s, HloBuf *b)
+{
+	size_t k = b->len;
+
+	hlo_print_shape(m, hlo_shape_no_layout(m, s), b);
+	for (; k < b->len; k++)
+		if (!isalnum((unsigned char)b->buf[k]) && b->buf[k] != '_' &&
+		    b->buf[k] != '.' && b->buf[k] != '-')
+			b->buf[k] = '_';
+}
+
+static uint32_t *
+slot(Cache *cc, uint32_t key)
+{
+	uint32_t h = (key * 2654435761u) & (cc->cap - 1);
+
+	while (cc->key[h] && cc->key[h] != key + 1)
+		h = (h + 1) & (cc->cap - 1);
+	return &cc->key[h];
+}
+
+static uint32_t
+lookup(HloModule *m, Cache *cc, uint32_t opshape, uint32_t toshape)
+{
+	HloBuf b = {0};
+	uint32_t name, *k, c;
+	int fresh;
+
+	hlo_buf_puts(&b, "xla.bitcast_convert_");
+	shape_name(m, opshape, &b);
+	hlo_buf_puts(&b, "_2_");
+	shape_name(m, toshape, &b);
+	fresh = hlo_find_str(m, b.buf, b.len) == HLO_NONE;
+	name = hlo_str(m, b.buf, b.len);
+	k = slot(cc, name);
+	if (*k) {
+		hlo_buf_free(&b);
+		return cc->comp[k - cc->key];
+	}
+	if (2 * (cc->n + 1) > cc->cap) {	/* keep the load under 1/2 */
+		Cache nc;
+		uint32_t j, *t;
+
+		nc.cap = cc->cap * 2;
+		nc.n = cc->n;
+		nc.key = xcalloc(nc.cap, sizeof *nc.key);
+		nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
+		for (j = 0; j < cc->cap; j++)
+			if (cc->key[j]) {
+				t = slot(&nc, cc->key[j] - 1);
+				*t = cc->key[j];
+				nc.comp[t - nc.key] = cc->comp[j];
+			}
+		free(cc->key);
+		free(cc->comp);
+		*cc = nc;
+		k = slot(cc, name);
+	}
+	c = make_comp(m, fresh ? name : pass_unique_name(m, b.buf), opshape,
+		hlo_sh(m, toshape)->type);
+	hlo_buf_free(&b);
+	*k = name + 1;
+	cc->n++;
+	cc->comp[k - cc->key] = c;
+	return c;
+}
+
+static uint32_t
+expand(PassEdit *ed, uint32_t i, void *arg)
+{
+	HloModule *m = ed->m;
+	uint32_t x = pass_opnd(ed, i, 0), shape = pass_ins(ed, i)->shape, c;
+	uint32_t call;
+
+	c = lookup(m, arg, pass_b_shape(ed, x), shape);
+	call = pass_b_op(ed, HOP_CALL, shape, 1, &x);
+	hlo_set_called(m, ed->c, call, 1, &c);
+	return call;
+}
+
+int
+pass_bitcast_dtypes_expander(HloModule *m, PassCtx *ctx)
+{
+	Cache cc;
+	int r;
+
+	cc.cap = 16;
+	cc.n = 0;
+	cc.key = xcalloc(cc.cap, sizeof *cc.key);
+	cc.comp = xcalloc(cc.cap, sizeof *cc.comp);
+	r = pass_expand(m, ctx, match, expand, &cc);
+	free(cc.key);
+	free(cc.comp);
+	return r;
+}
