@@ -7,6 +7,20 @@
 #include "scatter_util.h"
 #include "wutil.h"
 
+/* attribute key of in copied into dst; -1 if longer than PASS_SX_MAXR */
+static int
+getlist(const HloModule *m, const HloInstr *in, int key, int64_t *dst,
+	uint32_t *n)
+{
+	const int64_t *v = hlo_attr_list(m, in, key, n);
+
+	if (*n > PASS_SX_MAXR)
+		return -1;
+	if (*n)
+		memcpy(dst, v, *n * sizeof *v);
+	return 0;
+}
+
 int
 pass_sx_scatter(const HloModule *m, uint32_t c, uint32_t i, PassSxScatter *s)
 {
@@ -25,13 +39,14 @@ pass_sx_scatter(const HloModule *m, uint32_t c, uint32_t i, PassSxScatter *s)
 		s->upd[k] = m->ids[in->ops + s->n + 1 + k];
 	}
 	s->idx = m->ids[in->ops + s->n];
-	s->uwd = hlo_attr_list(m, in, A_UPDATE_WINDOW_DIMS, &s->nuwd);
-	s->iwd = hlo_attr_list(m, in, A_INSERTED_WINDOW_DIMS, &s->niwd);
-	s->sdod = hlo_attr_list(m, in, A_SCATTER_DIMS_TO_OPERAND_DIMS,
-		&s->nsdod);
-	s->ibd = hlo_attr_list(m, in, A_INPUT_BATCHING_DIMS, &s->nibd);
-	s->sibd = hlo_attr_list(m, in, A_SCATTER_INDICES_BATCHING_DIMS,
-		&s->nsibd);
+	if (getlist(m, in, A_UPDATE_WINDOW_DIMS, s->uwd, &s->nuwd) < 0 ||
+	    getlist(m, in, A_INSERTED_WINDOW_DIMS, s->iwd, &s->niwd) < 0 ||
+	    getlist(m, in, A_SCATTER_DIMS_TO_OPERAND_DIMS, s->sdod,
+	    &s->nsdod) < 0 ||
+	    getlist(m, in, A_INPUT_BATCHING_DIMS, s->ibd, &s->nibd) < 0 ||
+	    getlist(m, in, A_SCATTER_INDICES_BATCHING_DIMS, s->sibd,
+	    &s->nsibd) < 0)
+		return -1;
 	s->ivd = hlo_attr_int(m, in, A_INDEX_VECTOR_DIM, 0);
 	s->sorted = hlo_attr_int(m, in, A_INDICES_ARE_SORTED, 0) != 0;
 	s->unique = hlo_attr_int(m, in, A_UNIQUE_INDICES, 0) != 0;
@@ -222,10 +237,13 @@ uint32_t
 pass_sx_compare(PassSxB *b, uint32_t x, uint32_t y, const char *dir)
 {
 	uint32_t o[2] = {x, y}, i;
+	int64_t d[PASS_SX_MAXR];
+	int r = pass_sx_rank(b, x);
 	HloAttr a;
 
-	i = pass_sx_op(b, HOP_COMPARE, array(b->m, TY_PRED, pass_sx_rank(b, x),
-		pass_sx_dims(b, x)), 2, o);
+	/* a copy: hlo_shape grows the pool pass_sx_dims points into */
+	memcpy(d, pass_sx_dims(b, x), r * sizeof *d);
+	i = pass_sx_op(b, HOP_COMPARE, array(b->m, TY_PRED, r, d), 2, o);
 	a = hlo_mk_bytes(b->m, A_DIRECTION, K_WORD, dir, strlen(dir));
 	hlo_attr_set(b->m, b->c, i, &a);
 	return i;

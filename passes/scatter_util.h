@@ -19,11 +19,14 @@ typedef struct {
 	PassEdit *ed;		/* or NULL (a computation being built) */
 } PassSxB;
 
-/* a scatter's operands and dimension numbers */
+/* a scatter's operands and dimension numbers; the lists are copies (the
+ * instruction's own live in m->ints, which moves whenever a pass adds
+ * instructions or attributes) */
 typedef struct {
 	uint32_t n;		/* scatter operands (= updates) */
 	uint32_t ops[32], idx, upd[32];
-	const int64_t *uwd, *iwd, *sdod, *ibd, *sibd;
+	int64_t uwd[PASS_SX_MAXR], iwd[PASS_SX_MAXR], sdod[PASS_SX_MAXR];
+	int64_t ibd[PASS_SX_MAXR], sibd[PASS_SX_MAXR];
 	uint32_t nuwd, niwd, nsdod, nibd, nsibd;
 	int64_t ivd;
 	int sorted, unique;	/* indices_are_sorted, unique_indices */
@@ -31,7 +34,8 @@ typedef struct {
 } PassSxScatter;
 
 int pass_sx_scatter(const HloModule *m, uint32_t c, uint32_t i,
-	PassSxScatter *s);	/* -1 if malformed or too many operands */
+	PassSxScatter *s);	/* -1 if malformed, too many operands or a
+				 * list longer than PASS_SX_MAXR */
 int64_t pass_sx_indices_count(const HloModule *m, uint32_t c,
 	const PassSxScatter *s);	/* xla's ScatterIndicesCount */
 
