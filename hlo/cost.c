@@ -211,7 +211,7 @@ checkcomp(const HloModule *m, uint32_t c, HloError *e)
 	uint32_t i, k;
 
 	if (cp->nins && cp->root >= cp->nins)
-		return hlo_err(e, "error: computation %s: bad root", cn);
+		return hlo_err_in(e, NULL, NULL, cn, NULL, "bad root");
 	for (i = 0; i < cp->nins; i++) {
 		const HloInstr *in = &cp->ins[i];
 
@@ -221,18 +221,18 @@ checkcomp(const HloModule *m, uint32_t c, HloError *e)
 		    (uint64_t)in->ops + in->nops > m->nids ||
 		    (uint64_t)in->called + in->ncalled > m->nids ||
 		    checkattrs(m, in) < 0)
-			return hlo_err(e, "error: computation %s: instruction "
-				"%u is malformed", cn, i);
+			return hlo_err_in(e, NULL, NULL, cn, NULL, "instruction "
+				"%u is malformed", i);
 		for (k = 0; k < in->nops; k++)
 			if (m->ids[in->ops + k] >= cp->nins ||
 			    cp->ins[m->ids[in->ops + k]].shape >= m->nshapes)
-				return hlo_err(e, "error: computation %s: "
-					"instruction %u: bad operand", cn, i);
+				return hlo_err_in(e, NULL, NULL, cn, NULL,
+					"instruction %u: bad operand", i);
 		for (k = 0; k < in->ncalled; k++)
 			if (m->ids[in->called + k] >= m->ncomps)
-				return hlo_err(e, "error: computation %s: "
+				return hlo_err_in(e, NULL, NULL, cn, NULL,
 					"instruction %u: bad called "
-					"computation", cn, i);
+					"computation", i);
 	}
 	return 0;
 }

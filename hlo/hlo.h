@@ -228,6 +228,12 @@ int hlo_err_at(HloError *e, const char *file, unsigned line, unsigned col,
 	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 				/* "FILE:LINE:COL: error: MSG" (a 0 line or
 				 * col left out); returns -1 */
+int hlo_err_in(HloError *e, const char *file, const char *what,
+	const char *comp, const char *ins, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+				/* "[FILE: ]error: [WHAT: ]computation C[,
+				 * instruction I]: MSG"; file, what, ins may
+				 * be NULL; returns -1 */
 int hlo_read_file(const char *path, char **data, size_t *len, HloError *e);
 int hlo_write_file(const char *path, const void *data, size_t len,
 	HloError *e);		/* "-" is stdout; else a temporary file in the

@@ -364,9 +364,9 @@ hlo_infer_verr(V *v, const char *fmt, va_list ap)
 	char msg[800];
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	return hlo_err(v->e, "error: verify: computation %s, instruction %s: "
-		"%s", hlo_cstr(m, m->comps[v->c].name),
-		hlo_cstr(m, m->comps[v->c].ins[v->i].name), msg);
+	return hlo_err_in(v->e, NULL, "verify", hlo_cstr(m,
+		m->comps[v->c].name), hlo_cstr(m, m->comps[v->c].ins[v->i].name),
+		"%s", msg);
 }
 
 int

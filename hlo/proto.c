@@ -39,9 +39,9 @@ wrerr(Wr *w, uint32_t c, uint32_t i, const char *what)
 {
 	const HloModule *m = w->m;
 
-	return hlo_err(w->e, "error: cannot write proto: computation '%s', "
-		"instruction '%s': %s", hlo_cstr(m, m->comps[c].name),
-		hlo_cstr(m, m->comps[c].ins[i].name), what);
+	return hlo_err_in(w->e, NULL, "cannot write proto", hlo_cstr(m,
+		m->comps[c].name), hlo_cstr(m, m->comps[c].ins[i].name), "%s",
+		what);
 }
 
 static int64_t *
@@ -232,14 +232,14 @@ wrcomp(Wr *w, uint32_t c, Ab *rb)
 	if (cp->thread)
 		pc->execution_thread = (char *)hlo_cstr(m, cp->thread);
 	if ((n = hlo_topo(m, c, order)) < 0) {
-		hlo_err(w->e, "error: cannot write proto: computation '%s' "
-			"has a cycle", hlo_cstr(m, cp->name));
+		hlo_err_in(w->e, NULL, "cannot write proto", hlo_cstr(m,
+			cp->name), NULL, "it has a cycle");
 		pc = NULL;
 		goto out;
 	}
 	if (cp->root >= cp->nins || (cp->ins[cp->root].flags & HI_DEAD)) {
-		hlo_err(w->e, "error: cannot write proto: computation '%s' "
-			"has no root", hlo_cstr(m, cp->name));
+		hlo_err_in(w->e, NULL, "cannot write proto", hlo_cstr(m,
+			cp->name), NULL, "it has no root");
 		pc = NULL;
 		goto out;
 	}
@@ -658,11 +658,7 @@ typedef struct {
 static int
 rderr(Rd *r, const char *comp, const char *ins, const char *what)
 {
-	if (ins)
-		return hlo_err(r->e, "%s: error: computation '%s', instruction "
-			"'%s': %s", r->fname, comp, ins, what);
-	return hlo_err(r->e, "%s: error: computation '%s': %s", r->fname,
-		comp, what);
+	return hlo_err_in(r->e, r->fname, NULL, comp, ins, "%s", what);
 }
 
 /* a permutation of 0..n-1 from packed varints p..e into perm */
@@ -951,11 +947,10 @@ convert(Rd *r, const Xla__HloModuleProto *mp)
 
 	r->mp = mp;
 	if (!nc)
-		return hlo_err(r->e, "%s: error: the module has no "
-			"computations", r->fname);
+		return hlo_err_file(r->e, r->fname, "the module has no "
+			"computations");
 	if (nc > UINT32_MAX / 16)
-		return hlo_err(r->e, "%s: error: too many computations",
-			r->fname);
+		return hlo_err_file(r->e, r->fname, "too many computations");
 	m->name = hlo_strz(m, mp->name);
 	r->cid = xreallocarray(NULL, nc, sizeof *r->cid);
 	r->c2ir = xreallocarray(NULL, nc, sizeof *r->c2ir);
@@ -996,8 +991,7 @@ convert(Rd *r, const Xla__HloModuleProto *mp)
 	m->entry = r->c2ir[ent];
 	if (!hset) {
 		if (rdheader(m, mp, &h, why, sizeof why) < 0) {
-			hlo_err(r->e, "%s: error: module header: %s", r->fname,
-				why);
+			hlo_err_file(r->e, r->fname, "module header: %s", why);
 			goto out;
 		}
 	}
@@ -1054,15 +1048,15 @@ hlo_read_proto(const void *data, size_t n, const char *fname,
 		w.base = data;
 		if (hlo_walkmsg(&w, &xla__hlo_module_proto__descriptor, p, end,
 		    0) < 0)
-			return hlo_err(e, "%s: error: malformed proto at byte "
-				"%zu: %s", fname, w.off, w.why);
+			return hlo_err_file(e, fname, "malformed proto at "
+				"byte %zu: %s", w.off, w.why);
 	}
 	al.allocator_data = &arena;
 	mp = xla__hlo_module_proto__unpack(&al, end - p, p);
 	if (!mp) {
 		hlo_afree(&arena);
-		return hlo_err(e, "%s: error: malformed proto: protobuf-c cannot "
-			"unpack it as xla.HloModuleProto", fname);
+		return hlo_err_file(e, fname, "malformed proto: protobuf-c "
+			"cannot unpack it as xla.HloModuleProto");
 	}
 	memset(&r, 0, sizeof r);
 	r.m = hlo_module_new();

@@ -156,6 +156,30 @@ hlo_err_file(HloError *e, const char *file, const char *fmt, ...)
 	return -1;
 }
 
+/* the fixed format of hlopt's messages about a place in a module:
+ * "[FILE: ]error: [WHAT: ]computation C[, instruction I]: MSG" (the
+ * verifier and shape inference, the cost analysis, the proto reader and
+ * writer); MSG is cut at 800 bytes */
+int
+hlo_err_in(HloError *e, const char *file, const char *what, const char *comp,
+	const char *ins, const char *fmt, ...)
+{
+	char msg[800];
+	va_list ap;
+
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(e->msg, sizeof e->msg,
+		"%s%serror: %s%scomputation %s%s%s: %s", file ? file : "",
+		file ? ": " : "", what ? what : "",
+		what ? ": " : "", comp, ins ? ", instruction " : "",
+		ins ? ins : "", msg);
+	return -1;
+}
+
 /* reads a whole file ("-": stdin) into a NUL-terminated buffer */
 int
 hlo_read_file(const char *path, char **data, size_t *len, HloError *e)

@@ -200,8 +200,8 @@ checkinstr(V *v, uint32_t c, uint32_t i, uint8_t *st)
 	v->c = c;
 	v->i = i;
 	if (!strok(m, in->name))
-		return mbad(v, "computation %s: instruction #%u has a bad name",
-			cnm(v, c), i);
+		return hlo_err_in(v->e, NULL, "verify", cnm(v, c), NULL,
+			"instruction #%u has a bad name", i);
 	if (in->op >= HOP_COUNT)
 		return bad(v, "bad opcode %u", in->op);
 	if (in->shape >= m->nshapes)
@@ -238,14 +238,14 @@ checkcomp(V *v, uint32_t c, uint8_t *st)
 	if (!strok(m, cp->name))
 		return mbad(v, "computation #%u has a bad name", c);
 	if (cp->thread && !strok(m, cp->thread))
-		return mbad(v, "computation %s: bad execution thread",
-			cname(v, c));
+		return hlo_err_in(v->e, NULL, "verify", cname(v, c), NULL,
+			"bad execution thread");
 	if (cp->nins > cp->cap)
-		return mbad(v, "computation %s: instruction count over "
-			"capacity", cname(v, c));
+		return hlo_err_in(v->e, NULL, "verify", cname(v, c), NULL,
+			"instruction count over capacity");
 	if (cp->root >= cp->nins || (cp->ins[cp->root].flags & HI_DEAD))
-		return mbad(v, "computation %s: no live root instruction",
-			cname(v, c));
+		return hlo_err_in(v->e, NULL, "verify", cname(v, c), NULL,
+			"no live root instruction");
 	for (i = 0; i < cp->nins; i++)
 		if (!(cp->ins[i].flags & HI_DEAD) && checkinstr(v, c, i, st))
 			return -1;
@@ -365,8 +365,8 @@ checkcycles(V *v)
 		sizeof *order);
 	for (c = 0; c < m->ncomps && !r; c++)
 		if (hlo_topo(m, c, order) < 0)
-			r = mbad(v, "computation %s: its instructions form a "
-				"cycle", cname(v, c));
+			r = hlo_err_in(v->e, NULL, "verify", cname(v, c),
+				NULL, "its instructions form a cycle");
 	if (!r && hlo_comp_order_all(m, order) < 0)
 		r = mbad(v, "computations call each other in a cycle");
 	free(order);

@@ -26,9 +26,15 @@ int cmd_format_arg(const char *flag, const char *s, const char *allowed,
 	int *status);
 
 /* src/cmdutil.c */
-int cmd_error(const HloError *e);
+int cmd_error(const HloError *e);	/* prints "MSG"; EXIT_ERR */
+int cmd_error_in(const HloError *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+				/* prints "WHERE: MSG", WHERE from fmt;
+				 * EXIT_ERR */
+int cmd_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+				/* prints "hlopt: error: MSG"; EXIT_USAGE */
 void cmd_shell_word(HloBuf *b, const char *s);
-				/* s quoted for a POSIX shell if needed */	/* prints e; returns EXIT_ERR */
+				/* s quoted for a POSIX shell if needed */
 int cmd_load(const char *path, HloModule **m);
 int cmd_load_opt(const char *path, int verify, HloModule **m);
 			/* load + verify; prints errors; exit status */

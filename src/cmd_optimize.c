@@ -225,7 +225,7 @@ bench(const HloModule *m, const PassSeq *seq, int reps, unsigned flags)
 			w = hlo_module_clone(m);
 			log.n = 0;
 			if (pass_run(w, seq->items[i], &ctx, &log) < 0) {
-				fprintf(stderr, "hlopt: %s\n", ctx.err.msg);
+				cmd_error_in(&ctx.err, "hlopt");
 				hlo_module_free(w);
 				pass_log_free(&log);
 				pass_ctx_free(&ctx);
@@ -291,21 +291,19 @@ seq_args(struct arg_str *passes, struct arg_str *policy,
 
 	if ((policy->count && passes->count) || (samples->count &&
 	    (!policy->count || samples->ival[0] < 0))) {
-		fprintf(stderr, "hlopt: error: --policy or --passes, not both; "
-			"--samples (not negative) goes with --policy\n");
-		return EXIT_USAGE;
+		return cmd_usage("--policy or --passes, not both; --samples "
+			"(not negative) goes with --policy");
 	}
 	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
 	    seq, &e) < 0) {
-		fprintf(stderr, "hlopt: %s\n", e.msg);
+		cmd_error_in(&e, "hlopt");
 		return EXIT_USAGE;
 	}
 	if (fstrat->count && !(*fst = pass_fusion_strategy(fstrat->sval[0],
 	    strlen(fstrat->sval[0])))) {
-		fprintf(stderr, "hlopt: error: unknown fusion strategy '%s' "
-			"(none, xla-cpu, xla-gpu, aggressive, merge-across, "
-			"unfused)\n", fstrat->sval[0]);
-		return EXIT_USAGE;
+		return cmd_usage("unknown fusion strategy '%s' (none, xla-cpu, "
+			"xla-gpu, aggressive, merge-across, unfused)",
+			fstrat->sval[0]);
 	}
 	return EXIT_OK;
 }
@@ -323,17 +321,17 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 	int status = EXIT_ERR;
 
 	if (hlo_cost(m, &r->before, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", r->in, e.msg);
+		cmd_error_in(&e, "%s", r->in);
 		goto out;
 	}
 	t0 = now_ms();
 	if (pass_run_seq(m, &r->seq, ctx, &r->log) < 0) {
-		fprintf(stderr, "%s: %s\n", r->in, ctx->err.msg);
+		cmd_error_in(&ctx->err, "%s", r->in);
 		goto out;
 	}
 	r->ms = now_ms() - t0;
 	if (hlo_cost(m, &r->after, &e) < 0) {
-		fprintf(stderr, "%s: after the passes: %s\n", r->in, e.msg);
+		cmd_error_in(&e, "%s: after the passes", r->in);
 		goto out;
 	}
 	status = EXIT_OK;
@@ -368,15 +366,11 @@ policy_fusion(const HloModule *m, const char *policy, int samples,
 	HloError e;
 
 	if (policy && cmd_policy_seq(m, policy, samples, seed, seq,
-	    &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		return EXIT_ERR;
-	}
+	    &e) < 0)
+		return cmd_error(&e);
 	if (fst && pass_seq_parse_text(fst->seq, strlen(fst->seq), "fusion",
-	    seq, &e) < 0) {
-		fprintf(stderr, "hlopt: %s\n", e.msg);
-		return EXIT_ERR;
-	}
+	    seq, &e) < 0)
+		return cmd_error_in(&e, "hlopt");
 	return EXIT_OK;
 }
 
@@ -387,9 +381,7 @@ dump_args(struct arg_str *to, struct arg_str *after, CmdDump *d,
 {
 	memset(d, 0, sizeof *d);
 	if (after->count && !to->count) {
-		fprintf(stderr, "hlopt: error: --dump-after: needs --dump-to "
-			"DIR\n");
-		*status = EXIT_USAGE;
+		*status = cmd_usage("--dump-after: needs --dump-to DIR");
 		return -1;
 	}
 	if (!to->count)
@@ -409,15 +401,13 @@ dump_input(const HloModule *m, CmdDump *d, PassCtx *ctx)
 	int r;
 
 	if (mkdir(d->dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: error: --dump-to: %s\n", d->dir,
-			strerror(errno));
-		return EXIT_ERR;
+		hlo_err_file(&e, d->dir, "--dump-to: %s", strerror(errno));
+		return cmd_error(&e);
 	}
 	if (snprintf(path, sizeof path, "%s/0000.input.hlo", d->dir) >=
 	    (int)sizeof path) {
-		fprintf(stderr, "%s: error: --dump-to: path too long\n",
-			d->dir);
-		return EXIT_ERR;
+		hlo_err_file(&e, d->dir, "--dump-to: path too long");
+		return cmd_error(&e);
 	}
 	hlo_print_module(m, &text);
 	r = hlo_write_file(path, text.buf, text.len, &e);
@@ -536,8 +526,7 @@ cmd_optimize(int argc, char **argv)
 		timing(&r);
 	if (cmd_write_outputs(outpath ? m : NULL, out->count ? outpath :
 	    NULL, to->count ? to->sval[0] : NULL, reppath, &b, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+		status = cmd_error(&e);
 		goto done;
 	}
 done:

@@ -152,9 +152,8 @@ cmd_run(int argc, char **argv)
 	if (cmd_eval_parse(&ea, &o, &status) < 0)
 		goto done;
 	if (infile->count && ranges->count) {
-		fprintf(stderr, "hlopt: error: --inputs and --ranges-from "
-			"exclude each other\n");
-		status = EXIT_USAGE;
+		status = cmd_usage("--inputs and --ranges-from exclude each "
+			"other");
 		goto done;
 	}
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)

@@ -437,10 +437,9 @@ search_opts(const Args *a, SearchOpts *o, int *status)
 		env_objective_by_name(a->objective->sval[0]) :
 		ENV_OBJ_INSTRUCTIONS;
 	if (o->algo < 0 || o->objective < 0) {
-		fprintf(stderr, "hlopt: error: --algo is random, greedy, "
-			"beam, ppo, dqn or a2c; --objective instructions, flops, "
-			"bytes, transcendentals or kernels\n");
-		*status = EXIT_USAGE;
+		*status = cmd_usage("--algo is random, greedy, beam, ppo, dqn "
+			"or a2c; --objective instructions, flops, bytes, "
+			"transcendentals or kernels");
 		return -1;
 	}
 	o->budget = a->budget->count ? a->budget->ival[0] :
@@ -455,10 +454,9 @@ search_opts(const Args *a, SearchOpts *o, int *status)
 	    o->jobs > 256 || o->beam_width < 1 || o->beam_width > 4096 ||
 	    (a->seed->count && hlo_parse_u64(a->seed->sval[0], 0,
 	    &o->seed) < 0)) {
-		fprintf(stderr, "hlopt: error: --budget, --beam-width and -j "
-			"(at most 256) must be positive; --time, --episode-len "
-			"and --patience not negative; --seed a number\n");
-		*status = EXIT_USAGE;
+		*status = cmd_usage("--budget, --beam-width and -j (at most "
+			"256) must be positive; --time, --episode-len and "
+			"--patience not negative; --seed a number");
 		return -1;
 	}
 	return 0;
@@ -479,8 +477,7 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	    (s->so.algo >= SEARCH_NALGO ? cmd_rl_search(&s->rl, in, &s->so,
 	    &s->sr, &e) : search_run(in, &s->so, &s->sr, &e)) < 0 ||
 	    finish(s, in, &best, a->minimize->count, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", s->in, e.msg);
-		status = EXIT_ERR;
+		status = cmd_error_in(&e, "%s", s->in);
 		goto done;
 	}
 	if (s->tty || a->progress->count)
@@ -511,15 +508,12 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	if ((a->log->count && write_csv(s, a->log->sval[0], &e) < 0) ||
 	    (s->so.algo >= SEARCH_NALGO && cmd_rl_curves(&s->rl, s->in,
 	    &e) < 0)) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
+		status = cmd_error(&e);
 		goto done;
 	}
 	if (a->out->count && cmd_write_module(best, a->out->sval[0],
-	    a->to->count ? a->to->sval[0] : NULL, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
-	}
+	    a->to->count ? a->to->sval[0] : NULL, &e) < 0)
+		status = cmd_error(&e);
 done:
 	hlo_module_free(best);
 	return status;
@@ -611,10 +605,8 @@ cmd_search(int argc, char **argv)
 		goto done;
 	if (!reppath)
 		fwrite(rep.buf, 1, rep.len, stderr);
-	else if (hlo_write_file(reppath, rep.buf, rep.len, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		status = EXIT_ERR;
-	}
+	else if (hlo_write_file(reppath, rep.buf, rep.len, &e) < 0)
+		status = cmd_error(&e);
 done:
 	hlo_buf_free(&rep);
 	ev_verify_free(&s.vr);

@@ -83,8 +83,8 @@ cmd_rl_setup(CmdRl *c, int algo, int *status)
 		if (i == rl_nparam && !c->shaping->count && !c->lastk->count &&
 		    !c->curve->count && !c->plot->count)
 			return 0;
-		fprintf(stderr, "hlopt: error: --%s applies to --algo ppo, "
-			"dqn or a2c only\n", i < rl_nparam ?
+		cmd_usage("--%s applies to --algo ppo, dqn or a2c only",
+			i < rl_nparam ?
 			rl_param_info[i].flag : c->shaping->count ? "shaping" :
 			c->lastk->count ? "last-k" : c->curve->count ?
 			c->curve->hdr.longopts : "plot");
@@ -96,9 +96,8 @@ cmd_rl_setup(CmdRl *c, int algo, int *status)
 		if (!c->param[i]->count)
 			continue;
 		if (!rl_param_applies(i, algo)) {
-			fprintf(stderr, "hlopt: error: --%s does not apply to "
-				"%s\n", rl_param_info[i].flag,
-				rl_algo_name(algo));
+			cmd_usage("--%s does not apply to %s",
+				rl_param_info[i].flag, rl_algo_name(algo));
 			goto usage;
 		}
 		if (rl_param_set(&c->ro.params, i, c->param[i]->sval[0],
@@ -111,7 +110,7 @@ cmd_rl_setup(CmdRl *c, int algo, int *status)
 	c->eo.gamma = c->ro.params.gamma;
 	c->eo.last_k = c->lastk->count ? c->lastk->ival[0] : 0;
 	if (c->eo.last_k < 0 || c->eo.last_k > 16) {
-		fprintf(stderr, "hlopt: error: --last-k is 0 to 16\n");
+		cmd_usage("--last-k is 0 to 16");
 		goto usage;
 	}
 	return 0;
@@ -648,8 +647,7 @@ train_opts(CmdRl *c, TrainArgs *a, int *status)
 	int algo = a->algo->count ? rl_algo_parse(a->algo->sval[0]) : RL_PPO;
 
 	if (algo < 0) {
-		fprintf(stderr, "hlopt: error: --algo is ppo, dqn or a2c\n");
-		*status = EXIT_USAGE;
+		*status = cmd_usage("--algo is ppo, dqn or a2c");
 		return -1;
 	}
 	if (cmd_rl_setup(c, algo, status) < 0)
@@ -666,12 +664,10 @@ train_opts(CmdRl *c, TrainArgs *a, int *status)
 	    c->ro.seconds < 0 || (a->budget->count && a->budget->ival[0] < 1) ||
 	    (a->seed->count && hlo_parse_u64(a->seed->sval[0], 0,
 	    &c->ro.seed) < 0)) {
-		fprintf(stderr, "hlopt: error: --objective is instructions, "
-			"flops, bytes, transcendentals or kernels; --budget "
-			"and -j "
-			"(at most 256) positive; --time, --episode-len and "
-			"--patience not negative; --seed a number\n");
-		*status = EXIT_USAGE;
+		*status = cmd_usage("--objective is instructions, flops, bytes, "
+			"transcendentals or kernels; --budget and -j (at most "
+			"256) positive; --time, --episode-len and --patience not "
+			"negative; --seed a number");
 		return -1;
 	}
 	c->eo.seed = c->ro.seed;

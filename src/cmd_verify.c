@@ -49,8 +49,7 @@ cmd_eval_args(int verify)
 static int
 usage_err(int *status, const char *flag, const char *val, const char *why)
 {
-	fprintf(stderr, "hlopt: error: --%s: '%s' %s\n", flag, val, why);
-	*status = EXIT_USAGE;
+	*status = cmd_usage("--%s: '%s' %s", flag, val, why);
 	return -1;
 }
 

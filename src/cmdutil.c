@@ -1,6 +1,7 @@
 /* cmdutil.c: what several commands share: loading and checking the
  * input, writing a module in the format asked for */
 #include <argtable2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,9 @@
 #include "hlo.h"
 #include "cmd.h"
 
-/* loads path ("-": stdin) in either format and verifies it; on failure
- * prints the message and returns the exit status (1), else 0 */
-/* prints e's message; returns EXIT_ERR, the status of every command
- * that stops on an error in its input or its output */
+/* the driver's three error formats. cmd_error prints e's message;
+ * returns EXIT_ERR, the status of every command that stops on an error
+ * in its input or its output */
 int
 cmd_error(const HloError *e)
 {
@@ -22,6 +22,35 @@ cmd_error(const HloError *e)
 	return EXIT_ERR;
 }
 
+/* "WHERE: MSG" (WHERE from fmt: the input file, "hlopt", ...); EXIT_ERR */
+int
+cmd_error_in(const HloError *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", e->msg);
+	return EXIT_ERR;
+}
+
+/* "hlopt: error: MSG" about the command line; EXIT_USAGE */
+int
+cmd_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hlopt: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+/* loads path ("-": stdin) in either format and verifies it; on failure
+ * prints the message and returns the exit status (1), else 0 */
 int
 cmd_load(const char *path, HloModule **m)
 {
@@ -34,17 +63,17 @@ int
 cmd_load_opt(const char *path, int verify, HloModule **m)
 {
 	HloError e;
+	int status;
 
 	*m = NULL;
-	if (hlo_load(path, m, &e) < 0) {
+	if (hlo_load(path, m, &e) < 0)
 		return cmd_error(&e);
-	}
 	if (verify && hlo_verify(*m, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", strcmp(path, "-") ? path :
-			"<stdin>", e.msg);
+		status = cmd_error_in(&e, "%s", strcmp(path, "-") ? path :
+			"<stdin>");
 		hlo_module_free(*m);
 		*m = NULL;
-		return EXIT_ERR;
+		return status;
 	}
 	return EXIT_OK;
 }
@@ -84,11 +113,9 @@ cmd_check_out(const char *path, const char *to, int *status)
 	if (!path || to)
 		return 0;
 	if (cmd_out_proto(path) < 0) {
-		fprintf(stderr, "hlopt: error: -o %s: unknown extension "
-			"'%s' (text: .hlo .txt; HloModuleProto: .pb .binpb "
-			".hloproto); give --to text|proto\n", path,
-			strrchr(path, '.'));
-		*status = EXIT_USAGE;
+		*status = cmd_usage("-o %s: unknown extension '%s' (text: "
+			".hlo .txt; HloModuleProto: .pb .binpb .hloproto); give "
+			"--to text|proto", path, strrchr(path, '.'));
 		return -1;
 	}
 	return 0;
@@ -214,9 +241,7 @@ cmd_format_arg(const char *flag, const char *s, const char *allowed,
 		p = q + 1;
 		i++;
 	}
-	fprintf(stderr, "hlopt: error: --%s: '%s' is not one of %s\n", flag,
-		s, allowed);
-	*status = EXIT_USAGE;
+	*status = cmd_usage("--%s: '%s' is not one of %s", flag, s, allowed);
 	return -1;
 }
 

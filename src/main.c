@@ -77,7 +77,7 @@ main(int argc, char **argv)
 	for (i = 0; i < sizeof cmdtab / sizeof cmdtab[0]; i++)
 		if (!strcmp(argv[1], cmdtab[i].name))
 			return cmdtab[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "hlopt: error: unknown command '%s'\n", argv[1]);
+	cmd_usage("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
 }
