@@ -296,6 +296,10 @@ int64_t hlo_shape_bytes(const HloModule *m, uint32_t s);	/* arrays: elems
 int hlo_shape_eq_nolayout(const HloModule *m, uint32_t a, uint32_t b);
 int hlo_shape_compatible(const HloModule *m, uint32_t a, uint32_t b);
 				/* same dims, ignoring element type and layout */
+int hlo_shape_eq_across(const HloModule *a, uint32_t sa, const HloModule *b,
+	uint32_t sb);		/* shapes of two modules: same element types
+				 * and dims (layouts and dynamic marks left
+				 * out) */
 int hlo_type_bytes(int type);
 int hlo_type_by_name(const char *s, size_t n);	/* -1 if unknown */
 int hlo_op_by_name(const char *s, size_t n);	/* -1 if unknown */
@@ -326,6 +330,9 @@ uint32_t hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix);
 int hlo_param_count(const HloModule *m, uint32_t c);
 uint32_t hlo_param(const HloModule *m, uint32_t c, int64_t num);
 				/* the instruction id, HLO_NONE if absent */
+int hlo_comp_has_op(const HloModule *m, uint32_t c, int op);
+				/* 1: computation c has a live instruction
+				 * of opcode op */
 
 /* attributes */
 const HloAttr *hlo_attr(const HloModule *m, const HloInstr *in, int key);
@@ -337,6 +344,7 @@ const int64_t *hlo_attr_list(const HloModule *m, const HloInstr *in,
 	int key, uint32_t *n);	/* hlo_attr_ints, but an empty list (not
 				 * NULL) when absent */
 int hlo_ints_has(const int64_t *v, uint32_t n, int64_t x);
+void hlo_ints_sort(int64_t *v, uint32_t n);	/* ascending */
 /* a dot's structured N:M sparsity (sparsity=L.3@2:4_R.1@2:4): operand
  * (0 lhs, 1 rhs), its sparse contracting dimension, N < M */
 typedef struct {
@@ -367,6 +375,9 @@ HloAttr hlo_mk_ints(HloModule *m, int key, const int64_t *v, uint32_t n);
 HloAttr hlo_mk_bytes(HloModule *m, int key, int kind, const void *v,
 	uint32_t n);
 int hlo_attr_equal(const HloModule *m, const HloAttr *a, const HloAttr *b);
+int hlo_attr_value_equal(const HloModule *m, const HloAttr *a,
+	const HloModule *s, const HloAttr *b, int elided);
+				/* values only, a of m and b of s */
 int hlo_attrs_equal(const HloModule *m, const HloInstr *a,
 	const HloInstr *b, const uint8_t *ignore);
 				/* ignore[key] set: passed over; may be

@@ -358,27 +358,18 @@ lintern(HloModule *m, V *v, uint32_t x)
 /* errors */
 
 int
-hlo_infer_verr(V *v, const char *fmt, va_list ap)
+inf_bad(V *v, const char *fmt, ...)
 {
 	const HloModule *m = v->m;
 	char msg[800];
+	va_list ap;
 
+	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
 	return hlo_err_in(v->e, NULL, "verify", hlo_cstr(m,
 		m->comps[v->c].name), hlo_cstr(m, m->comps[v->c].ins[v->i].name),
 		"%s", msg);
-}
-
-int
-inf_bad(V *v, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = hlo_infer_verr(v, fmt, ap);
-	va_end(ap);
-	return r;
 }
 
 /* operands, attributes, called computations */
@@ -589,17 +580,6 @@ inf_nelems(const int64_t *d, int rank)
 	return n;
 }
 
-int
-inf_inlist(const int64_t *p, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (p[k] == x)
-			return 1;
-	return 0;
-}
-
 /* every value in [0, rank) and none twice */
 int
 inf_dimlist(V *v, const int64_t *p, uint32_t n, int rank, const char *what)
@@ -610,7 +590,7 @@ inf_dimlist(V *v, const int64_t *p, uint32_t n, int rank, const char *what)
 		if (p[k] < 0 || p[k] >= rank)
 			return inf_bad(v, "%s: dimension %lld out of range for "
 				"rank %d", what, (long long)p[k], rank);
-		if (inf_inlist(p, k, p[k]))
+		if (hlo_ints_has(p, k, p[k]))
 			return inf_bad(v, "%s: dimension %lld repeated", what,
 				(long long)p[k]);
 	}

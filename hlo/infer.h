@@ -31,7 +31,8 @@ typedef struct {
 } HloInfer;
 
 /* hlo/infer.c */
-int hlo_infer_verr(HloInfer *v, const char *fmt, va_list ap);
+int inf_bad(HloInfer *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 				/* "error: verify: computation C, instruction
 				 * I: ..." for instruction v->c, v->i; -1 */
 int hlo_infer_check(HloInfer *v, const HloInstr *in);

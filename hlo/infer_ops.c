@@ -703,7 +703,7 @@ sparsemeta(V *v, const HloInstr *in)
 		x = inf_opsh(v, in, 2 + k);
 		cd = inf_aints(v, in, sp[k].index ? A_RHS_CONTRACT :
 			A_LHS_CONTRACT, &nc);
-		if (!inf_inlist(cd, nc, sp[k].dim))
+		if (!hlo_ints_has(cd, nc, sp[k].dim))
 			return inf_bad(v, "sparse dimension %lld is not "
 				"contracting", (long long)sp[k].dim);
 		if (hlo_typeinfo[x->type].cls != C_UINT)
@@ -746,7 +746,7 @@ dotdims(V *v, const HloInstr *in, const HloShape *l, const HloShape *r,
 		return inf_bad(v, "lhs and rhs have different numbers of batch or "
 			"contracting dimensions");
 	for (k = 0; k < nlb; k++)
-		if (inf_inlist(lc, nlc, lb[k]) || inf_inlist(rc, nrc, rb[k]))
+		if (hlo_ints_has(lc, nlc, lb[k]) || hlo_ints_has(rc, nrc, rb[k]))
 			return inf_bad(v, "a dimension is both batch and "
 				"contracting");
 	if (inf_dimlist(v, lb, nlb, l->rank, "lhs_batch_dims") ||
@@ -766,12 +766,12 @@ dotdims(V *v, const HloInstr *in, const HloShape *l, const HloShape *r,
 		d[n++] = DIMS(v, l)[lb[k]];
 	}
 	for (k = 0; k < l->rank; k++)
-		if (!inf_inlist(lb, nlb, k) && !inf_inlist(lc, nlc, k)) {
+		if (!hlo_ints_has(lb, nlb, k) && !hlo_ints_has(lc, nlc, k)) {
 			*dyn |= (l->dynmask >> k & 1) << n;
 			d[n++] = DIMS(v, l)[k];
 		}
 	for (k = 0; k < r->rank; k++)
-		if (!inf_inlist(rb, nrb, k) && !inf_inlist(rc, nrc, k) && k != rskip) {
+		if (!hlo_ints_has(rb, nrb, k) && !hlo_ints_has(rc, nrc, k) && k != rskip) {
 			if (n >= MAXRANK)
 				return inf_bad(v, "result rank too large");
 			*dyn |= (r->dynmask >> k & 1) << n;
@@ -835,7 +835,7 @@ inf_raggeddot(V *v, const HloInstr *in, uint32_t *out)
 	if (dotdims(v, in, l, r, rskip, d + 1, &dyn, &rank) ||
 	    resulttype(v, in, higher(l->type, r->type), &t))
 		return -1;
-	if (inf_inlist(lc, nlc, rag[0])) {
+	if (hlo_ints_has(lc, nlc, rag[0])) {
 		d[0] = DIMS(v, g)[g->rank - 1];
 		*out = inf_larr(v, t, rank + 1, d, dyn << 1);
 	} else {
@@ -1108,7 +1108,7 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 	if (inf_dimlist(v, p, np, x->rank, "dimensions"))
 		return -1;
 	for (k = 0; k < x->rank; k++)
-		if (!inf_inlist(p, np, k)) {
+		if (!hlo_ints_has(p, np, k)) {
 			dyn |= (x->dynmask >> k & 1) << rank;
 			d[rank++] = DIMS(v, x)[k];
 		}
@@ -1329,7 +1329,7 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 	if (!inf_sorted(col, ncol) || !inf_sorted(obd, nobd) || nobd != nibd)
 		return inf_bad(v, "bad collapsed or batching dims");
 	for (k = 0; k < ncol; k++)
-		if (inf_inlist(obd, nobd, col[k]))
+		if (hlo_ints_has(obd, nobd, col[k]))
 			return inf_bad(v, "a dimension is both collapsed and "
 				"batching");
 	if (nss != x->rank || nss != noff + ncol + nobd)
@@ -1340,13 +1340,13 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 		if (ss[k] < 0 || ss[k] > DIMS(v, x)[k])
 			return inf_bad(v, "slice size %lld out of bounds for "
 				"dimension %u", (long long)ss[k], k);
-		if ((inf_inlist(col, ncol, k) || inf_inlist(obd, nobd, k)) && ss[k] > 1)
+		if ((hlo_ints_has(col, ncol, k) || hlo_ints_has(obd, nobd, k)) && ss[k] > 1)
 			return inf_bad(v, "collapsed or batching dimension %u has "
 				"slice size %lld", k, (long long)ss[k]);
 	}
 	for (k = 0; k < (uint32_t)rank; k++) {
-		if (inf_inlist(off, noff, k)) {
-			while (inf_inlist(col, ncol, od) || inf_inlist(obd, nobd, od))
+		if (hlo_ints_has(off, noff, k)) {
+			while (hlo_ints_has(col, ncol, od) || hlo_ints_has(obd, nobd, od))
 				od++;
 			if (ss[od] == DIMS(v, x)[od])
 				dyn |= (x->dynmask >> od & 1) << k;
@@ -1403,7 +1403,7 @@ scatterops(V *v, const HloInstr *in, uint32_t n, const int64_t *idims,
 			return inf_bad(v, "window dims do not add up to the "
 				"operand rank %u", x->rank);
 		for (k = 0; k < x->rank; k++)
-			if (!inf_inlist(iwd, niwd, k) && !inf_inlist(ibd, nibd, k))
+			if (!hlo_ints_has(iwd, niwd, k) && !hlo_ints_has(ibd, nibd, k))
 				maxu[nmax++] = DIMS(v, x)[k];
 		for (k = 0; k < nuwd; k++)
 			if (DIMS(v, u)[uwd[k]] > maxu[k])
@@ -1412,7 +1412,7 @@ scatterops(V *v, const HloInstr *in, uint32_t n, const int64_t *idims,
 					(long long)uwd[k]);
 		sd = 0;
 		for (k = 0; k < u->rank; k++) {
-			if (inf_inlist(uwd, nuwd, k))
+			if (hlo_ints_has(uwd, nuwd, k))
 				continue;
 			if (sd == ivd)
 				sd++;

@@ -579,6 +579,28 @@ hlo_shape_compatible(const HloModule *m, uint32_t a, uint32_t b)
 }
 
 int
+hlo_shape_eq_across(const HloModule *a, uint32_t sa, const HloModule *b,
+	uint32_t sb)
+{
+	const HloShape *x = hlo_sh(a, sa), *y = hlo_sh(b, sb);
+	uint32_t k;
+
+	if (x->type != y->type)
+		return 0;
+	if (x->type == TY_TUPLE) {
+		if (x->ntuple != y->ntuple)
+			return 0;
+		for (k = 0; k < x->ntuple; k++)
+			if (!hlo_shape_eq_across(a, hlo_tuple_elems(a, x)[k],
+			    b, hlo_tuple_elems(b, y)[k]))
+				return 0;
+		return 1;
+	}
+	return x->rank == y->rank && (!x->rank || !memcmp(hlo_dims(a, x),
+		hlo_dims(b, y), x->rank * sizeof(int64_t)));
+}
+
+int
 hlo_type_by_name(const char *s, size_t n)
 {
 	int i;
@@ -809,6 +831,18 @@ hlo_param_count(const HloModule *m, uint32_t c)
 	return n;
 }
 
+int
+hlo_comp_has_op(const HloModule *m, uint32_t c, int op)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t i;
+
+	for (i = 0; i < cp->nins; i++)
+		if (cp->ins[i].op == op && !(cp->ins[i].flags & HI_DEAD))
+			return 1;
+	return 0;
+}
+
 uint32_t
 hlo_param(const HloModule *m, uint32_t c, int64_t num)
 {
@@ -922,6 +956,21 @@ hlo_dot_sparsity(const HloModule *m, const HloInstr *in, HloSparsity d[2])
 	if (a->kind != K_RAW)
 		return -1;
 	return hlo_sparsity_parse(m->bytes + a->v, a->n, d, 2);
+}
+
+static int
+cmpint(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+void
+hlo_ints_sort(int64_t *v, uint32_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmpint);
 }
 
 int
@@ -1066,6 +1115,18 @@ hlo_attr_equal(const HloModule *m, const HloAttr *a, const HloAttr *b)
 	if (a->key != b->key || a->kind != b->kind || a->name != b->name ||
 	    a->n != b->n)
 		return 0;
+	return hlo_attr_value_equal(m, a, m, b, 0);
+}
+
+/* the values of a (of module m) and b (of module s), of one kind and
+ * length; an elided value equals only an elided one with elided, else
+ * nothing */
+int
+hlo_attr_value_equal(const HloModule *m, const HloAttr *a,
+	const HloModule *s, const HloAttr *b, int elided)
+{
+	int same = m == s && a->v == b->v;
+
 	switch (a->kind) {
 	case K_INT:
 	case K_BOOL:
@@ -1074,13 +1135,13 @@ hlo_attr_equal(const HloModule *m, const HloAttr *a, const HloAttr *b)
 	case K_SLICE:
 	case K_PAD:
 	case K_WINDOW:
-		return !a->n || a->v == b->v || !memcmp(m->ints + a->v,
-			m->ints + b->v, a->n * 8u);
+		return !a->n || same || !memcmp(m->ints + a->v,
+			s->ints + b->v, a->n * 8u);
 	default:
 		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
-			return 0;	/* unknown values: never equal */
-		return !a->n || a->v == b->v || !memcmp(m->bytes + a->v,
-			m->bytes + b->v, a->n);
+			return elided && a->v == b->v;
+		return !a->n || same || !memcmp(m->bytes + a->v,
+			s->bytes + b->v, a->n);
 	}
 }
 

@@ -124,7 +124,9 @@ int hlo_lxword(Lx *l, const char **s, size_t *n);
 int hlo_lxkw(Lx *l, const char *kw);
 int hlo_lxint(Lx *l, int64_t *v);
 int hlo_lxstr(Lx *l, HloBuf *b);
-int hlo_lxints(Lx *l, Vec *v);
+int hlo_lxlist(Lx *l, Vec *v, int open, int close);
+				/* OPEN int, int, ... CLOSE into v (emptied
+				 * first) */
 int hlo_lxskip(Lx *l);
 
 /* hlo/proto_shape.c */

@@ -85,21 +85,7 @@ hlo_attrsame(const HloModule *m, const HloAttr *a, const HloModule *s,
 	if (a->key == A_OTHER && strcmp(hlo_cstr(m, a->name),
 	    hlo_cstr(s, b->name)))
 		return 0;
-	switch (a->kind) {
-	case K_INT:
-	case K_BOOL:
-		return a->v == b->v;
-	case K_INTS:
-	case K_SLICE:
-	case K_PAD:
-	case K_WINDOW:
-		return !a->n || !memcmp(m->ints + a->v, s->ints + b->v,
-			a->n * sizeof(int64_t));
-	default:
-		if (a->v == HLO_ELIDED || b->v == HLO_ELIDED)
-			return a->v == b->v;
-		return !a->n || !memcmp(m->bytes + a->v, s->bytes + b->v, a->n);
-	}
+	return hlo_attr_value_equal(m, a, s, b, 1);
 }
 
 static int

@@ -156,8 +156,7 @@ hlo_psmeta(Lx *l, Arena *a, Xla__OpMetadata *md)
 		else if (IS("profile_type")) {
 			size_t i;
 
-			pv.n = 0;
-			if (!hlo_lxints(l, &pv))
+			if (!hlo_lxlist(l, &pv, '{', '}'))
 				goto out;
 			md->n_profile_type = pv.n;
 			md->profile_type = hlo_aallocn(a, pv.n + 1,
@@ -308,24 +307,6 @@ hlo_prsharding(HloBuf *b, const Xla__OpSharding *s, int depth)
 	return 0;
 }
 
-static int
-psvec(Lx *l, Vec *v, int open, int close)
-{
-	int64_t x;
-
-	v->n = 0;
-	if (!hlo_lxc(l, open))
-		return 0;
-	if (hlo_lxc(l, close))
-		return 1;
-	do {
-		if (!hlo_lxint(l, &x))
-			return 0;
-		hlo_vpush(v, x);
-	} while (hlo_lxc(l, ','));
-	return hlo_lxc(l, close);
-}
-
 static int32_t *
 aint32s(Arena *a, const Vec *v)
 {
@@ -347,12 +328,12 @@ psiota(Lx *l, Arena *a, Vec *v, int64_t **dims, size_t *ndims,
 {
 	size_t i;
 
-	if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+	if (!hlo_lxc(l, '=') || !hlo_lxlist(l, v, '[', ']'))
 		return 0;
 	*ndims = v->n;
 	*dims = hlo_adupvec(a, v->v, v->n);
 	if (hlo_lxkw(l, "T")) {
-		if (!psvec(l, v, '(', ')'))
+		if (!hlo_lxlist(l, v, '(', ')'))
 			return 0;
 	} else {
 		v->n = 0;
@@ -431,7 +412,7 @@ psdevices(Lx *l, Arena *a, Xla__OpSharding *s, Vec *v)
 	int64_t x;
 
 	s->type = XLA__OP_SHARDING__TYPE__OTHER;
-	if (!hlo_lxc(l, '=') || !psvec(l, v, '[', ']'))
+	if (!hlo_lxc(l, '=') || !hlo_lxlist(l, v, '[', ']'))
 		return 0;
 	s->n_tile_assignment_dimensions = v->n;
 	s->tile_assignment_dimensions = hlo_adupvec(a, v->v, v->n);
@@ -665,7 +646,7 @@ hlo_psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 	if (hlo_lxpeek(l, '[')) {
 		io = hlo_aalloc(a, sizeof *io);
 		xla__iota_replica_group_list_proto__init(io);
-		if (!psvec(l, &v, '[', ']') || v.n != 2)
+		if (!hlo_lxlist(l, &v, '[', ']') || v.n != 2)
 			goto out;
 		io->num_replica_groups = v.v[0];
 		io->num_devices_per_group = v.v[1];
@@ -682,7 +663,7 @@ hlo_psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 		goto out;
 	if (!hlo_lxc(l, '}')) {
 		do {
-			if (!psvec(l, &v, '{', '}'))
+			if (!hlo_lxlist(l, &v, '{', '}'))
 				goto out;
 			if (n == cap) {
 				cap = cap ? 2 * cap : 16;
@@ -732,7 +713,7 @@ hlo_pspairs(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 		goto out;
 	if (!hlo_lxc(l, '}')) {
 		do {
-			if (!psvec(l, &v, '{', '}') || v.n != 2)
+			if (!hlo_lxlist(l, &v, '{', '}') || v.n != 2)
 				goto out;
 			if (n == cap) {
 				cap = cap ? 2 * cap : 16;
@@ -829,12 +810,12 @@ hlo_psalias(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 			}
 			p[n] = hlo_aalloc(a, sizeof *p[n]);
 			xla__output_operand_aliasing__init(p[n]);
-			if (!psvec(l, &v, '{', '}'))
+			if (!hlo_lxlist(l, &v, '{', '}'))
 				goto out;
 			p[n]->n_output_shape_index = v.n;
 			p[n]->output_shape_index = hlo_adupvec(a, v.v, v.n);
 			if (!hlo_lxc(l, ':') || !hlo_lxc(l, '(') || !hlo_lxint(l, &x) ||
-			    !hlo_lxc(l, ',') || !psvec(l, &v, '{', '}') ||
+			    !hlo_lxc(l, ',') || !hlo_lxlist(l, &v, '{', '}') ||
 			    !hlo_lxc(l, ')'))
 				goto out;
 			p[n]->operand_index = x;
@@ -1154,12 +1135,12 @@ hlo_psioalias(Lx *l, Arena *a, Xla__HloInputOutputAliasProto *io)
 			e[n] = hlo_aalloc(a, sizeof *e[n]);
 			xla__hlo_input_output_alias_proto__alias_entry_proto__init(
 				e[n]);
-			if (!psvec(l, &v, '{', '}'))
+			if (!hlo_lxlist(l, &v, '{', '}'))
 				goto out;
 			e[n]->n_output_shape_index = v.n;
 			e[n]->output_shape_index = hlo_adupvec(a, v.v, v.n);
 			if (!hlo_lxc(l, ':') || !hlo_lxc(l, '(') || !hlo_lxint(l, &x) ||
-			    !hlo_lxc(l, ',') || !psvec(l, &v, '{', '}'))
+			    !hlo_lxc(l, ',') || !hlo_lxlist(l, &v, '{', '}'))
 				goto out;
 			e[n]->parameter_number = x;
 			e[n]->n_parameter_shape_index = v.n;
@@ -1226,7 +1207,7 @@ hlo_psdonor(Lx *l, Arena *a, Xla__HloBufferDonorProto *d)
 			xla__hlo_buffer_donor_proto__buffer_donor_entry_proto__init(
 				e[n]);
 			if (!hlo_lxc(l, '(') || !hlo_lxint(l, &x) || !hlo_lxc(l, ',') ||
-			    !psvec(l, &v, '{', '}') || !hlo_lxc(l, ')'))
+			    !hlo_lxlist(l, &v, '{', '}') || !hlo_lxc(l, ')'))
 				goto out;
 			e[n]->parameter_number = x;
 			e[n]->n_parameter_shape_index = v.n;

@@ -210,20 +210,21 @@ hlo_lxstr(Lx *l, HloBuf *b)
 
 /* {a,b,c} into v (appended) */
 int
-hlo_lxints(Lx *l, Vec *v)
+hlo_lxlist(Lx *l, Vec *v, int open, int close)
 {
 	int64_t x;
 
-	if (!hlo_lxc(l, '{'))
+	v->n = 0;
+	if (!hlo_lxc(l, open))
 		return 0;
-	if (hlo_lxc(l, '}'))
+	if (hlo_lxc(l, close))
 		return 1;
 	do {
 		if (!hlo_lxint(l, &x))
 			return 0;
 		hlo_vpush(v, x);
 	} while (hlo_lxc(l, ','));
-	return hlo_lxc(l, '}');
+	return hlo_lxc(l, close);
 }
 
 /* skips a balanced {...}, (...) or [...] group or a quoted string */

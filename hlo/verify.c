@@ -15,18 +15,6 @@
 
 typedef HloInfer V;
 
-static int
-bad(V *v, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = hlo_infer_verr(v, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 static const char *
 cname(V *v, uint32_t c)
 {
@@ -132,13 +120,13 @@ checkattrs(V *v, const HloInstr *in)
 	uint32_t k;
 
 	if (!rangeok(in->attrs, in->nattrs, m->nattrv))
-		return bad(v, "attributes out of range");
+		return inf_bad(v, "attributes out of range");
 	for (k = 0; k < in->nattrs; k++) {
 		a = &m->attrv[in->attrs + k];
 		if (a->key >= A_COUNT || (k && a[-1].key > a->key))
-			return bad(v, "attribute %u has a bad key", k);
+			return inf_bad(v, "attribute %u has a bad key", k);
 		if (a->key == A_OTHER && !strok(m, a->name))
-			return bad(v, "attribute %u has a bad name", k);
+			return inf_bad(v, "attribute %u has a bad name", k);
 		switch (a->kind) {
 		case K_INT:
 		case K_BOOL:
@@ -161,7 +149,7 @@ checkattrs(V *v, const HloInstr *in)
 				continue;
 			break;
 		}
-		return bad(v, "attribute %s out of range",
+		return inf_bad(v, "attribute %s out of range",
 			a->key == A_OTHER ? hlo_cstr(m, a->name) :
 			hlo_attrinfo[a->key].key);
 	}
@@ -176,14 +164,14 @@ checkrefs(V *v, uint32_t off, uint32_t n, const char *what)
 	uint32_t k, x;
 
 	if (!rangeok(off, n, v->m->nids))
-		return bad(v, "%s list out of range", what);
+		return inf_bad(v, "%s list out of range", what);
 	for (k = 0; k < n; k++) {
 		x = v->m->ids[off + k];
 		if (x >= cp->nins)
-			return bad(v, "%s %u is undefined (#%u of %u)", what, k,
-				x, cp->nins);
+			return inf_bad(v, "%s %u is undefined (#%u of %u)",
+				what, k, x, cp->nins);
 		if (cp->ins[x].flags & HI_DEAD)
-			return bad(v, "%s %u (%s) is deleted", what, k,
+			return inf_bad(v, "%s %u (%s) is deleted", what, k,
 				strok(v->m, cp->ins[x].name) ?
 				hlo_cstr(v->m, cp->ins[x].name) : "?");
 	}
@@ -203,9 +191,9 @@ checkinstr(V *v, uint32_t c, uint32_t i, uint8_t *st)
 		return hlo_err_in(v->e, NULL, "verify", cnm(v, c), NULL,
 			"instruction #%u has a bad name", i);
 	if (in->op >= HOP_COUNT)
-		return bad(v, "bad opcode %u", in->op);
+		return inf_bad(v, "bad opcode %u", in->op);
 	if (in->shape >= m->nshapes)
-		return bad(v, "shape id %u out of range", in->shape);
+		return inf_bad(v, "shape id %u out of range", in->shape);
 	if (st && checkshape(v, in->shape, st, 0))
 		return -1;
 	if (checkrefs(v, in->ops, in->nops, "operand") ||
@@ -213,17 +201,18 @@ checkinstr(V *v, uint32_t c, uint32_t i, uint8_t *st)
 	    checkattrs(v, in))
 		return -1;
 	if (!rangeok(in->called, in->ncalled, m->nids))
-		return bad(v, "called computation list out of range");
+		return inf_bad(v, "called computation list out of range");
 	for (k = 0; k < in->ncalled; k++) {
 		x = m->ids[in->called + k];
 		if (x >= m->ncomps)
-			return bad(v, "called computation #%u does not exist",
-				x);
+			return inf_bad(v, "called computation #%u does not "
+				"exist", x);
 		if (!st && (m->comps[x].root >= m->comps[x].nins))
-			return bad(v, "called computation #%u has no root", x);
+			return inf_bad(v, "called computation #%u has no "
+				"root", x);
 	}
 	if (in->op == HOP_PARAMETER && in->num < 0)
-		return bad(v, "negative parameter number %lld",
+		return inf_bad(v, "negative parameter number %lld",
 			(long long)in->num);
 	return 0;
 }
@@ -280,12 +269,12 @@ checkparams(V *v)
 			v->i = i;
 			n = v->pstart[c + 1] - v->pstart[c];
 			if (in->num >= n)
-				return bad(v, "parameter number %lld, but the "
-					"computation has %u parameters (a gap)",
-					(long long)in->num, n);
+				return inf_bad(v, "parameter number %lld, but "
+					"the computation has %u parameters (a "
+					"gap)", (long long)in->num, n);
 			slot = &v->pidx[v->pstart[c] + in->num];
 			if (*slot != HLO_NONE)
-				return bad(v, "parameter number %lld used "
+				return inf_bad(v, "parameter number %lld used "
 					"twice", (long long)in->num);
 			*slot = i;
 		}
@@ -338,8 +327,8 @@ checknames(V *v)
 				v->i = i;
 				r = comp ? mbad(v, "computation name %s used "
 					"twice", hlo_cstr(m, name)) :
-					bad(v, "name also used in computation "
-					"%s", cnm(v, oc));
+					inf_bad(v, "name also used in "
+					"computation %s", cnm(v, oc));
 				break;
 			}
 			tab[h] = name + 1;
@@ -385,13 +374,14 @@ checkop(V *v, uint32_t c, uint32_t i)
 	v->c = c;
 	v->i = i;
 	if ((ns = hlo_dot_sparsity(v->m, in, sp)) < 0)
-		return bad(v, "bad sparsity descriptor");
+		return inf_bad(v, "bad sparsity descriptor");
 	ar += ns;
 	if (ar >= 0 && in->nops != (uint32_t)ar)
-		return bad(v, "%u operands, %s takes %d", in->nops,
+		return inf_bad(v, "%u operands, %s takes %d", in->nops,
 			hlo_opinfo[in->op].name, ar);
 	if (in->ncalled && !(hlo_opinfo[in->op].flags & (OPF_CALLS | OPF_ASYNC)))
-		return bad(v, "%s calls computations", hlo_opinfo[in->op].name);
+		return inf_bad(v, "%s calls computations",
+			hlo_opinfo[in->op].name);
 	return hlo_infer_check(v, in);
 }
 

@@ -179,41 +179,7 @@ alg_t_bits(int t)
 void *
 alg_tmp(Alg *a, size_t n)
 {
-	size_t need = (n + 15) & ~(size_t)15, cap;
-	void *p;
-
-	if (need < n)
-		need = SIZE_MAX;
-	if (!a->tbuf || need > a->tcap - a->tlen) {
-		if (a->tbuf) {
-			if (a->ntold == a->capold) {
-				a->capold = a->capold ? 2 * a->capold : 8;
-				a->told = xreallocarray(a->told, a->capold,
-					sizeof *a->told);
-			}
-			a->told[a->ntold++] = a->tbuf;
-		}
-		cap = a->tcap ? 2 * a->tcap : 1 << 16;
-		if (cap < need)
-			cap = need;
-		a->tbuf = xmalloc(cap);
-		a->tcap = cap;
-		a->tlen = 0;
-	}
-	p = a->tbuf + a->tlen;
-	a->tlen += need;
-	return p;
-}
-
-static void
-tmp_reset(Alg *a)
-{
-	size_t k;
-
-	for (k = 0; k < a->ntold; k++)
-		free(a->told[k]);
-	a->ntold = 0;
-	a->tlen = 0;
+	return pass_arena_alloc(&a->tmp, n);
 }
 
 /* side arrays */
@@ -439,8 +405,8 @@ alg_is_const(Alg *a, uint32_t i)
 	return opc(a, i) == HOP_CONSTANT;
 }
 
-static uint64_t
-rawbits(const unsigned char *p, int n)
+uint64_t
+alg_bits_at(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 	int k;
@@ -450,11 +416,11 @@ rawbits(const unsigned char *p, int n)
 	return v;
 }
 
-static int64_t
-elem_i(int t, const unsigned char *p)
+int64_t
+alg_int_at(int t, const unsigned char *p)
 {
 	int bits = alg_t_bits(t);
-	uint64_t v = rawbits(p, hlo_type_bytes(t));
+	uint64_t v = alg_bits_at(p, hlo_type_bytes(t));
 
 	if (t == TY_PRED)
 		return p[0] != 0;
@@ -469,13 +435,13 @@ static double
 elem_f(int t, const unsigned char *p)
 {
 	if (alg_t_float(t))
-		return hlo_float_decode(t, rawbits(p, hlo_type_bytes(t)));
+		return hlo_float_decode(t, alg_bits_at(p, hlo_type_bytes(t)));
 	if (alg_t_cplx(t))
 		return hlo_float_decode(t == TY_C64 ? TY_F32 : TY_F64,
-			rawbits(p, hlo_type_bytes(t) / 2));
+			alg_bits_at(p, hlo_type_bytes(t) / 2));
 	if (alg_t_uint(t))
-		return (double)(uint64_t)elem_i(t, p);
-	return (double)elem_i(t, p);
+		return (double)(uint64_t)alg_int_at(t, p);
+	return (double)alg_int_at(t, p);
 }
 
 static double
@@ -484,7 +450,7 @@ elem_imag(int t, const unsigned char *p)
 	int h = hlo_type_bytes(t) / 2;
 
 	return hlo_float_decode(t == TY_C64 ? TY_F32 : TY_F64,
-		rawbits(p + h, h));
+		alg_bits_at(p + h, h));
 }
 
 static int
@@ -539,7 +505,7 @@ all_equal(Alg *a, uint32_t c, int mode, double v)
 				    5) || (alg_t_cplx(t) && !!signbit(y) !=
 				    (mode == 5)))
 					return 0;
-			} else if (elem_i(t, p) != 0) {
+			} else if (alg_int_at(t, p) != 0) {
 				return 0;
 			}
 		}
@@ -574,7 +540,7 @@ all_equal(Alg *a, uint32_t c, int mode, double v)
 		} else if (alg_t_cplx(t)) {
 			if (elem_f(t, p) != want || elem_imag(t, p) != 0)
 				return 0;
-		} else if (elem_i(t, p) != iv) {
+		} else if (alg_int_at(t, p) != iv) {
 			return 0;
 		}
 	}
@@ -634,7 +600,7 @@ alg_const_value(Alg *a, uint32_t i, double *v)
 	if (alg_t_float(t))
 		*v = elem_f(t, p);
 	else
-		*v = (double)elem_i(t, p);
+		*v = (double)alg_int_at(t, p);
 	return 1;
 }
 
@@ -648,7 +614,7 @@ alg_const_int(Alg *a, uint32_t i, int64_t *v)
 	if (!alg_is_const(a, i) || !alg_t_int(t) || alg_elems(a, i) < 1 ||
 	    !(p = alg_lit(a, i, &nb)))
 		return 0;
-	*v = elem_i(t, p);
+	*v = alg_int_at(t, p);
 	if (alg_t_uint(t) && *v < 0)
 		return 0;	/* GetFirstInteger fails over int64 */
 	return 1;
@@ -664,7 +630,7 @@ alg_const_first(Alg *a, uint32_t i, int64_t *v)
 	if (!alg_is_const(a, i) || !alg_t_int(t) || alg_elems(a, i) < 1 ||
 	    !(p = alg_lit(a, i, &nb)))
 		return 0;
-	*v = elem_i(t, p);
+	*v = alg_int_at(t, p);
 	return 1;
 }
 
@@ -690,7 +656,7 @@ alg_scalar_zero(Alg *a, uint32_t i)
 		return elem_f(t, p) == 0;
 	if (alg_t_cplx(t))
 		return elem_f(t, p) == 0 && elem_imag(t, p) == 0;
-	return elem_i(t, p) == 0;
+	return alg_int_at(t, p) == 0;
 }
 
 int
@@ -1532,7 +1498,7 @@ visit(Alg *a, uint32_t i)
 		return;		/* xla refuses to replace these */
 	if (a->o->limit >= 0 && a->nrw >= a->o->limit)
 		return;
-	tmp_reset(a);
+	pass_arena_reset(&a->tmp);
 	if (dispatch(a, i))
 		a->nrw++;
 }
@@ -1720,9 +1686,7 @@ alg_free(Alg *a)
 	free(a->ubuf);
 	free(a->fill);
 	free(a->roots);
-	tmp_reset(a);
-	free(a->tbuf);
-	free(a->told);
+	pass_arena_free(&a->tmp);
 }
 
 int

@@ -76,10 +76,7 @@ typedef struct {
 	uint32_t capubuf;
 	uint32_t *fill, *roots;
 	uint32_t capfill, caproots;
-	char *tbuf;		/* alg_tmp */
-	size_t tlen, tcap;
-	char **told;
-	size_t ntold, capold;
+	PassArena tmp;		/* alg_tmp */
 } Alg;
 
 /* accessors; pointers are valid until the next instruction is added */
@@ -102,6 +99,36 @@ static inline int
 opc(Alg *a, uint32_t i)
 {
 	return INS(a, i)->op;
+}
+
+static inline uint32_t
+op0(Alg *a, uint32_t i)
+{
+	return opnd(a, i, 0);
+}
+
+static inline uint32_t
+op1(Alg *a, uint32_t i)
+{
+	return opnd(a, i, 1);
+}
+
+static inline int
+is_op(Alg *a, uint32_t i, int op)
+{
+	return opc(a, i) == op;
+}
+
+static inline uint32_t
+shape_of(Alg *a, uint32_t i)
+{
+	return INS(a, i)->shape;
+}
+
+static inline uint32_t
+called(Alg *a, uint32_t i)		/* the first called computation */
+{
+	return INS(a, i)->ncalled ? a->m->ids[INS(a, i)->called] : HLO_NONE;
 }
 
 static inline uint32_t
@@ -140,6 +167,12 @@ dims(Alg *a, uint32_t i)
 	return a->m->ints + SH(a, i)->dims;
 }
 
+uint64_t alg_bits_at(const unsigned char *p, int n);
+				/* the little-endian bits of an n-byte
+				 * element (at most 8 bytes) */
+int64_t alg_int_at(int t, const unsigned char *p);
+				/* an integer or pred element of type t,
+				 * sign-extended */
 int64_t alg_elems(Alg *a, uint32_t i);	/* -1 for tuples and overflow */
 int alg_same_shape(Alg *a, uint32_t x, uint32_t y);	/* SameShape: layout
 				 * ignored unless a->lay */

@@ -8,30 +8,6 @@
 
 #include "algsimp.h"
 
-static uint32_t
-op0(Alg *a, uint32_t i)
-{
-	return opnd(a, i, 0);
-}
-
-static uint32_t
-op1(Alg *a, uint32_t i)
-{
-	return opnd(a, i, 1);
-}
-
-static int
-is_op(Alg *a, uint32_t i, int op)
-{
-	return opc(a, i) == op;
-}
-
-static uint32_t
-shape_of(Alg *a, uint32_t i)
-{
-	return INS(a, i)->shape;
-}
-
 static int
 is_array_type_elem(int t)
 {

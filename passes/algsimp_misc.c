@@ -6,30 +6,6 @@
 #include "algsimp.h"
 
 static uint32_t
-op0(Alg *a, uint32_t i)
-{
-	return opnd(a, i, 0);
-}
-
-static int
-is_op(Alg *a, uint32_t i, int op)
-{
-	return opc(a, i) == op;
-}
-
-static uint32_t
-shape_of(Alg *a, uint32_t i)
-{
-	return INS(a, i)->shape;
-}
-
-static uint32_t
-called(Alg *a, uint32_t i)
-{
-	return INS(a, i)->ncalled ? a->m->ids[INS(a, i)->called] : HLO_NONE;
-}
-
-static uint32_t
 tuple_elem(Alg *a, uint32_t s, uint32_t k)
 {
 	return a->m->ids[a->m->shapes[s].tuple + k];

@@ -7,24 +7,6 @@
 
 #include "algsimp.h"
 
-static uint32_t
-op0(Alg *a, uint32_t i)
-{
-	return opnd(a, i, 0);
-}
-
-static int
-is_op(Alg *a, uint32_t i, int op)
-{
-	return opc(a, i) == op;
-}
-
-static uint32_t
-shape_of(Alg *a, uint32_t i)
-{
-	return INS(a, i)->shape;
-}
-
 static int64_t *
 dims_copy(Alg *a, uint32_t i)
 {
@@ -72,30 +54,6 @@ bitseq(const unsigned char *p, const unsigned char *q, int n)
 	return !memcmp(p, q, n);
 }
 
-static uint64_t
-bits_at(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	int k;
-
-	for (k = n > 8 ? 8 : n; k-- > 0;)
-		v = v << 8 | p[k];
-	return v;
-}
-
-static int64_t
-int_at(int t, const unsigned char *p)
-{
-	int bits = alg_t_bits(t);
-	uint64_t v = bits_at(p, hlo_type_bytes(t));
-
-	if (bits < 64)
-		v &= ((uint64_t)1 << bits) - 1;
-	if (alg_t_sint(t) && bits < 64 && (v >> (bits - 1) & 1))
-		v |= ~(((uint64_t)1 << bits) - 1);
-	return (int64_t)v;
-}
-
 /* Literal::IsR1Iota */
 static int
 r1_iota(Alg *a, uint32_t i, const unsigned char *p, int64_t n)
@@ -107,17 +65,17 @@ r1_iota(Alg *a, uint32_t i, const unsigned char *p, int64_t n)
 		return 0;
 	for (k = 0; k < n; k++, p += esz) {
 		if (alg_t_int(t)) {
-			if (int_at(t, p) != k)
+			if (alg_int_at(t, p) != k)
 				return 0;
 		} else if (alg_t_float(t)) {
-			if (hlo_float_decode(t, bits_at(p, esz)) !=
+			if (hlo_float_decode(t, alg_bits_at(p, esz)) !=
 			    hlo_float_decode(t, hlo_float_encode(t, (double)k)))
 				return 0;
 		} else if (alg_t_cplx(t)) {
 			ct = t == TY_C64 ? TY_F32 : TY_F64;
-			if (hlo_float_decode(ct, bits_at(p, esz / 2)) !=
+			if (hlo_float_decode(ct, alg_bits_at(p, esz / 2)) !=
 			    hlo_float_decode(ct, hlo_float_encode(ct,
-			    (double)k)) || hlo_float_decode(ct, bits_at(p +
+			    (double)k)) || hlo_float_decode(ct, alg_bits_at(p +
 			    esz / 2, esz / 2)) != 0)
 				return 0;
 		} else {
@@ -136,11 +94,12 @@ r1_strided(Alg *a, uint32_t i, const unsigned char *p, int64_t n)
 
 	if (rank(a, i) != 1 || n <= 1 || !alg_t_int(t))
 		return 0;
-	stride = int_at(t, p + esz);
+	stride = alg_int_at(t, p + esz);
 	if (stride == 0)
 		return 0;
 	for (k = 0; k < n; k++, p += esz)
-		if ((uint64_t)int_at(t, p) != (uint64_t)k * (uint64_t)stride)
+		if ((uint64_t)alg_int_at(t, p) !=
+		    (uint64_t)k * (uint64_t)stride)
 			return 0;
 	return stride;
 }
@@ -1720,20 +1679,6 @@ alg_h_concat(Alg *a, uint32_t i)
 
 /* reverse */
 
-static void
-sort_ints(int64_t *v, uint32_t n)
-{
-	uint32_t k, j;
-	int64_t t;
-
-	for (k = 1; k < n; k++) {
-		t = v[k];
-		for (j = k; j > 0 && v[j - 1] > t; j--)
-			v[j] = v[j - 1];
-		v[j] = t;
-	}
-}
-
 int
 alg_h_reverse(Alg *a, uint32_t i)
 {
@@ -1750,8 +1695,8 @@ alg_h_reverse(Alg *a, uint32_t i)
 		return 0;
 	if (is_op(a, x, HOP_REVERSE)) {
 		id = alg_ints_copy(a, x, A_DIMENSIONS, &ni);
-		sort_ints(rd, nd);
-		sort_ints(id, ni);
+		hlo_ints_sort(rd, nd);
+		hlo_ints_sort(id, ni);
 		alg_set_ints(a, i, A_DIMENSIONS, rd, nd);
 		alg_set_ints(a, x, A_DIMENSIONS, id, ni);
 		sd = alg_tmp(a, (nd + ni + 1) * 8u);

@@ -225,73 +225,47 @@ pass_b_set_attrs_like(PassEdit *ed, uint32_t dst, uint32_t src)
 uint8_t *
 pass_fusion_comps(const HloModule *m, PassCtx *ctx)
 {
-	uint8_t *f = pass_zalloc(ctx, m->ncomps + 1, 1);
-	uint32_t c, i, k, d;
+	uint8_t *s = pass_skipped_comps(m, 0), *f = pass_alloc(ctx,
+		m->ncomps + 1);
 
-	for (c = 0; c < m->ncomps; c++) {
-		const HloComp *cp = &m->comps[c];
-
-		if (cp->flags & HC_FUSION)
-			f[c] = 1;
-		for (i = 0; i < cp->nins; i++) {
-			const HloInstr *in = &cp->ins[i];
-
-			if ((in->flags & HI_DEAD) || in->op != HOP_FUSION)
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					f[d] = 1;
-		}
-	}
+	memcpy(f, s, m->ncomps + 1);
+	free(s);
 	return f;
+}
+
+typedef struct {
+	PassMatchFn match;
+	PassExpandFn expand;
+	void *arg;
+} Expander;
+
+static int
+expand_one(PassEdit *ed, uint32_t x, void *arg)
+{
+	const Expander *e = arg;
+	uint32_t r;
+
+	if (ed->ctl[x] || !e->match(ed, x, e->arg) ||
+	    (r = e->expand(ed, x, e->arg)) == HLO_NONE)
+		return 0;
+	if (r == x)
+		ed->changed = 1;
+	else
+		pass_replace(ed, x, pass_res(ed, r), 0, 0);
+	return 1;
 }
 
 int
 pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
 	PassExpandFn expand, void *arg)
 {
-	PassEdit ed;
-	uint8_t *fx = xmalloc(m->ncomps + 1), *fus = xmalloc(m->ncomps + 1);
-	uint32_t c, i, x, r, cnt, *order, ncomps = m->ncomps;
-	int changed = 0;
+	Expander e;
 
-	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	memcpy(fus, pass_fusion_comps(m, ctx), m->ncomps);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, ncomps);
-	for (c = 0; c < ncomps; c++) {
-		if (fus[c])
-			continue;
-		pass_edit_begin(&ed, c);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (i = 0; i < cnt; i++) {
-			x = order[i];
-			if ((m->comps[c].ins[x].flags & HI_DEAD) ||
-			    pass_res(&ed, x) != x || ed.ctl[x] ||
-			    !match(&ed, x, arg))
-				continue;
-			r = expand(&ed, x, arg);
-			if (r == HLO_NONE)
-				continue;
-			ctx->stats.rewrites++;
-			if (r == x) {
-				ed.changed = 1;
-				continue;
-			}
-			pass_replace(&ed, x, pass_res(&ed, r), 0, 0);
-		}
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
-	free(fx);
-	free(fus);
-	return changed;
+	e.match = match;
+	e.expand = expand;
+	e.arg = arg;
+	return pass_visit_instrs(m, ctx, PASS_VISIT_EFFECTS |
+		PASS_SKIP_FUSION | PASS_VISIT_UNFORWARDED, expand_one, &e);
 }
 
 uint32_t

@@ -147,18 +147,6 @@ inline_call(PassEdit *ed, uint32_t x, PassCtx *ctx)
 }
 
 /* whether computation c has a call instruction */
-static int
-has_call(const HloModule *m, uint32_t c)
-{
-	const HloComp *cp = &m->comps[c];
-	uint32_t i;
-
-	for (i = 0; i < cp->nins; i++)
-		if (cp->ins[i].op == HOP_CALL && !(cp->ins[i].flags & HI_DEAD))
-			return 1;
-	return 0;
-}
-
 int
 pass_call_inliner(HloModule *m, PassCtx *ctx)
 {
@@ -169,7 +157,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 	uint32_t *sites = xcalloc(ncomps + 1, sizeof *sites);
 	int n, changed = 0, r = 0;
 
-	for (c = 0; c < ncomps && !has_call(m, c); c++)
+	for (c = 0; c < ncomps && !hlo_comp_has_op(m, c, HOP_CALL); c++)
 		;
 	if (c == ncomps) {
 		free(fx);
@@ -200,7 +188,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 	pass_edit_init(&ed, m, ctx, fx, ncomps);
 	for (i = 0; i < (uint32_t)n; i++) {
 		c = corder[i];
-		if (async[c] || !has_call(m, c))
+		if (async[c] || !hlo_comp_has_op(m, c, HOP_CALL))
 			continue;
 		pass_edit_begin(&ed, c);
 		order = pass_alloc(ctx, (m->comps[c].nins + 1) *

@@ -23,14 +23,6 @@ typedef struct {
 } Canon;
 
 static uint32_t
-mix(uint32_t h, uint64_t v)
-{
-	v ^= h;
-	v *= 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(v >> 32) ^ (uint32_t)v;
-}
-
-static uint32_t
 find(const uint32_t *rep, uint32_t c)
 {
 	while (rep[c] != c)
@@ -76,7 +68,7 @@ canon(const HloModule *m, uint32_t c, const uint32_t *rep, Canon *k,
 	PassCtx *ctx)
 {
 	const HloComp *cp = &m->comps[c];
-	uint32_t i, j, h = mix(0x51, cp->thread);
+	uint32_t i, j, h = pass_hash_mix(0x51, cp->thread);
 
 	k->order = pass_alloc(ctx, (cp->nins + 1) * sizeof *k->order);
 	k->pos = pass_alloc(ctx, (cp->nins + 1) * sizeof *k->pos);
@@ -86,16 +78,16 @@ canon(const HloModule *m, uint32_t c, const uint32_t *rep, Canon *k,
 	for (i = 0; i < k->n; i++) {
 		const HloInstr *in = &cp->ins[k->order[i]];
 
-		h = mix(h, (uint64_t)in->op << 32 | in->shape);
-		h = mix(h, (uint64_t)in->nops << 32 | in->nattrs);
+		h = pass_hash_mix(h, (uint64_t)in->op << 32 | in->shape);
+		h = pass_hash_mix(h, (uint64_t)in->nops << 32 | in->nattrs);
 		if (in->op == HOP_PARAMETER)
-			h = mix(h, in->num);
+			h = pass_hash_mix(h, in->num);
 		for (j = 0; j < in->nops; j++)
-			h = mix(h, k->pos[m->ids[in->ops + j]]);
+			h = pass_hash_mix(h, k->pos[m->ids[in->ops + j]]);
 		for (j = 0; j < in->ncalled; j++)
-			h = mix(h, find(rep, m->ids[in->called + j]));
+			h = pass_hash_mix(h, find(rep, m->ids[in->called + j]));
 	}
-	k->hash = mix(h, k->pos[cp->root]);
+	k->hash = pass_hash_mix(h, k->pos[cp->root]);
 }
 
 static int

@@ -32,14 +32,6 @@ typedef struct {
 } Cse;
 
 static uint32_t
-mix(uint32_t h, uint64_t v)
-{
-	v ^= h;
-	v *= 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(v >> 32) ^ (uint32_t)v;
-}
-
-static uint32_t
 hashbytes(uint32_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
@@ -66,7 +58,7 @@ hashints(uint32_t h, const int64_t *v, uint32_t n)
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		h = mix(h, v[i]);
+		h = pass_hash_mix(h, v[i]);
 	return h;
 }
 
@@ -75,9 +67,9 @@ hashshape(const HloModule *m, uint32_t s, uint32_t h)
 {
 	const HloShape *sh = hlo_sh(m, s);
 
-	h = mix(h, sh->type);
+	h = pass_hash_mix(h, sh->type);
 	if (sh->type == TY_TUPLE)
-		return mix(h, sh->ntuple);
+		return pass_hash_mix(h, sh->ntuple);
 	return hashints(h, hlo_dims(m, sh), sh->rank);
 }
 
@@ -96,34 +88,35 @@ hashinstr(Cse *s, uint32_t i)
 	HloModule *m = s->m;
 	const HloInstr *in = &m->comps[s->ed->c].ins[i];
 	const HloAttr *a = m->attrv + in->attrs;
-	uint32_t h = mix(0x12345, in->op), k, a0, a1;
+	uint32_t h = pass_hash_mix(0x12345, in->op), k, a0, a1;
 
 	h = hashshape(m, in->shape, h);
 	if ((hlo_opinfo[in->op].flags & OPF_COMM) && in->nops == 2) {
 		a0 = hashop(s, m->ids[in->ops]);
 		a1 = hashop(s, m->ids[in->ops + 1]);
-		h = mix(h, a0 < a1 ? a0 : a1);
-		h = mix(h, a0 < a1 ? a1 : a0);
+		h = pass_hash_mix(h, a0 < a1 ? a0 : a1);
+		h = pass_hash_mix(h, a0 < a1 ? a1 : a0);
 	} else {
 		for (k = 0; k < in->nops; k++)
-			h = mix(h, hashop(s, m->ids[in->ops + k]));
+			h = pass_hash_mix(h, hashop(s, m->ids[in->ops + k]));
 	}
 	for (k = 0; k < in->ncalled; k++) {
 		uint32_t d = m->ids[in->called + k];
 
 		if (d < m->ncomps && m->comps[d].root < m->comps[d].nins)
-			h = mix(h, m->comps[d].ins[m->comps[d].root].op);
+			h = pass_hash_mix(h,
+				m->comps[d].ins[m->comps[d].root].op);
 	}
 	for (k = 0; k < in->nattrs; k++) {
 		if (ignored()[a[k].key])
 			continue;
-		h = mix(h, a[k].key);
+		h = pass_hash_mix(h, a[k].key);
 		if (a[k].kind == K_INT || a[k].kind == K_BOOL)
-			h = mix(h, a[k].v);
+			h = pass_hash_mix(h, a[k].v);
 		else if (a[k].kind <= K_WINDOW)
 			h = hashints(h, m->ints + a[k].v, a[k].n);
 		else
-			h = mix(h, a[k].n);
+			h = pass_hash_mix(h, a[k].n);
 	}
 	return h;
 }
@@ -225,7 +218,7 @@ hashconst(const HloModule *m, const HloInstr *in, const void *lit,
 {
 	uint32_t h = hashshape(m, in->shape, 0x777);
 
-	h = mix(h, n);
+	h = pass_hash_mix(h, n);
 	return hashbytes(h, lit, n < 64 ? n : 64);
 }
 

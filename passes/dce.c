@@ -140,6 +140,25 @@ own_fused_comp(const HloModule *m, const HloInstr *in, const uint32_t *ncall)
 	return fc < m->ncomps && ncall[fc] == 1 ? fc : HLO_NONE;
 }
 
+/* live grows by the operands, transitively, of the top instructions
+ * on stack (each marked live already) */
+static void
+mark_operands(const HloModule *m, const HloComp *cp, uint8_t *live,
+	uint32_t *stack, uint32_t top)
+{
+	uint32_t k, d;
+
+	while (top) {
+		const HloInstr *in = &cp->ins[stack[--top]];
+
+		for (k = 0; k < in->nops; k++)
+			if ((d = m->ids[in->ops + k]) < cp->nins && !live[d]) {
+				live[d] = 1;
+				stack[top++] = d;
+			}
+	}
+}
+
 /* the parameters of fc that nothing live in fc reaches from its root get
  * removed, with the operands of fusion f (in c) they stand for */
 static void
@@ -147,7 +166,7 @@ drop_dead_fused_params(HloModule *m, uint32_t c, uint32_t f, uint32_t fc,
 	PassCtx *ctx)
 {
 	HloComp *cp = &m->comps[fc];
-	uint32_t n = cp->nins, i, k, d, top = 0, np, kept = 0;
+	uint32_t n = cp->nins, i, k, top = 0, np, kept = 0;
 	uint8_t *live = pass_zalloc(ctx, n + 1, 1);
 	uint32_t *stack = pass_alloc(ctx, (n + 1) * sizeof *stack);
 	int64_t *newnum;
@@ -163,15 +182,7 @@ drop_dead_fused_params(HloModule *m, uint32_t c, uint32_t f, uint32_t fc,
 			live[i] = 1;	/* control dependencies stay */
 			stack[top++] = i;
 		}
-	while (top) {
-		const HloInstr *in = &cp->ins[stack[--top]];
-
-		for (k = 0; k < in->nops; k++)
-			if ((d = m->ids[in->ops + k]) < n && !live[d]) {
-				live[d] = 1;
-				stack[top++] = d;
-			}
-	}
+	mark_operands(m, cp, live, stack, top);
 	fi = &m->comps[c].ins[f];
 	np = fi->nops;
 	newnum = pass_alloc(ctx, (np + 1) * sizeof *newnum);
@@ -393,15 +404,7 @@ dce_comp(HloModule *m, uint32_t c, const uint8_t *fx, PassCtx *ctx)
 			live[i] = 1;
 			stack[top++] = i;
 		}
-	while (top) {
-		const HloInstr *in = &cp->ins[stack[--top]];
-
-		for (k = 0; k < in->nops; k++)
-			if ((d = m->ids[in->ops + k]) < n && !live[d]) {
-				live[d] = 1;
-				stack[top++] = d;
-			}
-	}
+	mark_operands(m, cp, live, stack, top);
 	for (i = 0; i < n; i++)
 		if (!live[i] && !(cp->ins[i].flags & HI_DEAD)) {
 			cp->ins[i].flags |= HI_DEAD;

@@ -47,15 +47,11 @@ int
 pass_flatten_call_graph(HloModule *m, PassCtx *ctx)
 {
 	PassCallers cg;
-	uint32_t n0 = m->ncomps, *order, c, j, k, first, cap = 64, *stack;
+	uint32_t *order, c, j, k, first, cap = 64, *stack;
 	int n, i, changed = 0, refs;
 
-	order = xreallocarray(NULL, n0 + 1, sizeof *order);
-	n = pass_comp_post_order(m, order);
-	if (n < 0) {
-		free(order);
-		return pass_err_cycle(ctx, m, HLO_NONE);
-	}
+	if (!(order = pass_comps_in_post_order(m, ctx, &n)))
+		return -1;
 	pass_callers(m, &cg, ctx);
 	pass_fresh_names(m);
 	stack = xreallocarray(NULL, cap, sizeof *stack);

@@ -1310,6 +1310,16 @@ visited_comps(const HloModule *m, uint32_t *ncalls)
 	return ok;
 }
 
+static void
+fu_init(Fu *f, HloModule *m, PassCtx *ctx, int rules)
+{
+	memset(f, 0, sizeof *f);
+	f->m = m;
+	f->ctx = ctx;
+	f->rules = rules;
+	f->pname = hlo_strz(m, "param");
+}
+
 static int
 run_rules(HloModule *m, PassCtx *ctx, Fu *f, int dup)
 {
@@ -1354,11 +1364,7 @@ fu_instruction_fusion(HloModule *m, PassCtx *ctx, int rules)
 	Fu f;
 	int r, changed = 0;
 
-	memset(&f, 0, sizeof f);
-	f.m = m;
-	f.ctx = ctx;
-	f.rules = rules;
-	f.pname = hlo_strz(m, "param");
+	fu_init(&f, m, ctx, rules);
 	r = run_rules(m, ctx, &f, rules != FU_GPU);
 	if (r >= 0 && rules == FU_GPU) {
 		changed = r;
@@ -1544,36 +1550,29 @@ merge_comp(Fu *f, uint8_t *dropc)
 	return changed;
 }
 
-int
-fu_fusion_merger(HloModule *m, PassCtx *ctx, int across)
+/* the loop of the merging passes: body(f, c, dropc, &r) on every
+ * computation they visit that has instructions (1 changed; r the
+ * finish_comp status), while r is 0; then the computations left unused
+ * (dropc) are dropped */
+static int
+merge_each(HloModule *m, PassCtx *ctx, int dup,
+	int (*body)(Fu *f, uint32_t c, uint8_t *dropc, int *r))
 {
 	Fu f;
 	uint32_t c, n0 = m->ncomps;
 	uint8_t *ok, *dropc;
 	int changed = 0, r = 0;
 
-	memset(&f, 0, sizeof f);
-	f.m = m;
-	f.ctx = ctx;
-	f.rules = FU_GPU;
-	f.dup = across;
-	f.pname = hlo_strz(m, "param");
+	fu_init(&f, m, ctx, FU_GPU);
+	f.dup = dup;
 	f.fx = pass_comp_effects(m, ctx);
 	f.nfx = n0;
 	f.ncalls = xcalloc(n0 + 1, sizeof *f.ncalls);
 	ok = visited_comps(m, f.ncalls);
 	dropc = xcalloc(n0 + 1, 1);
-	for (c = 0; c < n0 && r == 0; c++) {
-		if (!ok[c] || m->comps[c].nins == 0)
-			continue;
-		setup_comp(&f, c);
-		if (f.nfus == 0) {
-			r = finish_comp(&f);
-			continue;
-		}
-		changed |= merge_comp(&f, dropc);
-		r = finish_comp(&f);
-	}
+	for (c = 0; c < n0 && r == 0; c++)
+		if (ok[c] && m->comps[c].nins)
+			changed |= body(&f, c, dropc, &r);
 	if (r == 0 && changed)
 		pass_drop_comps(m, dropc);
 	ctx->stats.rewrites += f.fused;
@@ -1581,6 +1580,24 @@ fu_fusion_merger(HloModule *m, PassCtx *ctx, int across)
 	free(dropc);
 	fu_free(&f);
 	return r < 0 ? -1 : changed;
+}
+
+static int
+merger_comp(Fu *f, uint32_t c, uint8_t *dropc, int *r)
+{
+	int changed = 0;
+
+	setup_comp(f, c);
+	if (f->nfus)
+		changed = merge_comp(f, dropc);
+	*r = finish_comp(f);
+	return changed;
+}
+
+int
+fu_fusion_merger(HloModule *m, PassCtx *ctx, int across)
+{
+	return merge_each(m, ctx, across, merger_comp);
 }
 
 int
@@ -1739,41 +1756,24 @@ mof_once(Fu *f, uint8_t *dropc)
 	return done;
 }
 
+/* one merge at a time, the computation set up anew after each */
+static int
+mof_comp(Fu *f, uint32_t c, uint8_t *dropc, int *r)
+{
+	int changed = 0, once = 1, rounds;
+
+	for (rounds = 0; once && *r == 0 && rounds < 1000; rounds++) {
+		setup_comp(f, c);
+		once = f->nfus > 1 && mof_once(f, dropc);
+		changed |= once;
+		f->fused += once;
+		*r = finish_comp(f);
+	}
+	return changed;
+}
+
 int
 pass_multi_output_fusion(HloModule *m, PassCtx *ctx)
 {
-	Fu f;
-	uint32_t c, n0 = m->ncomps;
-	uint8_t *ok, *dropc;
-	int changed = 0, r = 0, once, rounds;
-
-	memset(&f, 0, sizeof f);
-	f.m = m;
-	f.ctx = ctx;
-	f.rules = FU_GPU;
-	f.pname = hlo_strz(m, "param");
-	f.fx = pass_comp_effects(m, ctx);
-	f.nfx = n0;
-	f.ncalls = xcalloc(n0 + 1, sizeof *f.ncalls);
-	ok = visited_comps(m, f.ncalls);
-	dropc = xcalloc(n0 + 1, 1);
-	for (c = 0; c < n0 && r == 0; c++) {
-		if (!ok[c] || m->comps[c].nins == 0)
-			continue;
-		for (rounds = 0, once = 1; once && r == 0 && rounds < 1000;
-		     rounds++) {
-			setup_comp(&f, c);
-			once = f.nfus > 1 && mof_once(&f, dropc);
-			changed |= once;
-			f.fused += once;
-			r = finish_comp(&f);
-		}
-	}
-	if (r == 0 && changed)
-		pass_drop_comps(m, dropc);
-	ctx->stats.rewrites += f.fused;
-	free(ok);
-	free(dropc);
-	fu_free(&f);
-	return r < 0 ? -1 : changed;
+	return merge_each(m, ctx, 0, mof_comp);
 }

@@ -8,17 +8,6 @@
 
 #include "gather_util.h"
 
-int
-gu_has(const int64_t *v, uint32_t n, int64_t x)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return 1;
-	return 0;
-}
-
 /* attribute key of ins into dst (at most GU_MAXR); -1 if too long */
 static int
 getlist(const HloModule *m, const HloInstr *in, int key, int64_t *dst,

@@ -28,7 +28,11 @@ int64_t gu_trip_count(const GuGather *g);
 				 * index vector dim; -1 past INT64_MAX */
 int gu_is_broadcast(const GuGather *g);
 				/* slice_sizes equal the operand's dims */
-int gu_has(const int64_t *v, uint32_t n, int64_t x);
+static inline int
+gu_has(const int64_t *v, uint32_t n, int64_t x)
+{
+	return hlo_ints_has(v, n, x);
+}
 
 uint32_t gu_const_zeros(PassEdit *ed, int type, int64_t n);
 				/* TYPE[n] constant of zeros (n is 0 or 1) */

@@ -86,37 +86,28 @@ inline_map(PassEdit *ed, uint32_t i)
 	return pass_replace(ed, i, r, 0, 0);
 }
 
+static int
+visit_comp(PassEdit *ed, void *arg)
+{
+	HloModule *m = ed->m;
+	PassCtx *ctx = ed->ctx;
+	uint32_t c = ed->c, j, cnt, *order;
+	uint8_t *seen;
+
+	if (!hlo_comp_has_op(m, c, HOP_MAP))
+		return 0;
+	seen = reachable(m, c, ctx);
+	order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
+	cnt = pass_post_order(m, c, order, ctx);
+	for (j = 0; j < cnt; j++)
+		if (seen[order[j]] &&
+		    !(m->comps[c].ins[order[j]].flags & HI_DEAD))
+			ctx->stats.rewrites += inline_map(ed, order[j]);
+	return ed->changed;
+}
+
 int
 pass_map_inline(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	uint32_t c, j, cnt, *order, ncomps = m->ncomps;
-	uint8_t *seen;
-	int changed = 0;
-
-	pass_edit_init(&ed, m, ctx, NULL, 0);
-	for (c = 0; c < ncomps; c++) {
-		for (j = 0; j < m->comps[c].nins; j++)
-			if (m->comps[c].ins[j].op == HOP_MAP)
-				break;
-		if (j == m->comps[c].nins)
-			continue;
-		pass_edit_begin(&ed, c);
-		seen = reachable(m, c, ctx);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (j = 0; j < cnt; j++)
-			if (seen[order[j]] &&
-			    !(m->comps[c].ins[order[j]].flags & HI_DEAD))
-				ctx->stats.rewrites += inline_map(&ed,
-					order[j]);
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
-	return changed;
+	return pass_visit_comps(m, ctx, PASS_SKIP_NONE, visit_comp, NULL);
 }

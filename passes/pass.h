@@ -202,6 +202,9 @@ int64_t pass_count_instrs(const HloModule *m);
 				/* live instructions, every computation */
 
 /* passes/rewrite.c: helpers passes share */
+void *pass_arena_alloc(PassArena *a, size_t n);	/* 16-aligned */
+void pass_arena_reset(PassArena *a);	/* frees all but the last block */
+void pass_arena_free(PassArena *a);
 void *pass_alloc(PassCtx *ctx, size_t n);	/* scratch, 16-aligned */
 void *pass_zalloc(PassCtx *ctx, size_t n, size_t size);
 				/* zeroed n * size bytes, overflow checked */
@@ -228,6 +231,9 @@ uint32_t pass_post_order(const HloModule *m, uint32_t c, uint32_t *order,
 /* xla's HloModule::MakeComputationPostOrder over all computations:
  * callees before callers; returns the count, -1 on a call cycle */
 int pass_comp_post_order(const HloModule *m, uint32_t *order);
+uint32_t *pass_comps_in_post_order(const HloModule *m, PassCtx *ctx,
+	int *n);		/* the same in a new array (free() it) of
+				 * *n; NULL after pass_err_cycle */
 int pass_err_cycle(PassCtx *ctx, const HloModule *m, uint32_t c);
 				/* "the call graph has a cycle" (c is
 				 * HLO_NONE) or "computation C has a
@@ -349,6 +355,15 @@ uint32_t pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc,
 				 * sc, added to dc with operands ops; fresh
 				 * name from the old one, no control deps */
 
+/* one step of the hashes cse and comp_dedup key their tables with */
+static inline uint32_t
+pass_hash_mix(uint32_t h, uint64_t v)
+{
+	v ^= h;
+	v *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(v >> 32) ^ (uint32_t)v;
+}
+
 /* instruction i of the computation ed edits, and its operand k read
  * through the replacements made so far */
 static inline const HloInstr *
@@ -394,6 +409,18 @@ typedef struct {
 	void *arg;
 } PassVisit;
 int pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v);
+
+/* pass_visit's common calls in one: every computation but the skipped,
+ * flags a PASS_SKIP_* rule | PASS_VISIT_EFFECTS (compute the side
+ * effects) | PASS_VISIT_UNFORWARDED | PASS_VISIT_CALLEES_FIRST (the
+ * computations in call-graph post order, else by index; -1 after
+ * pass_err_cycle on a cycle); comp or instr as in PassVisit */
+enum { PASS_VISIT_EFFECTS = 4, PASS_VISIT_UNFORWARDED = 8,
+	PASS_VISIT_CALLEES_FIRST = 16 };
+int pass_visit_comps(HloModule *m, PassCtx *ctx, int flags,
+	int (*comp)(PassEdit *ed, void *arg), void *arg);
+int pass_visit_instrs(HloModule *m, PassCtx *ctx, int flags,
+	int (*instr)(PassEdit *ed, uint32_t i, void *arg), void *arg);
 
 /* passes/dce.c: xla's HloDCE, for passes that end with one */
 int pass_dce_module(HloModule *m, PassCtx *ctx);

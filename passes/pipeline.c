@@ -17,9 +17,7 @@ void
 pass_ctx_free(PassCtx *ctx)
 {
 	pass_reset(ctx);
-	free(ctx->scratch.buf);
-	free(ctx->scratch.old);
-	memset(&ctx->scratch, 0, sizeof ctx->scratch);
+	pass_arena_free(&ctx->scratch);
 }
 
 void

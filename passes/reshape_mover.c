@@ -354,8 +354,9 @@ sink(PassEdit *ed, uint32_t i)
 }
 
 static int
-run_comp(PassEdit *ed, PassCtx *ctx)
+run_comp(PassEdit *ed, void *arg)
 {
+	PassCtx *ctx = ed->ctx;
 	HloModule *m = ed->m;
 	uint32_t n = m->comps[ed->c].nins, i;
 	uint8_t *cand = pass_zalloc(ctx, n + 1, 1);
@@ -381,21 +382,9 @@ run_comp(PassEdit *ed, PassCtx *ctx)
 	return any;
 }
 
-static int
-visit_comp(PassEdit *ed, void *ctx)
-{
-	return run_comp(ed, ctx);
-}
-
 int
 pass_reshape_mover(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	PassVisit v = {0};
-
-	v.effects = 1;
-	v.skips = PASS_SKIP_FUSION;
-	v.comp = visit_comp;
-	v.arg = ctx;
-	return pass_visit(m, ctx, &ed, &v);
+	return pass_visit_comps(m, ctx, PASS_VISIT_EFFECTS | PASS_SKIP_FUSION,
+		run_comp, NULL);
 }

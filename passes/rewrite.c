@@ -10,9 +10,8 @@
 /* scratch */
 
 void *
-pass_alloc(PassCtx *ctx, size_t n)
+pass_arena_alloc(PassArena *a, size_t n)
 {
-	PassArena *a = &ctx->scratch;
 	size_t need = (n + 15) & ~(size_t)15, cap;
 	void *p;
 
@@ -51,16 +50,36 @@ pass_zalloc(PassCtx *ctx, size_t n, size_t size)
 	return p;
 }
 
-void
-pass_reset(PassCtx *ctx)
+void *
+pass_alloc(PassCtx *ctx, size_t n)
 {
-	PassArena *a = &ctx->scratch;
+	return pass_arena_alloc(&ctx->scratch, n);
+}
+
+void
+pass_arena_reset(PassArena *a)
+{
 	size_t i;
 
 	for (i = 0; i < a->nold; i++)
 		free(a->old[i]);
 	a->nold = 0;
 	a->len = 0;
+}
+
+void
+pass_reset(PassCtx *ctx)
+{
+	pass_arena_reset(&ctx->scratch);
+}
+
+void
+pass_arena_free(PassArena *a)
+{
+	pass_arena_reset(a);
+	free(a->buf);
+	free(a->old);
+	memset(a, 0, sizeof *a);
 }
 
 /* names */
@@ -220,6 +239,18 @@ int
 pass_comp_post_order(const HloModule *m, uint32_t *order)
 {
 	return hlo_comp_order_all(m, order);
+}
+
+uint32_t *
+pass_comps_in_post_order(const HloModule *m, PassCtx *ctx, int *n)
+{
+	uint32_t *order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
+
+	if ((*n = pass_comp_post_order(m, order)) >= 0)
+		return order;
+	free(order);
+	pass_err_cycle(ctx, m, HLO_NONE);
+	return NULL;
 }
 
 /* the error of a cycle: in the call graph (c is HLO_NONE) or in
@@ -1238,4 +1269,44 @@ pass_visit(HloModule *m, PassCtx *ctx, PassEdit *ed, const PassVisit *v)
 	free(fx);
 	free(skip);
 	return changed;
+}
+
+static int
+visit_with(HloModule *m, PassCtx *ctx, int flags,
+	int (*comp)(PassEdit *ed, void *arg),
+	int (*instr)(PassEdit *ed, uint32_t i, void *arg), void *arg)
+{
+	PassEdit ed;
+	PassVisit v = {0};
+	uint32_t *order = NULL;
+	int n = 0, changed;
+
+	if ((flags & PASS_VISIT_CALLEES_FIRST) &&
+	    !(order = pass_comps_in_post_order(m, ctx, &n)))
+		return -1;
+	v.effects = (flags & PASS_VISIT_EFFECTS) != 0;
+	v.skips = flags & 3;
+	v.comps = order;
+	v.ncomps = n;
+	v.comp = comp;
+	v.instr = instr;
+	v.unforwarded = (flags & PASS_VISIT_UNFORWARDED) != 0;
+	v.arg = arg;
+	changed = pass_visit(m, ctx, &ed, &v);
+	free(order);
+	return changed;
+}
+
+int
+pass_visit_comps(HloModule *m, PassCtx *ctx, int flags,
+	int (*comp)(PassEdit *ed, void *arg), void *arg)
+{
+	return visit_with(m, ctx, flags, comp, NULL, arg);
+}
+
+int
+pass_visit_instrs(HloModule *m, PassCtx *ctx, int flags,
+	int (*instr)(PassEdit *ed, uint32_t i, void *arg), void *arg)
+{
+	return visit_with(m, ctx, flags, NULL, instr, arg);
 }

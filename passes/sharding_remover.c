@@ -64,28 +64,26 @@ rewrite(PassEdit *ed, uint32_t i)
 	return 1;
 }
 
-int
-pass_sharding_remover(HloModule *m, PassCtx *ctx)
+/* in reverse post order, as xla's ShardingRemover walks the
+ * instruction sequence backwards */
+static int
+visit_comp(PassEdit *ed, void *arg)
 {
-	PassEdit ed;
-	uint32_t c, cnt, *order, ncomps = m->ncomps;
+	HloModule *m = ed->m;
+	uint32_t c = ed->c, cnt, *order;
 	int64_t i;
 	int changed = 0;
 
-	pass_edit_init(&ed, m, ctx, NULL, 0);
-	for (c = 0; c < ncomps; c++) {
-		pass_edit_begin(&ed, c);
-		order = pass_alloc(ctx, (m->comps[c].nins + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		for (i = (int64_t)cnt - 1; i >= 0; i--)
-			if (!(m->comps[c].ins[order[i]].flags & HI_DEAD))
-				changed |= rewrite(&ed, order[i]);
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
+	order = pass_alloc(ed->ctx, (m->comps[c].nins + 1) * sizeof *order);
+	cnt = pass_post_order(m, c, order, ed->ctx);
+	for (i = (int64_t)cnt - 1; i >= 0; i--)
+		if (!(m->comps[c].ins[order[i]].flags & HI_DEAD))
+			changed |= rewrite(ed, order[i]);
 	return changed;
+}
+
+int
+pass_sharding_remover(HloModule *m, PassCtx *ctx)
+{
+	return pass_visit_comps(m, ctx, PASS_SKIP_NONE, visit_comp, NULL);
 }

@@ -25,7 +25,7 @@ float_convert(PassEdit *ed, uint32_t i)
 }
 
 static int
-simplify(PassEdit *ed, uint32_t x)
+simplify(PassEdit *ed, uint32_t x, void *arg)
 {
 	HloModule *m = ed->m;
 	uint32_t y = x, len = 0, old;
@@ -45,32 +45,10 @@ simplify(PassEdit *ed, uint32_t x)
 	return 1;
 }
 
-static int
-visit(PassEdit *ed, uint32_t i, void *arg)
-{
-	return simplify(ed, i);
-}
-
 int
 pass_simplify_fp_conv(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	PassVisit v = {0};
-	uint32_t *corder;
-	int nc, changed;
-
-	corder = xreallocarray(NULL, m->ncomps + 1, sizeof *corder);
-	nc = pass_comp_post_order(m, corder);
-	if (nc < 0) {
-		free(corder);
-		return pass_err_cycle(ctx, m, HLO_NONE);
-	}
-	v.effects = 1;
-	v.comps = corder;
-	v.ncomps = nc;
-	v.instr = visit;
-	v.unforwarded = 1;
-	changed = pass_visit(m, ctx, &ed, &v);
-	free(corder);
-	return changed;
+	return pass_visit_instrs(m, ctx, PASS_VISIT_EFFECTS |
+		PASS_VISIT_UNFORWARDED | PASS_VISIT_CALLEES_FIRST, simplify,
+		NULL);
 }

@@ -169,44 +169,38 @@ sink(Sink *sk, uint32_t op)
 	}
 }
 
+static int
+visit_comp(PassEdit *ed, void *arg)
+{
+	HloModule *m = ed->m;
+	PassCtx *ctx = ed->ctx;
+	Sink sk;
+	uint32_t c = ed->c, *order, cnt, i, x, n = m->comps[c].nins;
+
+	sk.ed = ed;
+	order = pass_alloc(ctx, (n + 1) * sizeof *order);
+	cnt = pass_post_order(m, c, order, ctx);
+	hlo_users(m, c, &sk.u);
+	sk.grp = pass_alloc(ctx, (sk.u.start[n] + 1) * sizeof *sk.grp);
+	for (i = 0; i < cnt; i++) {
+		const HloInstr *in;
+
+		x = order[i];
+		in = &m->comps[c].ins[x];
+		if ((in->flags & HI_DEAD) || !in->nops ||
+		    !(hlo_opinfo[in->op].flags & OPF_ELEM) ||
+		    ed->nuse[x] == 0 || pass_res(ed, x) != x ||
+		    !on_similar_slices(ed, x) || !find_group(&sk, x))
+			continue;
+		sink(&sk, x);
+		ctx->stats.rewrites++;
+	}
+	hlo_users_free(&sk.u);
+	return ed->changed;
+}
+
 int
 pass_slice_sinker(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	Sink sk;
-	uint32_t c, *order, cnt, i, x, n;
-	int changed = 0;
-
-	pass_edit_init(&ed, m, ctx, NULL, 0);
-	sk.ed = &ed;
-	for (c = 0; c < m->ncomps; c++) {
-		pass_edit_begin(&ed, c);
-		n = m->comps[c].nins;
-		order = pass_alloc(ctx, (n + 1) * sizeof *order);
-		cnt = pass_post_order(m, c, order, ctx);
-		hlo_users(m, c, &sk.u);
-		sk.grp = pass_alloc(ctx, (sk.u.start[n] + 1) * sizeof *sk.grp);
-		for (i = 0; i < cnt; i++) {
-			const HloInstr *in;
-
-			x = order[i];
-			in = &m->comps[c].ins[x];
-			if ((in->flags & HI_DEAD) || !in->nops ||
-			    !(hlo_opinfo[in->op].flags & OPF_ELEM) ||
-			    ed.nuse[x] == 0 || pass_res(&ed, x) != x ||
-			    !on_similar_slices(&ed, x) || !find_group(&sk, x))
-				continue;
-			sink(&sk, x);
-			ctx->stats.rewrites++;
-		}
-		hlo_users_free(&sk.u);
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
-	return changed;
+	return pass_visit_comps(m, ctx, PASS_SKIP_NONE, visit_comp, NULL);
 }

@@ -161,44 +161,30 @@ simplify(PassEdit *ed, uint32_t s, const HloUsers *u, PassCtx *ctx)
 	return 1;
 }
 
+/* computations marked fusion are left alone */
+static int
+visit_comp(PassEdit *ed, void *arg)
+{
+	HloModule *m = ed->m;
+	HloUsers u;
+	uint32_t c = ed->c, i, nins = m->comps[c].nins;
+
+	if ((m->comps[c].flags & HC_FUSION) || !hlo_comp_has_op(m, c,
+	    HOP_SORT))
+		return 0;
+	hlo_users(m, c, &u);
+	for (i = 0; i < nins; i++)
+		if (m->comps[c].ins[i].op == HOP_SORT &&
+		    !(m->comps[c].ins[i].flags & HI_DEAD))
+			ed->ctx->stats.rewrites += simplify(ed, i, &u,
+				ed->ctx);
+	hlo_users_free(&u);
+	return ed->changed;
+}
+
 int
 pass_sort_simplifier(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	HloUsers u;
-	uint8_t *fx = xmalloc(m->ncomps + 1);
-	uint32_t c, i, ncomps = m->ncomps, nins;
-	int changed = 0;
-
-	memcpy(fx, pass_comp_effects(m, ctx), m->ncomps);
-	pass_reset(ctx);
-	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
-	for (c = 0; c < ncomps; c++) {
-		if (m->comps[c].flags & HC_FUSION)
-			continue;
-		nins = m->comps[c].nins;
-		for (i = 0; i < nins; i++)
-			if (m->comps[c].ins[i].op == HOP_SORT &&
-			    !(m->comps[c].ins[i].flags & HI_DEAD))
-				break;
-		if (i == nins)
-			continue;
-		pass_edit_begin(&ed, c);
-		hlo_users(m, c, &u);
-		for (; i < nins; i++)
-			if (m->comps[c].ins[i].op == HOP_SORT &&
-			    !(m->comps[c].ins[i].flags & HI_DEAD))
-				ctx->stats.rewrites += simplify(&ed, i, &u,
-					ctx);
-		hlo_users_free(&u);
-		changed |= ed.changed;
-		if (pass_edit_end(&ed) < 0) {
-			changed = -1;
-			break;
-		}
-		pass_reset(ctx);
-	}
-	pass_edit_free(&ed);
-	free(fx);
-	return changed;
+	return pass_visit_comps(m, ctx, PASS_VISIT_EFFECTS | PASS_SKIP_NONE,
+		visit_comp, NULL);
 }

@@ -235,8 +235,9 @@ fold_conv(PassEdit *ed, const Cand *cd)
 
 /* fusion computations and computations called as composites */
 static int
-run_comp(PassEdit *ed, PassCtx *ctx)
+run_comp(PassEdit *ed, void *arg)
 {
+	PassCtx *ctx = ed->ctx;
 	HloModule *m = ed->m;
 	uint32_t c = ed->c, n = m->comps[c].nins, *order, cnt, i, nd = 0,
 		nv = 0;
@@ -264,21 +265,9 @@ run_comp(PassEdit *ed, PassCtx *ctx)
 	return nd + nv > 0;
 }
 
-static int
-visit_comp(PassEdit *ed, void *ctx)
-{
-	return run_comp(ed, ctx);
-}
-
 int
 pass_transpose_folding(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	PassVisit v = {0};
-
-	v.effects = 1;
-	v.skips = PASS_SKIP_FUSION_COMPOSITE;
-	v.comp = visit_comp;
-	v.arg = ctx;
-	return pass_visit(m, ctx, &ed, &v);
+	return pass_visit_comps(m, ctx, PASS_VISIT_EFFECTS |
+		PASS_SKIP_FUSION_COMPOSITE, run_comp, NULL);
 }

@@ -178,12 +178,8 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 
 	s.m = m;
 	s.ctx = ctx;
-	order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
-	n = pass_comp_post_order(m, order);
-	if (n < 0) {
-		free(order);
-		return pass_err_cycle(ctx, m, HLO_NONE);
-	}
+	if (!(order = pass_comps_in_post_order(m, ctx, &n)))
+		return -1;
 	pass_callers(m, &cg, ctx);
 	s.ncallers = xcalloc(m->ncomps + 1, sizeof *s.ncallers);
 	s.touched = xcalloc(m->ncomps + 1, 1);

@@ -142,12 +142,8 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 	uint32_t *order, *wl, nw, k;
 	int n, changed = 0, r;
 
-	order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
-	n = pass_comp_post_order(m, order);
-	if (n < 0) {
-		free(order);
-		return pass_err_cycle(ctx, m, HLO_NONE);
-	}
+	if (!(order = pass_comps_in_post_order(m, ctx, &n)))
+		return -1;
 	wu_licm_init(&s, m, ctx);
 	nw = wu_while_loops(m, order, n, 0, &wl);
 	for (k = 0; k < nw; k++) {

@@ -38,7 +38,7 @@ zero_sized(const HloModule *m, const HloInstr *in)
 }
 
 static int
-rewrite(PassEdit *ed, uint32_t i)
+rewrite(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
 	const HloInstr *in = &m->comps[ed->c].ins[i];
@@ -61,21 +61,10 @@ rewrite(PassEdit *ed, uint32_t i)
 	return 0;
 }
 
-static int
-visit(PassEdit *ed, uint32_t i, void *arg)
-{
-	return rewrite(ed, i);
-}
-
 /* computations called as fusions or composite calls are left alone */
 int
 pass_zero_sized(HloModule *m, PassCtx *ctx)
 {
-	PassEdit ed;
-	PassVisit v = {0};
-
-	v.effects = 1;
-	v.skips = PASS_SKIP_FUSION_COMPOSITE;
-	v.instr = visit;
-	return pass_visit(m, ctx, &ed, &v);
+	return pass_visit_instrs(m, ctx, PASS_VISIT_EFFECTS |
+		PASS_SKIP_FUSION_COMPOSITE, rewrite, NULL);
 }

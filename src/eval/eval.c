@@ -430,7 +430,6 @@ ev_zero(HloEval *ev, uint32_t shape)
 {
 	const HloShape *sh = hlo_sh(ev->m, shape);
 	HloVal *v;
-	uint32_t k;
 
 	if (sh->type != TY_TUPLE) {
 		v = hlo_val_array(ev, shape);
@@ -438,16 +437,23 @@ ev_zero(HloEval *ev, uint32_t shape)
 			memset(v->data, 0, v->nbytes);
 		return v;
 	}
-	v = hlo_val_tuple(ev, shape);
-	for (k = 0; k < v->n; k++) {
-		v->elems[k] = ev_zero(ev,
+	return ev_zero_from(ev, hlo_val_tuple(ev, shape), shape, 0);
+}
+
+HloVal *
+ev_zero_from(HloEval *ev, HloVal *t, uint32_t shape, uint32_t from)
+{
+	uint32_t k;
+
+	for (k = from; k < t->n; k++) {
+		t->elems[k] = ev_zero(ev,
 			hlo_tuple_elems(ev->m, hlo_sh(ev->m, shape))[k]);
-		if (!v->elems[k]) {
-			hlo_val_unref(ev, v);
+		if (!t->elems[k]) {
+			hlo_val_unref(ev, t);
 			return NULL;
 		}
 	}
-	return v;
+	return t;
 }
 
 /* plans */

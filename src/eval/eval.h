@@ -328,6 +328,9 @@ void *ev_scratch(HloEval *ev, uint64_t bytes);	/* counted; NULL over */
 void ev_scratch_free(HloEval *ev, void *p, uint64_t bytes);
 HloVal *ev_view(HloEval *ev, HloVal *v, uint32_t shape);
 HloVal *ev_zero(HloEval *ev, uint32_t shape);
+HloVal *ev_zero_from(HloEval *ev, HloVal *t, uint32_t shape, uint32_t from);
+				/* elements from.. of tuple t (of shape)
+				 * zeros; t, or NULL (t released) */
 int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
 	HloVal **out);
 int ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n);

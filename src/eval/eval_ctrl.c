@@ -586,14 +586,8 @@ asyncstart(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			ev_zero(ev, hlo_tuple_elems(m, sh)[0]);
 	}
 	t->elems[1] = r;
-	for (k = 2; k < t->n; k++) {
-		t->elems[k] = ev_zero(ev, hlo_tuple_elems(m, hlo_sh(m,
-			in->shape))[k]);
-		if (!t->elems[k]) {
-			hlo_val_unref(ev, t);
-			return -1;
-		}
-	}
+	if (!ev_zero_from(ev, t, in->shape, 2))
+		return -1;
 	*out = t;
 	return 0;
 }

@@ -205,27 +205,6 @@ item(const char *p, const char *e)
 	return p;
 }
 
-static int
-same_dims(const HloModule *a, uint32_t sa, const HloModule *b, uint32_t sb)
-{
-	const HloShape *x = hlo_sh(a, sa), *y = hlo_sh(b, sb);
-	uint32_t k;
-
-	if (x->type != y->type)
-		return 0;
-	if (x->type == TY_TUPLE) {
-		if (x->ntuple != y->ntuple)
-			return 0;
-		for (k = 0; k < x->ntuple; k++)
-			if (!same_dims(a, hlo_tuple_elems(a, x)[k], b,
-			    hlo_tuple_elems(b, y)[k]))
-				return 0;
-		return 1;
-	}
-	return x->rank == y->rank && (!x->rank || !memcmp(hlo_dims(a, x),
-		hlo_dims(b, y), x->rank * sizeof(int64_t)));
-}
-
 /* the value of constant i of lm as a value of ev's module, shape s */
 static HloVal *
 value_of(HloEval *ev, const HloModule *lm, uint32_t i, uint32_t s)
@@ -293,7 +272,7 @@ ev_inputs_text(HloEval *ev, const char *text, size_t n, const char *fname,
 		pi = hlo_param(m, m->entry, k);
 		i = k;	/* the constants in order, then the root */
 		if (pi == HLO_NONE || hlo_sh(m, hlo_ins(m, m->entry,
-		    pi)->shape)->type == TY_TUPLE || !same_dims(m,
+		    pi)->shape)->type == TY_TUPLE || !hlo_shape_eq_across(m,
 		    hlo_ins(m, m->entry, pi)->shape, lm, hlo_ins(lm, lm->entry,
 		    i)->shape)) {
 			if (pi != HLO_NONE)

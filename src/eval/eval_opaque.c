@@ -288,7 +288,6 @@ start_tuple(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	const HloInstr *in = hlo_ins(m, c, i);
 	const HloShape *sh = hlo_sh(m, in->shape);
 	HloVal *t;
-	uint32_t k;
 
 	if (sh->type != TY_TUPLE || sh->ntuple < 2)
 		return fill_result(ev, in->shape, seed_of(ev, in, ops),
@@ -305,14 +304,8 @@ start_tuple(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		hlo_val_unref(ev, t);
 		return -1;
 	}
-	for (k = 2; k < t->n; k++) {
-		t->elems[k] = ev_zero(ev, hlo_tuple_elems(m, hlo_sh(m,
-			in->shape))[k]);
-		if (!t->elems[k]) {
-			hlo_val_unref(ev, t);
-			return -1;
-		}
-	}
+	if (!ev_zero_from(ev, t, in->shape, 2))
+		return -1;
 	*out = t;
 	return 0;
 }

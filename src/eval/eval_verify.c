@@ -19,27 +19,6 @@
 #include "hlo.h"
 #include "eval.h"
 
-static int
-shape_eq(const HloModule *a, uint32_t sa, const HloModule *b, uint32_t sb)
-{
-	const HloShape *x = hlo_sh(a, sa), *y = hlo_sh(b, sb);
-	uint32_t k;
-
-	if (x->type != y->type)
-		return 0;
-	if (x->type == TY_TUPLE) {
-		if (x->ntuple != y->ntuple)
-			return 0;
-		for (k = 0; k < x->ntuple; k++)
-			if (!shape_eq(a, hlo_tuple_elems(a, x)[k], b,
-			    hlo_tuple_elems(b, y)[k]))
-				return 0;
-		return 1;
-	}
-	return x->rank == y->rank && (!x->rank || !memcmp(hlo_dims(a, x),
-		hlo_dims(b, y), x->rank * sizeof(int64_t)));
-}
-
 static void
 shapetext(const HloModule *m, uint32_t s, char *buf, size_t n)
 {
@@ -75,7 +54,7 @@ hlo_eval_signature_eq(const HloModule *a, const HloModule *b, char *why,
 		ia = hlo_param(a, ea, p);
 		ib = hlo_param(b, eb, p);
 		if (ia == HLO_NONE || ib == HLO_NONE ||
-		    !shape_eq(a, hlo_ins(a, ea, ia)->shape, b,
+		    !hlo_shape_eq_across(a, hlo_ins(a, ea, ia)->shape, b,
 		    hlo_ins(b, eb, ib)->shape)) {
 			if (ia != HLO_NONE && ib != HLO_NONE) {
 				shapetext(a, hlo_ins(a, ea, ia)->shape, x,
@@ -94,7 +73,7 @@ hlo_eval_signature_eq(const HloModule *a, const HloModule *b, char *why,
 	ia = a->comps[ea].root;
 	ib = b->comps[eb].root;
 	if (ia >= a->comps[ea].nins || ib >= b->comps[eb].nins ||
-	    !shape_eq(a, hlo_ins(a, ea, ia)->shape, b,
+	    !hlo_shape_eq_across(a, hlo_ins(a, ea, ia)->shape, b,
 	    hlo_ins(b, eb, ib)->shape)) {
 		snprintf(why, n, "entry result shapes differ");
 		return 0;
@@ -837,7 +816,7 @@ match_names(Loc *l, uint64_t *bytes)
 			continue;
 		y = hlo_ins(b, eb, hit->i);
 		if (hlo_sh(b, y->shape)->type != hlo_sh(a, x->shape)->type ||
-		    !shape_eq(a, x->shape, b, y->shape))
+		    !hlo_shape_eq_across(a, x->shape, b, y->shape))
 			continue;
 		bytes[slots] = (uint64_t)hlo_shape_elems(a, x->shape) *
 			ev_esz(hlo_sh(a, x->shape)->type);
