@@ -156,6 +156,9 @@ typedef struct {
 				 * scatter select then scatter */
 	uint32_t nctrl, ctrl;	/* control predecessors: ids pool */
 	uint32_t nattrs, attrs;	/* attrs pool, sorted by key */
+	uint32_t src;		/* where the text reader found it: line <<
+				 * 10 | column (at most 1023); 0 unknown
+				 * (protos, instructions passes made) */
 	int64_t num;		/* parameter number (parameter only) */
 } HloInstr;
 
@@ -461,6 +464,9 @@ int hlo_load(const char *path, HloModule **out, HloError *e);
 
 /* hlo/verify.c, hlo/infer.c */
 int hlo_verify(const HloModule *m, HloError *e);
+int hlo_err_src(const HloModule *m, const HloError *e, unsigned *line,
+	unsigned *col);		/* where the text had the instruction an
+				 * error names; -1 if unknown */
 				/* structure, called computations and every
 				 * instruction's shape; -1 on the first
 				 * problem */

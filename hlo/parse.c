@@ -98,6 +98,7 @@ typedef struct {
 	const char *tok;	/* start of the last name(), '%' included */
 	HloPostItem *post;	/* shapes to infer, async forms to wrap */
 	uint32_t npost, cappost;
+	HloSrcLines lines;	/* HloInstr.src of the instructions */
 } P;
 
 static void *
@@ -2090,7 +2091,7 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	int depth)
 {
 	HloModule *m = p->m;
-	const char *os;
+	const char *os, *at;
 	size_t on;
 	uint32_t nops = 0, i, ops0 = p->nu32;
 	int op;
@@ -2102,6 +2103,8 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	memset(&x, 0, sizeof x);
 	ws(p);
 	os = p->p;
+	at = nid != HLO_NONE && nt > p->s && nt < os ? nt - (nt[-1] == '%') :
+		os;		/* where the instruction's name starts */
 	on = identlen(os);
 	op = on ? oplookup(p, os, on) : -1;
 	if (op < 0 && on)
@@ -2141,6 +2144,7 @@ rhs(P *p, uint32_t c, uint32_t sid, uint32_t nid, const char *nt, size_t nn,
 	in = hlo_ins(m, c, i);
 	resolve(p, c, ops0, nops, in->ops);
 	in->num = num;
+	in->src = hlo_post_srcpos(&p->lines, p->s, at);
 	if (p->nat)
 		hlo_set_attrs(m, c, i, p->nat, p->at);
 	if (x.nctrl) {

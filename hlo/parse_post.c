@@ -376,3 +376,27 @@ hlo_post_wrap(HloModule *m, const HloPostItem *it, uint32_t n,
 		}
 	return 0;
 }
+
+/* counts newlines on from the previous call (instructions come in
+ * order); a step back counts from the start again */
+uint32_t
+hlo_post_srcpos(HloSrcLines *l, const char *start, const char *at)
+{
+	const char *q;
+	uint32_t col;
+
+	if (!l->at || at < l->at) {
+		l->at = l->bol = start;
+		l->line = 1;
+	}
+	for (q = l->at; q < at; q++)
+		if (*q == '\n') {
+			l->line++;
+			l->bol = q + 1;
+		}
+	l->at = at;
+	col = (uint32_t)(at - l->bol) + 1;
+	if (l->line >= 1u << 22)
+		return 0;
+	return l->line << 10 | (col < 1023 ? col : 1023);
+}

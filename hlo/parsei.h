@@ -16,6 +16,16 @@ typedef struct {
 	int wrapped;		/* async-start: the wrapped opcode; else -1 */
 } HloPostItem;
 
+/* HloInstr.src of text positions given in increasing order */
+typedef struct {
+	const char *at, *bol;	/* counted up to at, in the line that
+				 * starts at bol */
+	uint32_t line;
+} HloSrcLines;
+uint32_t hlo_post_srcpos(HloSrcLines *l, const char *start,
+	const char *at);	/* line << 10 | column (at most 1023) of at
+				 * in the text at start; 0 past 4M lines */
+
 int hlo_post_can_infer(int op);
 				/* xla's CanInferShape: may op leave its
 				 * result shape out? */

@@ -433,3 +433,31 @@ hlo_verify_instr(V *v, uint32_t c, uint32_t i)
 		return mbad(v, "computation #%u has a bad name", c);
 	return checkinstr(v, c, i, NULL);
 }
+
+/* the source position of the instruction an error names ("computation
+ * C, instruction I: ..."), when the text reader recorded one: 0 and
+ * *line, *col set; -1 otherwise */
+int
+hlo_err_src(const HloModule *m, const HloError *e, unsigned *line,
+	unsigned *col)
+{
+	const char *p = strstr(e->msg, "computation "), *q, *r;
+	uint32_t name, c, i;
+
+	if (!p || !(q = strstr(p, ", instruction ")))
+		return -1;
+	q += strlen(", instruction ");
+	if (!(r = strchr(q, ':')))
+		return -1;
+	if ((name = hlo_find_str(m, q, r - q)) == HLO_NONE)
+		return -1;
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++)
+			if (m->comps[c].ins[i].name == name &&
+			    m->comps[c].ins[i].src) {
+				*line = m->comps[c].ins[i].src >> 10;
+				*col = m->comps[c].ins[i].src & 1023;
+				return 0;
+			}
+	return -1;
+}

@@ -69,8 +69,12 @@ cmd_load_opt(const char *path, int verify, HloModule **m)
 	if (hlo_load(path, m, &e) < 0)
 		return cmd_error(&e);
 	if (verify && hlo_verify(*m, &e) < 0) {
-		status = cmd_error_in(&e, "%s", strcmp(path, "-") ? path :
-			"<stdin>");
+		const char *name = strcmp(path, "-") ? path : "<stdin>";
+		unsigned line, col;
+
+		status = hlo_err_src(*m, &e, &line, &col) == 0 ?
+			cmd_error_in(&e, "%s:%u:%u", name, line, col) :
+			cmd_error_in(&e, "%s", name);
 		hlo_module_free(*m);
 		*m = NULL;
 		return status;
