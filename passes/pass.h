@@ -113,8 +113,11 @@ typedef struct {
 				 * do not constrain the layout */
 	int gather_simple;	/* gather_expander: only the gathers whose
 				 * loop runs once (kEliminateSimpleGathers) */
-	int scatter_simple;	/* scatter_expander: only scatters whose
-				 * loop runs once (kEliminateSimpleScatters) */
+	int scatter_mode;	/* scatter_expander: 0 every scatter, 1 only
+				 * those whose loop runs once
+				 * (kEliminateSimpleScatters), 2 only those
+				 * with an order-dependent result
+				 * (kEliminateIndeterministicScatters) */
 	int conv_feature_groups;	/* convolution-group-converter: feature
 				 * groups (XLA:CPU's second run), not batch
 				 * groups */

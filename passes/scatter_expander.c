@@ -1,12 +1,17 @@
-/* scatter_expander.c: "scatter_expander" and "scatter_expander:simple",
- * xla's ScatterExpander(kEliminateAllScatters) and
- * ScatterExpander(kEliminateSimpleScatters)
+/* scatter_expander.c: "scatter_expander", "scatter_expander:simple" and
+ * "scatter_expander:indeterministic", xla's
+ * ScatterExpander(kEliminateAllScatters), (kEliminateSimpleScatters) and
+ * (kEliminateIndeterministicScatters)
  * (xla/service/scatter_expander.cc, scatter_utils.cc and
  * gather_scatter_utils.cc at openxla/xla c4cbd3c, March 2025).
  *
  * Every scatter of a non-fusion computation (simple: only one whose
- * indices name a single window, ScatterIndicesCount == 1) without control
- * dependencies becomes a counted while loop:
+ * indices name a single window, ScatterIndicesCount == 1;
+ * indeterministic: only one whose result may depend on the order of its
+ * updates: not unique_indices, more than one index, and a combiner that
+ * is not a lone min/max or integer add/multiply/or/xor of its parameters,
+ * IsScatterDeterministic) without control dependencies becomes a counted
+ * while loop:
  *   - updates of zero elements: the operands (a tuple of them) instead;
  *   - the indices are canonicalized to [N] (scalar indices) or [N, K]:
  *     the index vector dimension transposed last, the others collapsed
@@ -351,18 +356,48 @@ ranks_ok(const HloModule *m, uint32_t c, const PassSxScatter *s)
 	return 1;
 }
 
+/* IsScatterCombinerAssociative: a parameter-parameter min or max, or an
+ * integer add, multiply, or, xor */
+static int
+associative(const HloModule *m, uint32_t comp)
+{
+	const HloComp *cp = &m->comps[comp];
+	const HloInstr *r;
+	uint32_t i, n = 0;
+	int cls;
+
+	for (i = 0; i < cp->nins; i++)
+		n += !(cp->ins[i].flags & HI_DEAD);
+	if (n != 3 || cp->root >= cp->nins)
+		return 0;
+	r = &cp->ins[cp->root];
+	if (r->op == HOP_MIN || r->op == HOP_MAX)
+		return 1;
+	if (r->op != HOP_ADD && r->op != HOP_MUL && r->op != HOP_OR &&
+	    r->op != HOP_XOR)
+		return 0;
+	cls = hlo_typeinfo[hlo_sh(m, r->shape)->type].cls;
+	return hlo_sh(m, r->shape)->type < TY_TUPLE &&
+		(cls == C_SINT || cls == C_UINT);
+}
+
 static int
 match(PassEdit *ed, uint32_t i, void *arg)
 {
-	const int *simple = arg;
+	const int *mode = arg;
 	PassSxScatter s;
+	int64_t cnt;
 
 	if (ed->m->comps[ed->c].ins[i].op != HOP_SCATTER ||
 	    pass_sx_scatter(ed->m, ed->c, i, &s) < 0 ||
 	    !ranks_ok(ed->m, ed->c, &s) ||
-	    pass_sx_indices_count(ed->m, ed->c, &s) > INT32_MAX)
+	    (cnt = pass_sx_indices_count(ed->m, ed->c, &s)) > INT32_MAX)
 		return 0;
-	return !*simple || pass_sx_indices_count(ed->m, ed->c, &s) == 1;
+	if (*mode == 1)
+		return cnt == 1;
+	if (*mode == 2)	/* !IsScatterDeterministic */
+		return !s.unique && !associative(ed->m, s.comp) && cnt != 1;
+	return 1;
 }
 
 static uint32_t
@@ -402,7 +437,7 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 int
 pass_scatter_expander(HloModule *m, PassCtx *ctx)
 {
-	int simple = ctx->opt.scatter_simple;
+	int mode = ctx->opt.scatter_mode;
 
-	return pass_expand(m, ctx, match, expand, &simple);
+	return pass_expand(m, ctx, match, expand, &mode);
 }

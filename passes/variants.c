@@ -41,15 +41,29 @@ pass_gather_expander_simple(HloModule *m, PassCtx *ctx)
 	return r;
 }
 
-/* ScatterExpander(kEliminateSimpleScatters), as XLA:GPU runs it */
+/* ScatterExpander(kEliminateSimpleScatters), as XLA:CPU runs it with
+ * fusion emitters */
 int
 pass_scatter_expander_simple(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.scatter_simple, r;
+	int save = ctx->opt.scatter_mode, r;
 
-	ctx->opt.scatter_simple = 1;
+	ctx->opt.scatter_mode = 1;
 	r = pass_scatter_expander(m, ctx);
-	ctx->opt.scatter_simple = save;
+	ctx->opt.scatter_mode = save;
+	return r;
+}
+
+/* ScatterExpander(kEliminateIndeterministicScatters), as XLA:GPU runs it
+ * for deterministic ops */
+int
+pass_scatter_expander_indet(HloModule *m, PassCtx *ctx)
+{
+	int save = ctx->opt.scatter_mode, r;
+
+	ctx->opt.scatter_mode = 2;
+	r = pass_scatter_expander(m, ctx);
+	ctx->opt.scatter_mode = save;
 	return r;
 }
 
