@@ -4,6 +4,7 @@
  * with the reason */
 #include <argtable2.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hlo.h"
 #include "cmd.h"
@@ -138,7 +139,7 @@ cmd_passes(int argc, char **argv)
 		"description";
 	HloBuf b = {0};
 	HloError e;
-	int status = EXIT_OK, json = 0, i;
+	int status = EXIT_OK, json = 0, i, w = 0;
 
 	if (cmd_parse_args("passes", summary, argtable, argc, argv, &status))
 		goto done;
@@ -151,9 +152,12 @@ cmd_passes(int argc, char **argv)
 	}
 	if (json)
 		hlo_buf_puts(&b, "[\n");
+	for (i = 0; i < PASS_COUNT; i++)	/* the name column's width */
+		if ((int)strlen(hlo_passes[i].name) > w)
+			w = (int)strlen(hlo_passes[i].name);
 	for (i = 0; i < PASS_COUNT; i++) {
 		if (!json) {
-			hlo_buf_printf(&b, "%2d  %-28s %s\n", i,
+			hlo_buf_printf(&b, "%2d  %-*s %s\n", i, w,
 				hlo_passes[i].name, hlo_passes[i].desc);
 			continue;
 		}
