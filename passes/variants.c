@@ -3,16 +3,25 @@
  * the options are set for one run of the pass and restored after. */
 #include "pass.h"
 
+/* run with the option *opt (a field of ctx->opt) set to v, then
+ * restore it */
+static int
+with(HloModule *m, PassCtx *ctx, int *opt, int v, int (*run)(HloModule *,
+	PassCtx *))
+{
+	int save = *opt, r;
+
+	*opt = v;
+	r = run(m, ctx);
+	*opt = save;
+	return r;
+}
+
 /* CallInliner(single_call_site=true), as XLA:CPU runs it */
 int
 pass_call_inliner_single(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.single_call_site, r;
-
-	ctx->opt.single_call_site = 1;
-	r = pass_call_inliner(m, ctx);
-	ctx->opt.single_call_site = save;
-	return r;
+	return with(m, ctx, &ctx->opt.single_call_site, 1, pass_call_inliner);
 }
 
 /* HloCSE(is_layout_sensitive=true), as XLA:CPU runs it after layout
@@ -20,12 +29,7 @@ pass_call_inliner_single(HloModule *m, PassCtx *ctx)
 int
 pass_cse_layout(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.cse_layout_sensitive, r;
-
-	ctx->opt.cse_layout_sensitive = 1;
-	r = pass_cse(m, ctx);
-	ctx->opt.cse_layout_sensitive = save;
-	return r;
+	return with(m, ctx, &ctx->opt.cse_layout_sensitive, 1, pass_cse);
 }
 
 /* GatherExpander(kEliminateSimpleGathers), as XLA:CPU runs it inside its
@@ -33,12 +37,7 @@ pass_cse_layout(HloModule *m, PassCtx *ctx)
 int
 pass_gather_expander_simple(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.gather_simple, r;
-
-	ctx->opt.gather_simple = 1;
-	r = pass_gather_expander(m, ctx);
-	ctx->opt.gather_simple = save;
-	return r;
+	return with(m, ctx, &ctx->opt.gather_simple, 1, pass_gather_expander);
 }
 
 /* ScatterExpander(kEliminateSimpleScatters), as XLA:CPU runs it with
@@ -46,12 +45,7 @@ pass_gather_expander_simple(HloModule *m, PassCtx *ctx)
 int
 pass_scatter_expander_simple(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.scatter_mode, r;
-
-	ctx->opt.scatter_mode = 1;
-	r = pass_scatter_expander(m, ctx);
-	ctx->opt.scatter_mode = save;
-	return r;
+	return with(m, ctx, &ctx->opt.scatter_mode, 1, pass_scatter_expander);
 }
 
 /* ScatterExpander(kEliminateIndeterministicScatters), as XLA:GPU runs it
@@ -59,12 +53,7 @@ pass_scatter_expander_simple(HloModule *m, PassCtx *ctx)
 int
 pass_scatter_expander_indet(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.scatter_mode, r;
-
-	ctx->opt.scatter_mode = 2;
-	r = pass_scatter_expander(m, ctx);
-	ctx->opt.scatter_mode = save;
-	return r;
+	return with(m, ctx, &ctx->opt.scatter_mode, 2, pass_scatter_expander);
 }
 
 /* ConvolutionGroupConverter(convert_batch_groups_only=false) as XLA:CPU
@@ -72,10 +61,6 @@ pass_scatter_expander_indet(HloModule *m, PassCtx *ctx)
 int
 pass_conv_group_converter_feature(HloModule *m, PassCtx *ctx)
 {
-	int save = ctx->opt.conv_feature_groups, r;
-
-	ctx->opt.conv_feature_groups = 1;
-	r = pass_conv_group_converter(m, ctx);
-	ctx->opt.conv_feature_groups = save;
-	return r;
+	return with(m, ctx, &ctx->opt.conv_feature_groups, 1,
+	    pass_conv_group_converter);
 }
