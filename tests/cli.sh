@@ -347,5 +347,11 @@ expect 3 "verify: second module unevaluable" -- $H verify "$T/twin.hlo" tests/cl
 check "verify names the module" -- grep -q '^hlopt: verify: tests/cli/unevaluable.hlo: cannot evaluate ragged-dot' "$T/err"
 check "and so does its report" -- grep -q '^verdict: not evaluable: tests/cli/unevaluable.hlo: ' "$T/out"
 
+# make demo's job runs clean: every step verified (a failed verify or a
+# search error stops it with a non-zero status)
+expect 0 "the demo" -- sh scripts/demo "$H"
+check "the demo's default verifies" -- grep -q '^verify        equal' "$T/out"
+check "the demo's search verifies" -- grep -q '^verify         equal' "$T/out"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
