@@ -88,12 +88,17 @@ for a in ppo dqn a2c; do
 	expect 0 "search --algo $a" -- $H search --algo $a --budget 400 \
 		$(nsteps $a) $(nover $a) --seed $(seedof $a) $gpt --curve "$T/s.csv" \
 		--plot "$T/s.svg"
-	check "$a: found by the agent" -- grep -q "^found by *$a " "$T/out"
+	# credit goes to the agent when it beat the input, else to nothing
+	# (whether a given seed beats gpt2 changes with the action set)
+	check "$a: found by the agent, or nothing beat the input" -- sh -c \
+		"grep -q '^found by *$a ' '$T/out' || { grep -q '^found by *nothing' '$T/out' &&
+		test \"\$(sed -n 's/^initial (I) *//p' '$T/out')\" = \"\$(sed -n 's/^best (R) *//p' '$T/out')\"; }"
 	[ $a = ppo ] && check "$a: verified" -- grep -q '^verify *equal' "$T/out"
 	check "$a: hyperparameters line" -- grep -q '^hyperparameters' "$T/out"
 	check "$a: curve" -- test "$(wc -l <"$T/s.csv")" -ge 2
 	cp "$T/out" "$T/$a.rep"
 done
+check "some agent beats the input" -- grep -q '^found by *\(ppo\|dqn\|a2c\) ' "$T/ppo.rep" "$T/dqn.rep" "$T/a2c.rep"
 # the same seed: the same sequence; threads do not change it
 seq1=$(grep '^sequence' "$T/dqn.rep")
 expect 0 "search dqn again" -- $H search --algo dqn --budget 400 --seed $(seedof dqn) --no-verify $gpt
