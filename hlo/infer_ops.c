@@ -844,12 +844,33 @@ inf_raggeddot(V *v, const HloInstr *in, uint32_t *out)
 	return 0;
 }
 
+/* one letter of a dim_labels part at position k: the two named
+ * dimensions ("bf" or "io") or a spatial digit below nsp; each once
+ * (seen); -1 otherwise */
+static int
+dnum(char ch, const char *names, int nsp, int *first, int *second,
+	int *spatial, size_t k, int *seen)
+{
+	int x;
+
+	if (ch == names[0] || ch == names[1]) {
+		x = ch == names[0] ? nsp : nsp + 1;
+		*(ch == names[0] ? first : second) = k;
+	} else if (ch >= '0' && ch - '0' < nsp) {
+		x = ch - '0';
+		spatial[x] = k;
+	} else {
+		return -1;
+	}
+	return seen[x]++ ? -1 : 0;
+}
+
 int
 hlo_conv_dnums(const char *s, size_t n, int rank, HloConvDnums *d)
 {
 	const char *us, *ar;
 	size_t nl, nk, no, k;
-	int nsp, seen[3][HLO_CONV_MAXSP + 2], x;
+	int nsp, seen[3][HLO_CONV_MAXSP + 2];
 
 	us = memchr(s, '_', n);
 	ar = us ? memchr(us, '-', n - (us - s)) : NULL;
@@ -865,40 +886,14 @@ hlo_conv_dnums(const char *s, size_t n, int rank, HloConvDnums *d)
 	memset(seen, 0, sizeof seen);
 	memset(d, -1, sizeof *d);
 	d->nsp = nsp;
-	for (k = 0; k < nl; k++) {
-		char a = s[k], b = us[1 + k], c = ar[2 + k];
-
-		if (a == 'b' || a == 'f') {
-			x = a == 'b' ? nsp : nsp + 1;
-			*(a == 'b' ? &d->in_batch : &d->in_feature) = k;
-		} else if (a >= '0' && a - '0' < nsp) {
-			x = a - '0';
-			d->in_spatial[x] = k;
-		} else
+	for (k = 0; k < nl; k++)
+		if (dnum(s[k], "bf", nsp, &d->in_batch, &d->in_feature,
+		    d->in_spatial, k, seen[0]) < 0 ||
+		    dnum(us[1 + k], "io", nsp, &d->k_in, &d->k_out,
+		    d->k_spatial, k, seen[1]) < 0 ||
+		    dnum(ar[2 + k], "bf", nsp, &d->out_batch, &d->out_feature,
+		    d->out_spatial, k, seen[2]) < 0)
 			return -1;
-		if (seen[0][x]++)
-			return -1;
-		if (b == 'i' || b == 'o') {
-			x = b == 'i' ? nsp : nsp + 1;
-			*(b == 'i' ? &d->k_in : &d->k_out) = k;
-		} else if (b >= '0' && b - '0' < nsp) {
-			x = b - '0';
-			d->k_spatial[x] = k;
-		} else
-			return -1;
-		if (seen[1][x]++)
-			return -1;
-		if (c == 'b' || c == 'f') {
-			x = c == 'b' ? nsp : nsp + 1;
-			*(c == 'b' ? &d->out_batch : &d->out_feature) = k;
-		} else if (c >= '0' && c - '0' < nsp) {
-			x = c - '0';
-			d->out_spatial[x] = k;
-		} else
-			return -1;
-		if (seen[2][x]++)
-			return -1;
-	}
 	return 0;
 }
 
