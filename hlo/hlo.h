@@ -461,6 +461,18 @@ int hlo_write_proto(const HloModule *m, HloBuf *b, HloError *e);
 int hlo_looks_like_proto(const void *data, size_t n);
 int hlo_load(const char *path, HloModule **out, HloError *e);
 				/* path "-" is stdin */
+int hlo_load_args(const char *path, HloModule **out, HloModule **args,
+	HloError *e);		/* hlo_load, and *args the arguments of a
+				 * snapshot (NULL if none) */
+
+/* hlo/proto_snapshot.c */
+int hlo_read_snapshot_args(const void *data, size_t n, const char *fname,
+	HloModule **out, HloError *e);
+				/* 1: *out holds the argument literals of an
+				 * xla.HloSnapshot (or the first partition's
+				 * of an HloUnoptimizedSnapshot): one
+				 * constant per argument in its entry, then
+				 * a root tuple(); 0: data carries none */
 
 /* hlo/verify.c, hlo/infer.c */
 int hlo_verify(const HloModule *m, HloError *e);

@@ -69,16 +69,32 @@ looks_like_pbtxt(const char *p, size_t n)
 int
 hlo_load(const char *path, HloModule **out, HloError *e)
 {
+	return hlo_load_args(path, out, NULL, e);
+}
+
+int
+hlo_load_args(const char *path, HloModule **out, HloModule **args,
+	HloError *e)
+{
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	char *data;
 	size_t n;
 	int r;
 
 	*out = NULL;
+	if (args)
+		*args = NULL;
 	if (hlo_read_file(path, &data, &n, e) < 0)
 		return -1;
-	if (hlo_looks_like_proto(data, n))
+	if (hlo_looks_like_proto(data, n)) {
 		r = hlo_read_proto(data, n, name, out, e);
+		if (r == 0 && args &&
+		    hlo_read_snapshot_args(data, n, name, args, e) < 0) {
+			hlo_module_free(*out);
+			*out = NULL;
+			r = -1;
+		}
+	}
 	else if (n >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
 		r = hlo_parse_text(data + 3, n - 3, name, out, e);
 	else

@@ -37,6 +37,8 @@ void cmd_shell_word(HloBuf *b, const char *s);
 				/* s quoted for a POSIX shell if needed */
 int cmd_load(const char *path, HloModule **m);
 int cmd_load_opt(const char *path, int verify, HloModule **m);
+int cmd_load_args(const char *path, int verify, HloModule **m,
+	HloModule **args);
 			/* load + verify; prints errors; exit status */
 int cmd_out_proto(const char *path);
 			/* by extension: 1 proto (.pb .binpb .hloproto,

@@ -1,10 +1,11 @@
 /* cmd_run.c: hlopt run FILE [--seed S] [--format text|json]
  * [--max-memory BYTES] [--threads N] [--max-steps N] [--max-elements N]
- * [--max-gflop G] [--inputs FILE] [--ranges-from ORIG] [--print-outputs]
- * [--time] [--profile] */
+ * [--max-gflop G] [--inputs FILE] [--ranges-from ORIG] [--random-inputs]
+ * [--print-outputs] [--time] [--profile] */
 #include <argtable2.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hlo.h"
@@ -56,11 +57,13 @@ profile(const HloEval *ev, double total)
 		total > 0 ? 100.0 : 0);
 }
 
-/* the inputs: from --inputs, else random from the hints of --ranges-from
- * (default: of the module itself) */
+/* the inputs: from --inputs, else the snapshot's arguments (snap, NULL
+ * if none or --random-inputs), else random from the hints of
+ * --ranges-from (default: of the module itself) */
 static int
-inputs(HloEval *ev, const char *file, const char *ranges, uint64_t seed,
-	HloVal ***args, uint32_t *nargs, int *status)
+inputs(HloEval *ev, const char *file, const HloModule *snap,
+	const char *path, const char *ranges, uint64_t seed, HloVal ***args,
+	uint32_t *nargs, int *status)
 {
 	HloInputHints h = {0};
 	HloModule *o = NULL;
@@ -78,6 +81,15 @@ inputs(HloEval *ev, const char *file, const char *ranges, uint64_t seed,
 		r = ev_inputs_text(ev, text, n, file, args, nargs);
 		free(text);
 		if (r < 0) {
+			fprintf(stderr, "hlopt: run: %s\n", ev->err->msg);
+			*status = EXIT_ERR;
+		}
+		return r;
+	}
+	if (snap) {
+		snprintf(e.msg, sizeof e.msg, "%s: the snapshot's arguments",
+			strcmp(path, "-") ? path : "<stdin>");
+		if ((r = ev_inputs_module(ev, snap, e.msg, args, nargs)) < 0) {
 			fprintf(stderr, "hlopt: run: %s\n", ev->err->msg);
 			*status = EXIT_ERR;
 		}
@@ -109,12 +121,12 @@ cmd_run(int argc, char **argv)
 	struct arg_lit *help = arg_lit0(NULL, "help", "print this help");
 	CmdEvalArgs ea = cmd_eval_args(0);
 	struct arg_str *format, *infile, *ranges;
-	struct arg_lit *tm, *prof, *print;
+	struct arg_lit *tm, *prof, *print, *rnd;
 	struct arg_file *in;
 	struct arg_end *end;
 	const char *summary = "evaluate a module on deterministic random "
 		"inputs and print a summary of each output";
-	HloModule *m = NULL;
+	HloModule *m = NULL, *snap = NULL;
 	HloEval ev = {0};
 	HloVal **args = NULL, *out = NULL;
 	uint32_t nargs = 0;
@@ -132,6 +144,8 @@ cmd_run(int argc, char **argv)
 	ranges = arg_str0(NULL, "ranges-from", "ORIG", "draw the random "
 		"inputs by the data-flow rule of ORIG, a module of the same "
 		"entry signature (default: of FILE itself)");
+	rnd = arg_lit0(NULL, "random-inputs", "random inputs even when FILE "
+		"is a snapshot that carries its arguments");
 	print = arg_lit0(NULL, "print-outputs", "print every output as an "
 		"HLO literal instead of its summary");
 	tm = arg_lit0(NULL, "time",
@@ -141,8 +155,8 @@ cmd_run(int argc, char **argv)
 		"input module, text or proto, - for stdin");
 	end = arg_end(5);
 	void *argtable[] = {help, ea.seed, format, ea.mem, ea.threads,
-		ea.maxsteps, ea.maxelems, ea.maxgflop, infile, ranges, print, tm,
-		prof, in, end};
+		ea.maxsteps, ea.maxelems, ea.maxgflop, infile, ranges, rnd, print,
+		tm, prof, in, end};
 
 	if (cmd_parse_args("run", summary, argtable, argc, argv, &status))
 		goto done;
@@ -156,8 +170,13 @@ cmd_run(int argc, char **argv)
 			"other");
 		goto done;
 	}
-	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
+	if ((status = cmd_load_args(in->filename[0], 1, &m, &snap)) !=
+	    EXIT_OK)
 		goto done;
+	if (snap && (rnd->count || infile->count || ranges->count)) {
+		hlo_module_free(snap);
+		snap = NULL;
+	}
 	t0 = now();
 	hlo_eval_init(&ev, m, o.limit, &e);
 	if (o.threads)
@@ -172,8 +191,8 @@ cmd_run(int argc, char **argv)
 		ev.prof = xcalloc(HOP_COUNT, sizeof *ev.prof);
 		ev.profn = xcalloc(HOP_COUNT, sizeof *ev.profn);
 	}
-	if (inputs(&ev, infile->count ? infile->sval[0] : NULL,
-	    ranges->count ? ranges->sval[0] : NULL, o.seed, &args, &nargs,
+	if (inputs(&ev, infile->count ? infile->sval[0] : NULL, snap,
+	    in->filename[0], ranges->count ? ranges->sval[0] : NULL, o.seed, &args, &nargs,
 	    &status) < 0) {
 		if (status == EXIT_OK) {
 			fprintf(stderr, "hlopt: run: %s: %s\n",
@@ -214,6 +233,7 @@ done:
 	hlo_eval_fini(&ev);
 	hlo_buf_free(&b);
 	hlo_module_free(m);
+	hlo_module_free(snap);
 	arg_freetable(argtable, sizeof argtable / sizeof argtable[0]);
 	return status;
 }

@@ -62,11 +62,19 @@ cmd_load(const char *path, HloModule **m)
 int
 cmd_load_opt(const char *path, int verify, HloModule **m)
 {
+	return cmd_load_args(path, verify, m, NULL);
+}
+
+/* cmd_load_opt, and *args the argument literals of a snapshot (NULL if
+ * the input carries none; args NULL: not wanted) */
+int
+cmd_load_args(const char *path, int verify, HloModule **m, HloModule **args)
+{
 	HloError e;
 	int status;
 
 	*m = NULL;
-	if (hlo_load(path, m, &e) < 0)
+	if (hlo_load_args(path, m, args, &e) < 0)
 		return cmd_error(&e);
 	if (verify && hlo_verify(*m, &e) < 0) {
 		const char *name = strcmp(path, "-") ? path : "<stdin>";
@@ -77,6 +85,10 @@ cmd_load_opt(const char *path, int verify, HloModule **m)
 			cmd_error_in(&e, "%s", name);
 		hlo_module_free(*m);
 		*m = NULL;
+		if (args) {
+			hlo_module_free(*args);
+			*args = NULL;
+		}
 		return status;
 	}
 	return EXIT_OK;

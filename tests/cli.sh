@@ -218,6 +218,31 @@ printf 'f32[2,3] {{1, 2, 3}, {4, 5, 6}}\n' >"$T/in1.txt"
 expect 1 "run --inputs with too few literals" -- $H run --inputs "$T/in1.txt" $C/add2.hlo
 check "the message counts the parameters" -- grep -q '1 literals for 2 entry parameters' "$T/err"
 expect 2 "run --inputs with --ranges-from" -- $H run --inputs "$T/in.txt" --ranges-from $C/add2.hlo $C/add2.hlo
+# snapshots carry their arguments (issue 15, 4): tests/cli/add2_*snapshot*.pb
+# were built from add2.hlo with `protoc --encode=xla.LiteralProto` for the
+# literals and the wire fields of xla.HloSnapshot (hlo = 1 an HloProto,
+# arguments = 2) and xla.HloUnoptimizedSnapshot (hlo_module = 1,
+# partitions = 2 with arguments = 1) around them
+expect 0 "run an HloSnapshot on its arguments" -- $H run --print-outputs $C/add2_snapshot.pb
+check "the snapshot's arguments are the inputs" -- grep -qx 'output 0: f32\[2,3\] {{11, 22, 33}, {44, 55, 6.75}}' "$T/out"
+expect 0 "run an HloUnoptimizedSnapshot on its first partition's arguments" -- $H run --print-outputs $C/add2_unopt_snapshot.pb
+check "the partition's arguments are the inputs" -- grep -qx 'output 0: f32\[2,3\] {{11, 22, 33}, {44, 55, 6.75}}' "$T/out"
+expect 0 "run --random-inputs ignores the snapshot's arguments" -- sh -c "$H run --random-inputs --print-outputs $C/add2_snapshot.pb > $T/sr"
+check "random inputs are those of the module alone" -- cmp -s "$T/po" "$T/sr"
+expect 0 "run --inputs overrides the snapshot's arguments" -- $H run --inputs "$T/in.txt" --print-outputs $C/add2_snapshot.pb
+check "--inputs wins" -- grep -qx 'output 0: f32\[2,3\] {{1.5, 2.5, 3.5}, {5, 6, inf}}' "$T/out"
+expect 1 "a snapshot argument of the wrong shape" -- $H run $C/add2_snapshot_badshape.pb
+check "the message names the argument and the parameter's shape" -- grep -q 'add2_snapshot_badshape.pb: the snapshot.s arguments: literal 1 does not have the shape of parameter 1 (f32\[2,3\])' "$T/err"
+expect 1 "a snapshot argument with too few values" -- $H run $C/add2_snapshot_short.pb
+check "the message gives the argument and its byte offset" -- grep -q 'add2_snapshot_short.pb: error: snapshot argument 1 (byte [0-9]*): literal has 2 values for 6 elements' "$T/err"
+expect 0 "convert reads the module of a snapshot" -- $H convert $C/add2_snapshot.pb -o "$T/snap.hlo"
+check "the snapshot's module is add2" -- grep -q '^HloModule add2' "$T/snap.hlo"
+
+# the README's count of data/ is the folder's and data/SOURCES.md's
+ndata=$(find data -type f ! -name SOURCES.md | wc -l)
+nrows=$(grep -c '^| `' data/SOURCES.md)
+check "README counts data/'s modules ($ndata)" -- grep -q "^- \`data/\`: $ndata real HLO modules" README.md
+check "data/SOURCES.md lists every module ($nrows rows)" -- test "$nrows" -eq "$ndata"
 
 # outputs (issue 15, 7): symbolic links, modes, all or nothing, format
 # by extension, text-format protos refused by name

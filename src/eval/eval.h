@@ -135,6 +135,11 @@ void ev_print_literal(const HloModule *m, const HloVal *v, HloBuf *b);
 int ev_inputs_text(HloEval *ev, const char *text, size_t n,
 	const char *fname, HloVal ***args, uint32_t *nargs);
 				/* one literal per entry parameter */
+int ev_inputs_module(HloEval *ev, const HloModule *lm, const char *fname,
+	HloVal ***args, uint32_t *nargs);
+				/* the same from lm, whose entry holds one
+				 * constant per parameter, then its root
+				 * (hlo_read_snapshot_args) */
 
 /* src/eval/eval_verify.c: the differential check of two modules behind
  * `hlopt verify`, `optimize --verify` and `search`.

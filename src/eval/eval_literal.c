@@ -233,11 +233,11 @@ ev_inputs_text(HloEval *ev, const char *text, size_t n, const char *fname,
 {
 	const HloModule *m = ev->m;
 	const char *p = text, *e = text + n, *s0, *s1, *v0, *v1;
-	uint32_t np = hlo_param_count(m, m->entry), k = 0, i, pi;
-	HloBuf src = {0}, sh = {0};
+	uint32_t np = hlo_param_count(m, m->entry), k = 0;
+	HloBuf src = {0};
 	HloModule *lm = NULL;
 	HloError err;
-	HloVal **a;
+	int r;
 
 	*args = NULL;
 	*nargs = 0;
@@ -267,14 +267,34 @@ ev_inputs_text(HloEval *ev, const char *text, size_t n, const char *fname,
 			err.msg);
 	}
 	hlo_buf_free(&src);
+	r = ev_inputs_module(ev, lm, fname, args, nargs);
+	hlo_module_free(lm);
+	return r;
+}
+
+int
+ev_inputs_module(HloEval *ev, const HloModule *lm, const char *fname,
+	HloVal ***args, uint32_t *nargs)
+{
+	const HloModule *m = ev->m;
+	uint32_t np = hlo_param_count(m, m->entry), k, pi;
+	HloBuf sh = {0};
+	HloVal **a;
+
+	*args = NULL;
+	*nargs = 0;
+	if (lm->comps[lm->entry].nins != np + 1)
+		return ev_fail(ev, EV_BAD, "%s: %u literals for %u entry "
+			"parameters", fname, lm->comps[lm->entry].nins - 1,
+			np);
 	a = xcalloc(np + 1, sizeof *a);
 	for (k = 0; k < np; k++) {
 		pi = hlo_param(m, m->entry, k);
-		i = k;	/* the constants in order, then the root */
+		/* the constants in order, then the root */
 		if (pi == HLO_NONE || hlo_sh(m, hlo_ins(m, m->entry,
 		    pi)->shape)->type == TY_TUPLE || !hlo_shape_eq_across(m,
 		    hlo_ins(m, m->entry, pi)->shape, lm, hlo_ins(lm, lm->entry,
-		    i)->shape)) {
+		    k)->shape)) {
 			if (pi != HLO_NONE)
 				hlo_print_shape(m, hlo_ins(m, m->entry,
 					pi)->shape, &sh);
@@ -284,16 +304,14 @@ ev_inputs_text(HloEval *ev, const char *text, size_t n, const char *fname,
 			hlo_buf_free(&sh);
 			goto fail;
 		}
-		a[k] = value_of(ev, lm, i, hlo_ins(m, m->entry, pi)->shape);
+		a[k] = value_of(ev, lm, k, hlo_ins(m, m->entry, pi)->shape);
 		if (!a[k])
 			goto fail;
 	}
-	hlo_module_free(lm);
 	*args = a;
 	*nargs = np;
 	return 0;
 fail:
 	hlo_eval_free_args(ev, a, np);
-	hlo_module_free(lm);
 	return -1;
 }
