@@ -475,22 +475,131 @@ putctrl(const HloModule *m, const HloComp *cp, const HloInstr *in,
 	hlo_buf_put(b, "}", 1);
 }
 
+/* the computation async op in wraps (the start of its chain calls it);
+ * HLO_NONE if in is no async op or its chain is broken */
+static uint32_t
+async_wrapped(const HloModule *m, const HloComp *cp, const HloInstr *in)
+{
+	uint32_t x;
+
+	while ((in->op == HOP_ASYNCUPDATE || in->op == HOP_ASYNCDONE) &&
+	    in->nops >= 1 && (x = m->ids[in->ops]) < cp->nins)
+		in = &cp->ins[x];
+	if (in->op != HOP_ASYNCSTART || in->ncalled != 1 ||
+	    m->ids[in->called] >= m->ncomps)
+		return HLO_NONE;
+	return m->ids[in->called];
+}
+
+/* xla's HloComputation::CanExpandIntoSingleInstruction (nothing but
+ * parameters besides the root), where the root also takes parameter k
+ * as operand k, every one once: what the short form reads back as */
+static int
+single(const HloModule *m, uint32_t c)
+{
+	const HloComp *cp = &m->comps[c];
+	const HloInstr *r;
+	uint32_t i, x;
+
+	if (cp->root >= cp->nins)
+		return 0;
+	for (i = 0; i < cp->nins; i++)
+		if (!(cp->ins[i].flags & HI_DEAD) && i != cp->root &&
+		    cp->ins[i].op != HOP_PARAMETER)
+			return 0;
+	r = &cp->ins[cp->root];
+	if (r->op == HOP_PARAMETER ||
+	    (int)r->nops != hlo_param_count(m, c))
+		return 0;
+	for (i = 0; i < r->nops; i++)
+		if ((x = m->ids[r->ops + i]) >= cp->nins ||
+		    cp->ins[x].op != HOP_PARAMETER || cp->ins[x].num != i)
+			return 0;
+	return 1;
+}
+
+/* 1 if the short form of ops wrapping c would read back as another
+ * opcode (all-reduce-start, copy-start, ...): those keep the long form */
+static int
+sugar_clash(const HloModule *m, uint32_t c)
+{
+	static const char *const suffix[] = {"-start", "-update", "-done"};
+	const HloComp *cp = &m->comps[c];
+	const char *name;
+	char buf[64];
+	size_t k;
+
+	if (cp->ins[cp->root].op >= HOP_COUNT)
+		return 1;
+	name = hlo_opinfo[cp->ins[cp->root].op].name;
+	for (k = 0; k < 3; k++) {
+		snprintf(buf, sizeof buf, "%s%s", name, suffix[k]);
+		if (hlo_op_by_name(buf, strlen(buf)) >= 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* in's attributes with keys in [lo, hi) in attrs.def order, its called
+ * computations (unless nocalled) and control predecessors at their
+ * places in it; meta 0 leaves the AF_META ones out */
+static void
+putattrs(const HloModule *m, const HloComp *cp, const HloInstr *in, int lo,
+	int hi, int nocalled, int meta, HloBuf *b)
+{
+	const HloAttr *a = m->attrv + in->attrs;
+	uint32_t k;
+	int called = nocalled || A_CALLED < lo || A_CALLED >= hi;
+	int ctrl = A_CTRL < lo || A_CTRL >= hi;
+
+	for (k = 0; k < in->nattrs; k++) {
+		if (a[k].key == A_LITERAL || a[k].key < lo || a[k].key >= hi ||
+		    (!meta && (hlo_attrinfo[a[k].key].flags & AF_META)))
+			continue;
+		if (!called && a[k].key > A_CALLED) {
+			putcalled(m, in, b);
+			called = 1;
+		}
+		if (!ctrl && a[k].key > A_CTRL) {
+			putctrl(m, cp, in, b);
+			ctrl = 1;
+		}
+		putattr(m, &a[k], b);
+	}
+	if (!called)
+		putcalled(m, in, b);
+	if (!ctrl)
+		putctrl(m, cp, in, b);
+}
+
 void
 hlo_print_instr(const HloModule *m, uint32_t c, uint32_t i, HloBuf *b)
 {
+	static const char *const suffix[] = {"-start", "-update", "-done"};
 	const HloComp *cp = &m->comps[c];
-	const HloInstr *in = &cp->ins[i];
-	const HloAttr *a = m->attrv + in->attrs;
-	uint32_t k;
-	int called = 0, ctrl = 0;
+	const HloInstr *in = &cp->ins[i], *w = NULL;
+	uint32_t k, wc = HLO_NONE;
 
+	if (in->op == HOP_ASYNCSTART || in->op == HOP_ASYNCUPDATE ||
+	    in->op == HOP_ASYNCDONE)
+		wc = async_wrapped(m, cp, in);
+	if (wc != HLO_NONE && single(m, wc) && !sugar_clash(m, wc))
+		w = &m->comps[wc].ins[m->comps[wc].root];
 	if (cp->root == i)
 		hlo_buf_put(b, "ROOT ", 5);
 	putname(m, in->name, b);
 	hlo_buf_put(b, " = ", 3);
 	hlo_print_shape(m, in->shape, b);
 	hlo_buf_put(b, " ", 1);
-	hlo_buf_puts(b, in->op < HOP_COUNT ? hlo_opinfo[in->op].name : "?");
+	if (w && w->op < HOP_COUNT) {
+		/* xla's syntax sugar: the wrapped opcode with a suffix */
+		hlo_buf_puts(b, hlo_opinfo[w->op].name);
+		hlo_buf_puts(b, suffix[in->op == HOP_ASYNCSTART ? 0 :
+			in->op == HOP_ASYNCUPDATE ? 1 : 2]);
+	} else {
+		hlo_buf_puts(b, in->op < HOP_COUNT ? hlo_opinfo[in->op].name :
+			"?");
+	}
 	hlo_buf_put(b, "(", 1);
 	if (in->op == HOP_PARAMETER) {
 		putint(b, in->num);
@@ -512,25 +621,17 @@ hlo_print_instr(const HloModule *m, uint32_t c, uint32_t i, HloBuf *b)
 		putoperand(m, cp, m->ids[in->ops + k], b);
 	}
 	hlo_buf_put(b, ")", 1);
-	/* attributes in attrs.def order, the called computations and the
-	 * control predecessors at their places in it */
-	for (k = 0; k < in->nattrs; k++) {
-		if (a[k].key == A_LITERAL)
-			continue;
-		if (!called && a[k].key > A_CALLED) {
-			putcalled(m, in, b);
-			called = 1;
-		}
-		if (!ctrl && a[k].key > A_CTRL) {
-			putctrl(m, cp, in, b);
-			ctrl = 1;
-		}
-		putattr(m, &a[k], b);
+	if (!w) {
+		putattrs(m, cp, in, 0, A_COUNT, 0, 1, b);
+	} else if (in->op == HOP_ASYNCSTART) {
+		/* its own attributes, then the wrapped instruction's,
+		 * without calls=; then its metadata and the rest */
+		putattrs(m, cp, in, 0, A_CALLED, 1, 1, b);
+		putattrs(m, &m->comps[wc], w, 0, A_CALLED + 1, 0, 0, b);
+		putattrs(m, cp, in, A_CALLED + 1, A_COUNT, 1, 1, b);
+	} else {
+		putattrs(m, cp, in, 0, A_COUNT, 1, 1, b);
 	}
-	if (!called)
-		putcalled(m, in, b);
-	if (!ctrl)
-		putctrl(m, cp, in, b);
 }
 
 static void
@@ -583,10 +684,39 @@ putcomp(const HloModule *m, uint32_t c, HloBuf *b)
 	free(order);
 }
 
+/* per computation, 1 if only async ops call it and it expands into one
+ * instruction: xla's printer leaves it out, its async ops carry it */
+static uint8_t *
+async_sugared(const HloModule *m)
+{
+	uint8_t *v = xcalloc(m->ncomps + 1, 1);
+	const HloInstr *in;
+	uint32_t c, i, k, w;
+	int async;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			in = &m->comps[c].ins[i];
+			if (in->flags & HI_DEAD)
+				continue;
+			async = in->op == HOP_ASYNCSTART ||
+				in->op == HOP_ASYNCUPDATE ||
+				in->op == HOP_ASYNCDONE;
+			for (k = 0; k < in->ncalled; k++)
+				if ((w = m->ids[in->called + k]) < m->ncomps)
+					v[w] = async && v[w] != 2 && single(m,
+						w) && !sugar_clash(m, w) ? 1 : 2;
+		}
+	for (c = 0; c < m->ncomps; c++)
+		v[c] = v[c] == 1;
+	return v;
+}
+
 void
 hlo_print_module(const HloModule *m, HloBuf *b)
 {
 	const HloAttr *a = m->attrv + m->hattrs;
+	uint8_t *sugar;
 	uint32_t *order, k;
 	int n;
 
@@ -605,11 +735,14 @@ hlo_print_module(const HloModule *m, HloBuf *b)
 		hlo_buf_puts(b, "\n\n");
 	}
 	order = xreallocarray(NULL, m->ncomps + 1, sizeof *order);
+	sugar = async_sugared(m);
 	n = hlo_comp_order_all(m, order);
 	if (n < 0)
 		for (n = 0; (uint32_t)n < m->ncomps; n++)
 			order[n] = n;
 	for (k = 0; k < (uint32_t)n; k++)
-		putcomp(m, order[k], b);
+		if (!sugar[order[k]])
+			putcomp(m, order[k], b);
+	free(sugar);
 	free(order);
 }
