@@ -200,8 +200,9 @@ typedef struct {
 	HloShape *shapes;
 	uint32_t nshapes, capshapes;
 
-	/* intern tables: open addressing, 0 = empty slot, else id + 1 */
-	uint32_t *strtab, *strhash;
+	/* intern tables: open addressing, 0 = empty slot, else id + 1;
+	 * strtab pairs each slot with its string's hash (ir.c) */
+	uint32_t *strtab;
 	uint32_t capstrtab, nstr;
 	uint32_t *shapetab;
 	uint32_t capshapetab;

@@ -119,27 +119,26 @@ hashbytes(const void *p, size_t n, uint32_t seed)
 	return (uint32_t)h;
 }
 
-/* strtab[j]: id + 1 of the string in slot j (0: empty); strhash[j]: its
- * hash, kept so growing the table rehashes nothing */
+/* slot j is strtab[2j] (id + 1 of its string, 0: empty) and
+ * strtab[2j + 1] (the string's hash, kept so growing the table rehashes
+ * nothing): one cache line per probe */
 static void
 rehashstr(HloModule *m)
 {
 	uint32_t cap = m->capstrtab ? m->capstrtab * 2 : 1024, i, j;
-	uint32_t *t = xcalloc(cap, sizeof *t), *h = xcalloc(cap, sizeof *h);
+	uint32_t *t = xcalloc((size_t)cap * 2, sizeof *t);
 
 	for (i = 0; i < m->capstrtab; i++) {
-		if (!m->strtab[i])
+		if (!m->strtab[2 * i])
 			continue;
-		j = m->strhash[i] & (cap - 1);
-		while (t[j])
+		j = m->strtab[2 * i + 1] & (cap - 1);
+		while (t[2 * j])
 			j = (j + 1) & (cap - 1);
-		t[j] = m->strtab[i];
-		h[j] = m->strhash[i];
+		t[2 * j] = m->strtab[2 * i];
+		t[2 * j + 1] = m->strtab[2 * i + 1];
 	}
 	free(m->strtab);
-	free(m->strhash);
 	m->strtab = t;
-	m->strhash = h;
 	m->capstrtab = cap;
 }
 
@@ -149,11 +148,11 @@ strslot(const HloModule *m, const char *s, size_t n, uint32_t hash)
 	uint32_t j = hash & (m->capstrtab - 1), off;
 
 	for (;; j = (j + 1) & (m->capstrtab - 1)) {
-		if (!m->strtab[j])
+		if (!m->strtab[2 * j])
 			return j;
-		if (m->strhash[j] != hash)
+		if (m->strtab[2 * j + 1] != hash)
 			continue;
-		off = m->strtab[j] - 1;
+		off = m->strtab[2 * j] - 1;
 		if (strncmp(m->bytes + off, s, n) == 0 && !m->bytes[off + n])
 			return j;
 	}
@@ -175,15 +174,15 @@ intern(HloModule *m, const char *s, size_t n, int *isnew)
 		rehashstr(m);
 	hash = hashbytes(s, n, 0);
 	j = strslot(m, s, n, hash);
-	if (m->strtab[j])
-		return m->strtab[j] - 1;
+	if (m->strtab[2 * j])
+		return m->strtab[2 * j] - 1;
 	if (s >= m->bytes && s < m->bytes + m->nbytes)
 		inside = s - m->bytes;
 	off = hlo_push_bytes(m, NULL, n + 1);
 	memcpy(m->bytes + off, inside != HLO_NONE ? m->bytes + inside : s, n);
 	m->bytes[off + n] = 0;
-	m->strtab[j] = off + 1;
-	m->strhash[j] = hash;
+	m->strtab[2 * j] = off + 1;
+	m->strtab[2 * j + 1] = hash;
 	m->nstr++;
 	*isnew = 1;
 	return off;
@@ -237,7 +236,7 @@ hlo_find_str(const HloModule *m, const char *s, size_t n)
 	if (!m->capstrtab)
 		return HLO_NONE;
 	j = strslot(m, s, n, hashbytes(s, n, 0));
-	return m->strtab[j] ? m->strtab[j] - 1 : HLO_NONE;
+	return m->strtab[2 * j] ? m->strtab[2 * j] - 1 : HLO_NONE;
 }
 
 /* module */
@@ -275,7 +274,6 @@ hlo_module_free(HloModule *m)
 	free(m->attrv);
 	free(m->shapes);
 	free(m->strtab);
-	free(m->strhash);
 	free(m->shapetab);
 	free(m);
 }
@@ -309,8 +307,8 @@ hlo_module_clone(const HloModule *m)
 	c->bytes = dup(m->bytes, m->capbytes, 1);
 	c->attrv = dup(m->attrv, m->capattrv, sizeof *m->attrv);
 	c->shapes = dup(m->shapes, m->capshapes, sizeof *m->shapes);
-	c->strtab = dup(m->strtab, m->capstrtab, sizeof *m->strtab);
-	c->strhash = dup(m->strhash, m->capstrtab, sizeof *m->strhash);
+	c->strtab = dup(m->strtab, (size_t)m->capstrtab * 2,
+		sizeof *m->strtab);
 	c->shapetab = dup(m->shapetab, m->capshapetab, sizeof *m->shapetab);
 	return c;
 }

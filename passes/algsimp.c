@@ -1422,12 +1422,18 @@ alg_common_factors(const int64_t *a, int ra, const int64_t *b, int rb,
 	return n;
 }
 
+/* up to this many dimensions in both shapes, the dimension pairs below
+ * live on the stack (no allocation per reshape looked at) */
+#define SMALL_RANKS 28
+
 /* DimensionsUnmodifiedByReshape: (input, output) dimension pairs */
 uint32_t
 alg_unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
 	int64_t *pairs)
 {
-	int64_t *f = xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *f);
+	int64_t fbuf[2 * (SMALL_RANKS + 4)];
+	int64_t *f = ra + rb <= SMALL_RANKS ? fbuf :
+		xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *f);
 	uint32_t n, k, m = 0;
 
 	n = alg_common_factors(a, ra, b, rb, f);
@@ -1438,7 +1444,8 @@ alg_unmodified_dims(const int64_t *a, int ra, const int64_t *b, int rb,
 			pairs[2 * m + 1] = f[2 * k + 1];
 			m++;
 		}
-	free(f);
+	if (f != fbuf)
+		free(f);
 	return m;
 }
 
@@ -1447,7 +1454,9 @@ static int
 degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins)
 {
-	int64_t *u = xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *u);
+	int64_t ubuf[2 * (SMALL_RANKS + 4)];
+	int64_t *u = ra + rb <= SMALL_RANKS ? ubuf :
+		xreallocarray(NULL, 2 * ((size_t)ra + rb + 4), sizeof *u);
 	int64_t p0, p1, q0, q1, d;
 	uint32_t n, k;
 	int ok = 1;
@@ -1472,7 +1481,8 @@ degenerate(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *del,
 				ins[(*nins)++] = d;
 		}
 	}
-	free(u);
+	if (u != ubuf)
+		free(u);
 	return ok;
 }
 
