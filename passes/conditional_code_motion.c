@@ -49,7 +49,10 @@
  * user groups of that decision are carried out; the search_config tuning
  * (not the default). Refused where xla would stop on a check failure:
  * conditionals in a computation with control dependencies, moving out of
- * branches whose roots are not tuples. The conditional keeps its name and
+ * branches whose roots are not tuples. A branch computation that a call,
+ * fusion, while, ... also calls counts as shared and is cloned before it
+ * changes (xla counts conditional branches only, and would change the
+ * other caller's callee too). The conditional keeps its name and
  * attributes where xla makes a new one (convert hoisting); its sharding is
  * dropped when its shape changes, as xla's copy from the new root tuple.
  * Returns 1 when the module changed, the cleanup included.
@@ -57,982 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pass.h"
-
-enum { B_IN, B_USER, B_OPND, B_SEED };	/* Boundary::Position, and the
-					 * conditional itself as the seed */
-enum { D_NONE, D_OUT, D_IN };		/* Decision::Direction */
-
-typedef struct {
-	uint32_t off;		/* ids in Ccm.pool: one per branch (B_IN),
-				 * else one instruction of the parent */
-	uint16_t n;
-	uint8_t pos;
-} Bnd;
-
-typedef struct {
-	Bnd *v;
-	uint32_t n, cap, head;
-} BVec;
-
-/* a set or map of boundaries by their instructions */
-typedef struct {
-	Bnd *key;
-	uint32_t *val;
-	uint8_t *used;
-	uint32_t cap, n;
-} BMap;
-
-typedef struct {
-	uint32_t *start, *list;	/* distinct users, in instruction order */
-	uint32_t n;
-	int built;
-} Users;
-
-typedef struct {
-	HloModule *m;
-	PassCtx *ctx;
-	uint8_t *fx;		/* side effects per computation */
-	uint8_t *touched;	/* computations changed */
-	uint8_t *ctrl;		/* computation has control dependencies */
-	Users *us;
-	uint32_t capc;		/* of fx, touched, ctrl, us */
-	uint32_t *pool;		/* boundary ids */
-	uint32_t npool, cappool;
-	/* the conditional being analysed */
-	uint32_t P, X, nb, *br;
-	/* visited_count: key (side << 32 | instr) -> count; side 0 the
-	 * parent, 1 the first branch */
-	uint64_t *vk;
-	int32_t *vv;
-	uint8_t *vu;
-	uint32_t vcap, vn;
-	int64_t rewrites;
-} Ccm;
-
-/* computations: growable per-computation arrays */
-static void
-grow_comps(Ccm *s)
-{
-	uint32_t n = s->m->ncomps + 1, old = s->capc;
-
-	if (n <= s->capc)
-		return;
-	s->capc = n * 2;
-	s->fx = xreallocarray(s->fx, s->capc, 1);
-	s->touched = xreallocarray(s->touched, s->capc, 1);
-	s->ctrl = xreallocarray(s->ctrl, s->capc, 1);
-	s->us = xreallocarray(s->us, s->capc, sizeof *s->us);
-	memset(s->fx + old, 0, s->capc - old);
-	memset(s->touched + old, 0, s->capc - old);
-	memset(s->ctrl + old, 0, s->capc - old);
-	memset(s->us + old, 0, (s->capc - old) * sizeof *s->us);
-}
-
-static const HloInstr *
-ins(const Ccm *s, uint32_t c, uint32_t i)
-{
-	return &s->m->comps[c].ins[i];
-}
-
-static uint32_t
-opnd(const Ccm *s, uint32_t c, uint32_t i, uint32_t k)
-{
-	return s->m->ids[ins(s, c, i)->ops + k];
-}
-
-static int
-opc(const Ccm *s, uint32_t c, uint32_t i)
-{
-	return ins(s, c, i)->op;
-}
-
-static void
-invalidate(Ccm *s, uint32_t c)
-{
-	Users *u = &s->us[c];
-
-	free(u->start);
-	free(u->list);
-	memset(u, 0, sizeof *u);
-	s->touched[c] = 1;
-}
-
-static Users *
-users(Ccm *s, uint32_t c)
-{
-	Users *u = &s->us[c];
-	HloUsers hu;
-	uint32_t i, k, n, w;
-
-	if (u->built)
-		return u;
-	hlo_users(s->m, c, &hu);
-	n = hu.n;
-	u->n = n;
-	u->start = xcalloc(n + 1, sizeof *u->start);
-	u->list = xreallocarray(NULL, hu.start[n] + 1, sizeof *u->list);
-	for (i = w = 0; i < n; i++) {
-		u->start[i] = w;
-		for (k = hu.start[i]; k < hu.start[i + 1]; k++)
-			if (k == hu.start[i] || hu.list[k] != hu.list[k - 1])
-				u->list[w++] = hu.list[k];
-	}
-	u->start[n] = w;
-	hlo_users_free(&hu);
-	u->built = 1;
-	return u;
-}
-
-static uint32_t
-nusers(Ccm *s, uint32_t c, uint32_t i)
-{
-	Users *u = users(s, c);
-
-	return i < u->n ? u->start[i + 1] - u->start[i] : 0;
-}
-
-static uint32_t
-user_at(Ccm *s, uint32_t c, uint32_t i, uint32_t k)
-{
-	Users *u = users(s, c);
-
-	return u->list[u->start[i] + k];
-}
-
-/* boundaries */
-static Bnd
-bnew(Ccm *s, int pos, uint32_t n)
-{
-	Bnd b;
-
-	if (s->npool + n > s->cappool) {
-		s->cappool = (s->npool + n) * 2 + 64;
-		s->pool = xreallocarray(s->pool, s->cappool, sizeof *s->pool);
-	}
-	b.off = s->npool;
-	b.n = (uint16_t)n;
-	b.pos = (uint8_t)pos;
-	s->npool += n;
-	return b;
-}
-
-static Bnd
-bone(Ccm *s, int pos, uint32_t x)
-{
-	Bnd b = bnew(s, pos, 1);
-
-	s->pool[b.off] = x;
-	return b;
-}
-
-#define BID(s, b, j) ((s)->pool[(b).off + (j)])
-
-/* the computation of instruction j of b */
-static uint32_t
-bcomp(const Ccm *s, Bnd b, uint32_t j)
-{
-	return b.pos == B_IN ? s->br[j] : s->P;
-}
-
-static int
-bsame(const Ccm *s, Bnd a, Bnd b)
-{
-	if ((a.pos == B_IN) != (b.pos == B_IN) || a.n != b.n)
-		return 0;
-	return !memcmp(s->pool + a.off, s->pool + b.off, a.n * 4u);
-}
-
-static uint32_t
-bhash(const Ccm *s, Bnd b)
-{
-	uint32_t h = b.pos == B_IN, j;
-
-	for (j = 0; j < b.n; j++)
-		h = pass_hash_mix(h, BID(s, b, j));
-	return h;
-}
-
-static void
-bpush(BVec *v, Bnd b)
-{
-	if (v->n == v->cap) {
-		v->cap = v->cap * 2 + 8;
-		v->v = xreallocarray(v->v, v->cap, sizeof *v->v);
-	}
-	v->v[v->n++] = b;
-}
-
-static void
-bvfree(BVec *v)
-{
-	free(v->v);
-	memset(v, 0, sizeof *v);
-}
-
-static int
-bfind(const Ccm *s, const BVec *v, Bnd b)
-{
-	uint32_t i;
-
-	for (i = 0; i < v->n; i++)
-		if (bsame(s, v->v[i], b))
-			return (int)i;
-	return -1;
-}
-
-static void
-bmfree(BMap *mp)
-{
-	free(mp->key);
-	free(mp->val);
-	free(mp->used);
-	memset(mp, 0, sizeof *mp);
-}
-
-static uint32_t *
-bmslot(Ccm *s, BMap *mp, Bnd b, int add)
-{
-	uint32_t i, mask;
-
-	if (add && 2 * (mp->n + 1) > mp->cap) {
-		BMap nm;
-		uint32_t k;
-
-		memset(&nm, 0, sizeof nm);
-		nm.cap = mp->cap ? mp->cap * 2 : 16;
-		nm.key = xreallocarray(NULL, nm.cap, sizeof *nm.key);
-		nm.val = xreallocarray(NULL, nm.cap, sizeof *nm.val);
-		nm.used = xcalloc(nm.cap, 1);
-		for (k = 0; k < mp->cap; k++)
-			if (mp->used[k])
-				*bmslot(s, &nm, mp->key[k], 1) = mp->val[k];
-		bmfree(mp);
-		*mp = nm;
-	}
-	if (!mp->cap)
-		return NULL;
-	mask = mp->cap - 1;
-	for (i = bhash(s, b) & mask; mp->used[i]; i = (i + 1) & mask)
-		if (bsame(s, mp->key[i], b))
-			return &mp->val[i];
-	if (!add)
-		return NULL;
-	mp->used[i] = 1;
-	mp->key[i] = b;
-	mp->val[i] = HLO_NONE;
-	mp->n++;
-	return &mp->val[i];
-}
-
-/* visited_count, keyed by the first instruction of a boundary */
-static uint64_t
-vkey(const Ccm *s, uint32_t c, uint32_t i)
-{
-	return (uint64_t)(c != s->P) << 32 | i;
-}
-
-static int32_t *
-vslot(Ccm *s, uint64_t k, int add)
-{
-	uint32_t i, mask;
-
-	if (add && 2 * (s->vn + 1) > s->vcap) {
-		uint64_t *ok = s->vk;
-		int32_t *ov = s->vv;
-		uint8_t *ou = s->vu;
-		uint32_t oc = s->vcap, j;
-
-		s->vcap = oc ? oc * 2 : 64;
-		s->vk = xreallocarray(NULL, s->vcap, sizeof *s->vk);
-		s->vv = xreallocarray(NULL, s->vcap, sizeof *s->vv);
-		s->vu = xcalloc(s->vcap, 1);
-		s->vn = 0;
-		for (j = 0; j < oc; j++)
-			if (ou[j])
-				*vslot(s, ok[j], 1) = ov[j];
-		free(ok);
-		free(ov);
-		free(ou);
-	}
-	if (!s->vcap)
-		return NULL;
-	mask = s->vcap - 1;
-	for (i = pass_hash_mix(0, k) & mask; s->vu[i]; i = (i + 1) & mask)
-		if (s->vk[i] == k)
-			return &s->vv[i];
-	if (!add)
-		return NULL;
-	s->vu[i] = 1;
-	s->vk[i] = k;
-	s->vv[i] = 0;
-	s->vn++;
-	return &s->vv[i];
-}
-
-/* erase by backward shift (linear probing) */
-static void
-vdel(Ccm *s, uint64_t k)
-{
-	uint32_t i, j, h, mask;
-
-	if (!s->vcap)
-		return;
-	mask = s->vcap - 1;
-	for (i = pass_hash_mix(0, k) & mask; s->vu[i]; i = (i + 1) & mask)
-		if (s->vk[i] == k)
-			break;
-	if (!s->vu[i])
-		return;
-	s->vu[i] = 0;
-	s->vn--;
-	for (j = (i + 1) & mask; s->vu[j]; j = (j + 1) & mask) {
-		h = pass_hash_mix(0, s->vk[j]) & mask;
-		/* move j to i when its home h is not in (i, j] */
-		if ((j > i && (h <= i || h > j)) ||
-		    (j < i && (h <= i && h > j))) {
-			s->vk[i] = s->vk[j];
-			s->vv[i] = s->vv[j];
-			s->vu[i] = 1;
-			s->vu[j] = 0;
-			i = j;
-		}
-	}
-}
-
-static int
-vhas(Ccm *s, uint32_t c, uint32_t i)
-{
-	return vslot(s, vkey(s, c, i), 0) != NULL;
-}
-
-static void
-vclear(Ccm *s)
-{
-	if (s->vcap)
-		memset(s->vu, 0, s->vcap);
-	s->vn = 0;
-}
-
-/* xla's cost tables */
-static int
-elementwise(int op)
-{
-	switch (op) {
-	case HOP_ABS: case HOP_ROUNDAFZ: case HOP_ROUNDEVEN: case HOP_CEIL:
-	case HOP_CLZ: case HOP_CONVERT: case HOP_BITCASTCVT: case HOP_COPY:
-	case HOP_COS: case HOP_ERF: case HOP_EXP: case HOP_EXPM1:
-	case HOP_FLOOR: case HOP_IMAG: case HOP_ISFINITE: case HOP_LOG:
-	case HOP_LOG1P: case HOP_NOT: case HOP_NEGATE: case HOP_POPCNT:
-	case HOP_REAL: case HOP_REDUCEPRECISION: case HOP_RSQRT:
-	case HOP_LOGISTIC: case HOP_SIGN: case HOP_SIN: case HOP_SQRT:
-	case HOP_CBRT: case HOP_TAN: case HOP_TANH:
-	case HOP_ADD: case HOP_ATAN2: case HOP_COMPARE: case HOP_COMPLEX:
-	case HOP_DIVIDE: case HOP_MAX: case HOP_MIN: case HOP_MUL:
-	case HOP_POWER: case HOP_REMAINDER: case HOP_SUBTRACT: case HOP_AND:
-	case HOP_OR: case HOP_XOR: case HOP_SHL: case HOP_SHRA: case HOP_SHRL:
-	case HOP_STOCHCONVERT: case HOP_SELECT: case HOP_CLAMP:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* HloChannelInstruction: collectives and send/recv */
-static int
-channel_op(int op)
-{
-	switch (op) {
-	case HOP_ALLGATHER: case HOP_ALLGATHERSTART: case HOP_ALLREDUCE:
-	case HOP_ALLREDUCESTART: case HOP_ALLTOALL: case HOP_RAGGEDALLTOALL:
-	case HOP_REDUCESCATTER: case HOP_COLLPERMUTE:
-	case HOP_COLLPERMUTESTART: case HOP_COLLBCAST: case HOP_COLLREDUCE:
-	case HOP_SEND: case HOP_SENDDONE: case HOP_RECV: case HOP_RECVDONE:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* WorthHoisting(op, child_op); child -1: no operand (xla's column 0) */
-static int
-worth_table(int op, int child)
-{
-	switch (op) {
-	case HOP_CONVERT:
-		return child == HOP_ALLREDUCE || child == HOP_RESHAPE ||
-			child == HOP_GTE;
-	case HOP_GTE:
-	case HOP_TUPLE:
-		return child != HOP_PARAMETER;
-	case HOP_ALLREDUCE: case HOP_REDUCESCATTER: case HOP_REDUCE:
-	case HOP_CONSTANT: case HOP_RESHAPE:
-		return 1;
-	default:
-		return elementwise(op);
-	}
-}
-
-/* ReusesCarriedBy(op, user) */
-static int64_t
-reuse_table(int op, int user)
-{
-	if (user == HOP_GTE)
-		return 0;
-	if (user == HOP_CONVERT && (op == HOP_CONV || op == HOP_DOT))
-		return 0;
-	switch (op) {
-	case HOP_PARAMETER: case HOP_CONSTANT: case HOP_GTE:
-		return 0;
-	case HOP_CONDITIONAL:
-		return 10;
-	default:
-		return -10;
-	}
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* CountNonLeafOps of the operands of i */
-static int64_t
-nonleaf_operands(Ccm *s, uint32_t c, uint32_t i)
-{
-	const HloInstr *in = ins(s, c, i);
-	uint32_t buf[16], *v = in->nops <= 16 ? buf :
-		xreallocarray(NULL, in->nops, sizeof *v), k, n = 0;
-	int64_t cnt = 0;
-
-	for (k = 0; k < in->nops; k++)
-		if (opc(s, c, opnd(s, c, i, k)) != HOP_CONSTANT)
-			v[n++] = opnd(s, c, i, k);
-	qsort(v, n, sizeof *v, cmp_u32);
-	for (k = 0; k < n; k++)
-		cnt += k == 0 || v[k] != v[k - 1];
-	if (v != buf)
-		free(v);
-	return cnt;
-}
-
-/* GroupConnectedBoundaries::ReusesCarriedBy: op in ca, user in cb */
-static int64_t
-reuses_by(Ccm *s, uint32_t ca, uint32_t a, uint32_t cb, uint32_t b)
-{
-	int64_t cfg = reuse_table(opc(s, ca, a), opc(s, cb, b)), c1, c2;
-
-	if (cfg >= 0)
-		return cfg;
-	c1 = nusers(s, ca, a);
-	c2 = nonleaf_operands(s, cb, b);
-	if (!c1 || !c2)
-		return 0;
-	return -cfg / c1 / c2;
-}
-
-/* ShapeUtil::ByteSizeOf(shape, 1) >> 9, 0 for tuples */
-static int64_t
-msize(Ccm *s, uint32_t c, uint32_t i)
-{
-	const HloShape *sh = hlo_sh(s->m, ins(s, c, i)->shape);
-	int64_t e;
-
-	if (sh->type == TY_TUPLE || sh->type == TY_TOKEN)
-		return 0;
-	e = hlo_shape_elems(s->m, ins(s, c, i)->shape);
-	if (e < 0)
-		return INT64_MAX >> 12;
-	return e * hlo_type_bytes(sh->type) >> 9;
-}
-
-static const uint8_t *
-ignored_attrs(int channel)
-{
-	static const uint8_t ign[2][A_COUNT] = {
-		{ [A_METADATA] = 1, [A_ORIGIN] = 1, [A_STATISTICS] = 1,
-		  [A_FRONTEND_ATTRIBUTES] = 1, [A_SHARDING] = 1 },
-		{ [A_METADATA] = 1, [A_ORIGIN] = 1, [A_STATISTICS] = 1,
-		  [A_FRONTEND_ATTRIBUTES] = 1, [A_SHARDING] = 1,
-		  [A_CHANNEL_ID] = 1 },
-	};
-
-	return ign[channel];
-}
-
-static int
-cross_module_ar(const Ccm *s, uint32_t c, uint32_t i)
-{
-	const HloInstr *in = ins(s, c, i);
-
-	return (in->op == HOP_ALLREDUCE || in->op == HOP_ALLREDUCESTART) &&
-		hlo_attr(s->m, in, A_CHANNEL_ID) != NULL;
-}
-
-/* Identical(eq_operand: shapes equal with layout, eq_computations) */
-static int
-ident(Ccm *s, uint32_t ca, uint32_t a, uint32_t cb, uint32_t b, int chan)
-{
-	HloModule *m = s->m;
-	const HloInstr *x = ins(s, ca, a), *y = ins(s, cb, b);
-	uint32_t k;
-
-	if (ca == cb && a == b)
-		return 1;
-	if (x->op != y->op || !pass_shape_equal(m, x->shape, y->shape) ||
-	    x->nops != y->nops || x->ncalled != y->ncalled)
-		return 0;
-	for (k = 0; k < x->nops; k++)
-		if (!pass_shape_equal(m, ins(s, ca, opnd(s, ca, a, k))->shape,
-		    ins(s, cb, opnd(s, cb, b, k))->shape))
-			return 0;
-	if (x->op == HOP_PARAMETER && x->num != y->num)
-		return 0;
-	if (!hlo_attrs_equal(m, x, y, ignored_attrs(chan)))
-		return 0;
-	for (k = 0; k < x->ncalled; k++)
-		if (!pass_comp_equal(m, m->ids[x->called + k],
-		    m->ids[y->called + k], 1, s->ctx))
-			return 0;
-	return 1;
-}
-
-/* InstructionWithinBranchIdentical */
-static int
-identical(Ccm *s, Bnd b)
-{
-	uint32_t j, c0 = s->br[0], x0 = BID(s, b, 0);
-	int chan = cross_module_ar(s, c0, x0);
-
-	for (j = 0; j < b.n; j++) {
-		if (chan && !cross_module_ar(s, s->br[j], BID(s, b, j)))
-			return 0;
-		if (!ident(s, c0, x0, s->br[j], BID(s, b, j), chan))
-			return 0;
-	}
-	return 1;
-}
-
-/* GroupConnectedBoundaries: one seed's group */
-typedef struct {
-	BVec conn;		/* connected_boundaries_ */
-	BVec newb;		/* new_boundaries_ */
-	int64_t mem;		/* connected_boundaries_memory_increase_ */
-} Group;
-
-static void
-gfree(Group *g)
-{
-	bvfree(&g->conn);
-	bvfree(&g->newb);
-}
-
-static uint32_t
-b0(const Ccm *s, Bnd b)
-{
-	return BID(s, b, 0);
-}
-
-static uint32_t
-c0(const Ccm *s, Bnd b)
-{
-	return bcomp(s, b, 0);
-}
-
-/* IsSafeToMoveBoundary */
-static int
-safe_to_move(Ccm *s, Group *g, Bnd nb)
-{
-	uint32_t c = c0(s, nb), x = b0(s, nb);
-	int64_t cnt = nb.pos == B_USER ? nonleaf_operands(s, c, x) :
-		(int64_t)nusers(s, c, x);
-	uint64_t k = vkey(s, c, x);
-	int32_t *v;
-	int pos;
-
-	if (cnt <= 1) {
-		if (nb.pos == B_OPND && nusers(s, c, x) > 0 &&
-		    user_at(s, c, x, 0) == s->X && opnd(s, s->P, s->X, 0) == x)
-			return 0;
-		return 1;
-	}
-	v = vslot(s, k, 0);
-	if (!v) {
-		*vslot(s, k, 1) = 1;
-		bpush(&g->newb, nb);
-		return 0;
-	}
-	pos = bfind(s, &g->newb, nb);
-	if (pos >= 0 || nb.n == 1) {
-		if (++*v == cnt) {
-			vdel(s, k);
-			if (pos >= 0) {
-				memmove(g->newb.v + pos, g->newb.v + pos + 1,
-					(g->newb.n - pos - 1) *
-					sizeof *g->newb.v);
-				g->newb.n--;
-			}
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* GroupConnectedBoundaries::WorthHoisting */
-static int
-worth(Ccm *s, Bnd b)
-{
-	uint32_t c = c0(s, b), x = b0(s, b);
-	const HloInstr *in = ins(s, c, x);
-	int op = in->op;
-
-	if (op == HOP_TUPLE && c == s->P && s->m->comps[c].root == x)
-		return 0;
-	if (b.pos == B_OPND) {
-		if (op == HOP_TUPLE && hlo_attr(s->m, in, A_SHARDING))
-			return 0;
-		if (nusers(s, c, x) > 1)
-			return 0;
-		if (pass_has_effect(s->m, in, s->fx, s->m->ncomps))
-			return 0;
-		if (op == HOP_GTE)
-			return 0;
-	}
-	if (channel_op(op) && b.pos != B_IN)
-		return 0;
-	if (op == HOP_PARAMETER)
-		return 0;
-	return worth_table(op, in->nops ? opc(s, c, opnd(s, c, x, 0)) : -1);
-}
-
-/* GetNextBoundary */
-static Bnd
-next_bnd(Ccm *s, Bnd b, uint32_t k)
-{
-	Bnd nb = bnew(s, b.pos, b.n);
-	uint32_t j;
-
-	for (j = 0; j < b.n; j++)
-		BID(s, nb, j) = b.pos == B_USER ?
-			user_at(s, s->P, BID(s, b, j), k) :
-			opnd(s, bcomp(s, b, j), BID(s, b, j), k);
-	return nb;
-}
-
-/* a worklist with a visited set (BoundaryVisitor) */
-typedef struct {
-	BVec work;
-	BMap seen;
-} Visitor;
-
-static int
-vis_next(Ccm *s, Visitor *v, Bnd *out)
-{
-	while (v->work.head < v->work.n) {
-		Bnd b = v->work.v[v->work.head++];
-
-		if (bmslot(s, &v->seen, b, 0))
-			continue;
-		*bmslot(s, &v->seen, b, 1) = 1;
-		*out = b;
-		return 1;
-	}
-	return 0;
-}
-
-static void
-vis_free(Visitor *v)
-{
-	bvfree(&v->work);
-	bmfree(&v->seen);
-}
-
-/* AddBoundaries */
-static void
-add_boundaries(Ccm *s, Group *g, Bnd start)
-{
-	Visitor v;
-	Bnd b, nb, last;
-	uint32_t k, cnt, c, x, j;
-
-	memset(&v, 0, sizeof v);
-	bpush(&v.work, start);
-	while (vis_next(s, &v, &b)) {
-		c = c0(s, b);
-		x = b0(s, b);
-		if ((b.pos != B_IN || identical(s, b)) &&
-		    safe_to_move(s, g, b) && worth(s, b)) {
-			bpush(&g->conn, b);
-			g->mem -= msize(s, c, x);
-			cnt = b.pos == B_USER ? nusers(s, c, x) :
-				ins(s, c, x)->nops;
-			for (k = 0; k < cnt; k++) {
-				nb = next_bnd(s, b, k);
-				bpush(&v.work, nb);
-				g->mem += msize(s, c0(s, nb), b0(s, nb));
-			}
-			continue;
-		}
-		if (b.pos == B_OPND && opc(s, c, x) == HOP_BROADCAST &&
-		    g->conn.n > 1) {
-			last = g->conn.v[g->conn.n - 1];
-			for (j = 0; j < nusers(s, c, x); j++)
-				if (user_at(s, c, x, j) == b0(s, last))
-					break;
-			if (j < nusers(s, c, x) &&
-			    opc(s, s->P, b0(s, last)) != HOP_TUPLE) {
-				/* replicate the broadcast in the branches */
-				bpush(&g->conn, b);
-				g->mem -= msize(s, c, x) -
-					msize(s, c, opnd(s, c, x, 0));
-				continue;
-			}
-		}
-		*vslot(s, vkey(s, c, x), 1) = 1;
-		bpush(&g->newb, b);
-	}
-	vis_free(&v);
-}
-
-/* ReusesBeforeBoundary */
-static int64_t
-reuses_before(Ccm *s, uint32_t c, uint32_t user)
-{
-	const HloInstr *u = ins(s, c, user);
-	uint32_t k, op, r0;
-	int64_t r = 0;
-
-	for (k = 0; k < u->nops; k++) {
-		op = opnd(s, c, user, k);
-		if (!vhas(s, c, op) && !(c == s->P && op == s->X))
-			continue;
-		if (u->op == HOP_GTE) {
-			uint32_t oc = c;
-
-			if (opc(s, c, op) == HOP_CONDITIONAL &&
-			    c == s->P && op == s->X) {
-				r0 = s->m->comps[s->br[0]].root;
-				if (opc(s, s->br[0], r0) == HOP_TUPLE) {
-					int64_t idx = hlo_attr_int(s->m, u,
-						A_INDEX, 0);
-
-					if (idx < ins(s, s->br[0], r0)->nops) {
-						op = opnd(s, s->br[0], r0,
-							(uint32_t)idx);
-						oc = s->br[0];
-					}
-				}
-			}
-			if (nusers(s, c, user))
-				r += reuses_by(s, oc, op, c,
-					user_at(s, c, user, 0));
-		} else {
-			r += reuses_by(s, c, op, c, user);
-		}
-	}
-	return r;
-}
-
-/* ReusesAfterBoundary; tuple_idx < 0 but for operands */
-static int64_t
-reuses_after(Ccm *s, uint32_t c, uint32_t user, int64_t tuple_idx)
-{
-	uint32_t op, j, k, n, par, root0 = s->m->comps[s->br[0]].root;
-	int64_t r = 0, cnt;
-
-	if (opc(s, c, user) == HOP_CONSTANT)
-		return 0;
-	n = nusers(s, c, user);
-	if (tuple_idx < 0 && n > 1)
-		return 0;
-	if (!n)
-		return 0;
-	op = user_at(s, c, user, 0);
-	if (tuple_idx >= 0) {
-		if (opc(s, c, op) == HOP_CONDITIONAL) {
-			cnt = 0;
-			for (j = 0; j < s->nb; j++) {
-				uint32_t bc = s->br[j];
-
-				if (opnd(s, s->P, s->X, j + 1) != user)
-					continue;
-				par = hlo_param(s->m, bc, 0);
-				if (par == HLO_NONE)
-					continue;
-				if (par == s->m->comps[bc].root) {
-					cnt++;
-					continue;
-				}
-				if (hlo_sh(s->m, ins(s, bc, par)->shape)->type
-				    != TY_TUPLE && nusers(s, bc, par) > 0) {
-					cnt++;
-					continue;
-				}
-				for (k = 0; k < nusers(s, bc, par); k++) {
-					uint32_t pu = user_at(s, bc, par, k);
-
-					if (opc(s, bc, pu) == HOP_GTE &&
-					    hlo_attr_int(s->m, ins(s, bc, pu),
-					    A_INDEX, -1) == tuple_idx) {
-						cnt++;
-						break;
-					}
-				}
-			}
-			if (cnt < s->nb)
-				r += 10;
-		} else if (opc(s, c, op) == HOP_TUPLE) {
-			for (k = 0; opnd(s, c, op, k) != user; k++)
-				;
-			return reuses_after(s, c, op, k);
-		} else {
-			return reuses_after(s, c, op, tuple_idx);
-		}
-	} else if (c == s->br[0] && op == root0) {
-		int64_t index;
-
-		for (k = 0; opnd(s, c, op, k) != user; k++)
-			;
-		index = k;
-		for (k = 0; k < nusers(s, s->P, s->X); k++) {
-			uint32_t g = user_at(s, s->P, s->X, k);
-
-			if (opc(s, s->P, g) == HOP_GTE &&
-			    hlo_attr_int(s->m, ins(s, s->P, g), A_INDEX, -1) ==
-			    index && nusers(s, s->P, g)) {
-				r += reuses_by(s, c, user, s->P,
-					user_at(s, s->P, g, 0));
-				break;
-			}
-		}
-	} else if (vhas(s, c, op)) {
-		r += reuses_by(s, c, user, c, op);
-	}
-	return r;
-}
-
-/* the copy folding bonus: copy(gte(conditional)) of a copy root operand */
-static int64_t
-copy_folding(Ccm *s, uint32_t x)
-{
-	uint32_t g, j, r;
-	int64_t idx, benefit = 0;
-
-	if (opc(s, s->P, x) != HOP_COPY)
-		return 0;
-	g = opnd(s, s->P, x, 0);
-	if (opc(s, s->P, g) != HOP_GTE || opnd(s, s->P, g, 0) != s->X)
-		return 0;
-	idx = hlo_attr_int(s->m, ins(s, s->P, g), A_INDEX, 0);
-	for (j = 0; j < s->nb; j++) {
-		uint32_t bc = s->br[j];
-
-		r = s->m->comps[bc].root;
-		if (opc(s, bc, r) != HOP_TUPLE || idx >= ins(s, bc, r)->nops)
-			continue;
-		r = opnd(s, bc, r, (uint32_t)idx);
-		if (opc(s, bc, r) == HOP_COPY &&
-		    pass_shape_equal(s->m, ins(s, bc, opnd(s, bc, r, 0))->shape,
-		    ins(s, s->P, x)->shape))
-			benefit += 10;
-	}
-	return benefit;
-}
-
-/* BenefitForMovingBoundaries */
-static int64_t
-benefit(Ccm *s, const BVec *bs)
-{
-	int64_t before = 0, after = 0, copy = 0;
-	uint32_t i, root0 = s->m->comps[s->br[0]].root;
-	int pos = bs->v[0].pos;
-
-	if (pos != B_USER) {
-		for (i = 0; i < bs->n; i++)
-			if (opc(s, c0(s, bs->v[i]), b0(s, bs->v[i])) !=
-			    HOP_TUPLE)
-				break;
-		if (i == bs->n)
-			return -1;
-	}
-	if (bs->n == 1 && pos == B_USER &&
-	    opc(s, s->P, b0(s, bs->v[0])) == HOP_GTE)
-		return -1;
-	for (i = 0; i < bs->n; i++) {
-		Bnd b = bs->v[i];
-		uint32_t c = c0(s, b), x = b0(s, b);
-
-		if (c == s->br[0] && x == root0)
-			continue;
-		before += reuses_before(s, c, x);
-		after += reuses_after(s, c, x, pos == B_OPND ? 0 : -1);
-	}
-	if (pos == B_USER)
-		for (i = 0; i < bs->n; i++)
-			copy += copy_folding(s, b0(s, bs->v[i]));
-	if (!after && !before && !copy)
-		return -1;
-	if (pos == B_IN)
-		return after - before;
-	if (pos == B_USER)
-		return before - after - 1 + copy;
-	return after > 0;
-}
-
-/* ConsiderCodeMotion: the decision for one boundary; to_move and next
- * filled (owned by the caller) */
-static int
-consider(Ccm *s, Bnd cur, BVec *to_move, BVec *next, int64_t *gain)
-{
-	Group g;
-	uint32_t i;
-	int64_t ben;
-	int d = D_NONE;
-
-	memset(&g, 0, sizeof g);
-	*gain = 0;
-	if (cur.pos == B_SEED) {
-		Bnd r = bnew(s, B_IN, s->nb);
-
-		for (i = 0; i < s->nb; i++)
-			BID(s, r, i) = s->m->comps[s->br[i]].root;
-		bpush(&g.newb, r);
-		for (i = 0; i < nusers(s, s->P, s->X); i++)
-			bpush(&g.newb, bone(s, B_USER,
-				user_at(s, s->P, s->X, i)));
-		for (i = 1; i < ins(s, s->P, s->X)->nops; i++)
-			bpush(&g.newb, bone(s, B_OPND,
-				opnd(s, s->P, s->X, i)));
-	} else {
-		add_boundaries(s, &g, cur);
-	}
-	if (!g.conn.n) {
-		for (i = 0; i < g.newb.n; i++)
-			bpush(next, g.newb.v[i]);
-		gfree(&g);
-		return D_NONE;
-	}
-	ben = benefit(s, &g.conn);
-	if (ben >= 0 && g.mem > 0 && g.mem / (int64_t)g.conn.n > 5000)
-		ben = -1;
-	if (ben >= 0) {
-		for (i = 0; i < g.newb.n; i++)
-			bpush(next, g.newb.v[i]);
-		for (i = 0; i < g.conn.n; i++)
-			bpush(to_move, g.conn.v[i]);
-		d = g.conn.v[0].pos == B_IN ? D_OUT : D_IN;
-		*gain = ben;
-	} else {
-		for (i = 0; i < g.newb.n; i++)
-			vdel(s, vkey(s, c0(s, g.newb.v[i]),
-				b0(s, g.newb.v[i])));
-	}
-	gfree(&g);
-	return d;
-}
+#include "conditional_code_motion.h"
 
 /* building */
 static uint32_t
@@ -1116,7 +144,7 @@ kill_unused(Ccm *s, uint32_t c, const uint32_t *list, uint32_t n)
 	}
 	free(cnt);
 	if (any)
-		invalidate(s, c);
+		pass_ccm_invalidate(s, c);
 }
 
 /* replace the operands of c's live instructions (and the root) by map */
@@ -1130,7 +158,7 @@ forward(Ccm *s, uint32_t c, uint32_t *map, uint32_t nmap)
 		map[i] = i;
 	hlo_forward(s->m, c, map);
 	free(map);
-	invalidate(s, c);
+	pass_ccm_invalidate(s, c);
 }
 
 static uint32_t *
@@ -1162,7 +190,7 @@ move_out(Ccm *s, const BVec *tm, const BVec *nbs)
 	for (k = 0; k < nbs->n; k++) {
 		x = add_gte_sh(s, s->P, s->X, k, ins(s, s->br[0],
 			b0(s, nbs->v[k]))->shape);
-		*bmslot(s, &hoisted, nbs->v[k], 1) = x;
+		*pass_ccm_bmslot(s, &hoisted, nbs->v[k], 1) = x;
 	}
 	for (i = tm->n; i-- > 0 && ok;) {
 		Bnd b = tm->v[i];
@@ -1170,46 +198,46 @@ move_out(Ccm *s, const BVec *tm, const BVec *nbs)
 
 		ops = xreallocarray(NULL, no + 1, sizeof *ops);
 		for (k = 0; k < no && ok; k++) {
-			Bnd ob = bnew(s, B_IN, s->nb);
+			Bnd ob = pass_ccm_bnew(s, B_IN, s->nb);
 			uint32_t *h;
 
 			for (j = 0; j < s->nb; j++)
 				BID(s, ob, j) = opnd(s, s->br[j],
 					BID(s, b, j), k);
-			h = bmslot(s, &hoisted, ob, 0);
+			h = pass_ccm_bmslot(s, &hoisted, ob, 0);
 			if (!h || *h == HLO_NONE)
 				ok = 0;
 			else
 				ops[k] = *h;
 		}
 		if (ok)
-			*bmslot(s, &hoisted, b, 1) = pass_copy_instr(m, s->P,
+			*pass_ccm_bmslot(s, &hoisted, b, 1) = pass_copy_instr(m, s->P,
 				s->br[0], x0, no, ops);
 		free(ops);
 	}
 	if (!ok) {
-		bmfree(&hoisted);
+		pass_ccm_bmfree(&hoisted);
 		return hlo_err(&s->ctx->err, "conditional-code-motion: "
 			"an operand of a hoisted instruction was not hoisted");
 	}
 	s->touched[s->P] = 1;
 	/* the old users of the conditional read the hoisted values */
-	nu = nusers(s, s->P, s->X);
+	nu = pass_ccm_nusers(s, s->P, s->X);
 	gtes = xreallocarray(NULL, nu + 1, sizeof *gtes);
 	for (k = 0; k < nu; k++)
-		gtes[k] = user_at(s, s->P, s->X, k);
+		gtes[k] = pass_ccm_user_at(s, s->P, s->X, k);
 	nmap = s->m->comps[s->P].nins;
 	map = idmap(s, s->P);
 	for (k = 0; k < nu; k++) {
 		int64_t idx = hlo_attr_int(m, ins(s, s->P, gtes[k]), A_INDEX,
 			0);
-		Bnd ob = bnew(s, B_IN, s->nb);
+		Bnd ob = pass_ccm_bnew(s, B_IN, s->nb);
 		uint32_t *h;
 
 		for (j = 0; j < s->nb; j++)
 			BID(s, ob, j) = opnd(s, s->br[j],
 				m->comps[s->br[j]].root, (uint32_t)idx);
-		h = bmslot(s, &hoisted, ob, 0);
+		h = pass_ccm_bmslot(s, &hoisted, ob, 0);
 		if (h && *h != HLO_NONE)
 			map[gtes[k]] = *h;
 	}
@@ -1225,14 +253,14 @@ move_out(Ccm *s, const BVec *tm, const BVec *nbs)
 		for (k = 0; k < nbs->n; k++)
 			ops[k] = BID(s, nbs->v[k], j);
 		m->comps[c].root = add_tuple(s, c, nbs->n, ops);
-		invalidate(s, c);
+		pass_ccm_invalidate(s, c);
 		for (i = 0; i < tm->n; i++)
 			ops[i] = BID(s, tm->v[i], j);
 		kill_unused(s, c, ops, tm->n);
 	}
 	free(ops);
 	reshape_cond(s);
-	bmfree(&hoisted);
+	pass_ccm_bmfree(&hoisted);
 	s->rewrites += tm->n;
 	return 1;
 }
@@ -1345,7 +373,7 @@ move_in_roots(Ccm *s, int64_t use_index, Bnd bo, Bnd bu)
 		free(ops);
 		if (opc(s, c, r) == HOP_TUPLE)
 			kill_unused(s, c, &r, 1);
-		invalidate(s, c);
+		pass_ccm_invalidate(s, c);
 	}
 }
 
@@ -1361,23 +389,23 @@ move_user_in(Ccm *s, const BVec *tm)
 	Hoist *h;
 	Bnd bu, bo;
 
-	if (!tm->n || (!tup && nusers(s, s->P, s->X) > 1))
+	if (!tm->n || (!tup && pass_ccm_nusers(s, s->P, s->X) > 1))
 		return 0;
 	if (opc(s, s->P, b0(s, tm->v[0])) == HOP_GTE)
 		tuse = b0(s, tm->v[0]);
-	if (tuse != HLO_NONE && nusers(s, s->P, tuse) == 1)
+	if (tuse != HLO_NONE && pass_ccm_nusers(s, s->P, tuse) == 1)
 		use_index = hlo_attr_int(m, ins(s, s->P, tuse), A_INDEX, 0);
 	from = tuse != HLO_NONE;
 	if (!move_in_ok(s, tm, from, tuse, use_index))
 		return 0;
 	op_index = tup ? (int64_t)hlo_sh(m, ins(s, s->P, s->X)->shape)->ntuple
 		- (use_index >= 0) : 0;
-	bo = bnew(s, B_IN, s->nb);	/* b_old_root */
-	bu = bnew(s, B_IN, s->nb);	/* b_opd_use */
+	bo = pass_ccm_bnew(s, B_IN, s->nb);	/* b_old_root */
+	bu = pass_ccm_bnew(s, B_IN, s->nb);	/* b_opd_use */
 	move_in_roots(s, use_index, bo, bu);
 	if (use_index != -1)
-		for (k = 0; k < nusers(s, s->P, s->X); k++) {
-			uint32_t g = user_at(s, s->P, s->X, k);
+		for (k = 0; k < pass_ccm_nusers(s, s->P, s->X); k++) {
+			uint32_t g = pass_ccm_user_at(s, s->P, s->X, k);
 			int64_t idx = hlo_attr_int(m, ins(s, s->P, g),
 				A_INDEX, -1);
 
@@ -1399,9 +427,9 @@ move_user_in(Ccm *s, const BVec *tm)
 	ops = xreallocarray(NULL, 1, sizeof *ops);
 	for (i = from; i < tm->n; i++) {
 		uint32_t x = b0(s, tm->v[i]), no = ins(s, s->P, x)->nops;
-		Bnd nw = bnew(s, B_IN, s->nb);
-		int out = !(i + 1 < tm->n && nusers(s, s->P, x) == 1 &&
-			user_at(s, s->P, x, 0) == b0(s, tm->v[i + 1]));
+		Bnd nw = pass_ccm_bnew(s, B_IN, s->nb);
+		int out = !(i + 1 < tm->n && pass_ccm_nusers(s, s->P, x) == 1 &&
+			pass_ccm_user_at(s, s->P, x, 0) == b0(s, tm->v[i + 1]));
 
 		ops = xreallocarray(ops, no + 1, sizeof *ops);
 		for (j = 0; j < s->nb; j++) {
@@ -1438,8 +466,8 @@ move_user_in(Ccm *s, const BVec *tm)
 	free(h);
 	reshape_cond(s);
 	if (use_index != -1)
-		for (k = 0; k < nusers(s, s->P, s->X); k++) {
-			uint32_t g = user_at(s, s->P, s->X, k);
+		for (k = 0; k < pass_ccm_nusers(s, s->P, s->X); k++) {
+			uint32_t g = pass_ccm_user_at(s, s->P, s->X, k);
 			const HloShape *cs = hlo_sh(m, ins(s, s->P, s->X)->shape);
 			int64_t idx = hlo_attr_int(m, ins(s, s->P, g),
 				A_INDEX, -1);
@@ -1456,7 +484,7 @@ move_user_in(Ccm *s, const BVec *tm)
 	kill_unused(s, s->P, dead, tm->n);
 	free(dead);
 	for (j = 0; j < s->nb; j++)
-		invalidate(s, s->br[j]);
+		pass_ccm_invalidate(s, s->br[j]);
 	s->rewrites += tm->n;
 	return 1;
 }
@@ -1467,8 +495,8 @@ convert_invalid(Ccm *s, uint32_t c, uint32_t x)
 {
 	uint32_t k;
 
-	for (k = 0; k < nusers(s, c, x); k++)
-		if (opc(s, c, user_at(s, c, x, k)) == HOP_CONVERT)
+	for (k = 0; k < pass_ccm_nusers(s, c, x); k++)
+		if (opc(s, c, pass_ccm_user_at(s, c, x, k)) == HOP_CONVERT)
 			return 1;
 	for (k = 0; k < ins(s, c, x)->nops; k++)
 		if (opc(s, c, opnd(s, c, x, k)) == HOP_CONVERT)
@@ -1536,10 +564,10 @@ convert_special(Ccm *s)
 		return 0;
 	}
 	/* RestructureConditionalInstruction */
-	nu = nusers(s, s->P, s->X);
+	nu = pass_ccm_nusers(s, s->P, s->X);
 	olduse = xreallocarray(NULL, nu + 1, sizeof *olduse);
 	for (k = 0; k < nu; k++)
-		olduse[k] = user_at(s, s->P, s->X, k);
+		olduse[k] = pass_ccm_user_at(s, s->P, s->X, k);
 	t = hlo_sh(m, ins(s, s->P, s->X)->shape)->ntuple;
 	gtes = xreallocarray(NULL, t + 1, sizeof *gtes);
 	for (k = 0; k < t; k++)
@@ -1571,7 +599,7 @@ convert_special(Ccm *s)
 		}
 		m->comps[c].root = add_tuple(s, c, n, ops);
 		kill_unused(s, c, &r, 1);
-		invalidate(s, c);
+		pass_ccm_invalidate(s, c);
 	}
 	free(ops);
 	reshape_cond(s);
@@ -1615,8 +643,23 @@ collect(Ccm *s, uint32_t *nsites, uint32_t **shared)
 
 	*shared = xcalloc(m->ncomps + 1, sizeof **shared);
 	seen = xcalloc(m->ncomps + 1, sizeof *seen);
+	/* a branch computation anything else calls counts as shared too
+	 * (xla counts conditionals only, and would change the other
+	 * caller's callee) */
+	for (ci = 0; ci < (int)m->ncomps; ci++)
+		for (k = 0; k < m->comps[ci].nins; k++) {
+			const HloInstr *in = ins(s, ci, k);
+
+			if ((in->flags & HI_DEAD) || in->op == HOP_CONDITIONAL)
+				continue;
+			for (j = 0; j < in->ncalled; j++)
+				seen[m->ids[in->called + j]] = 1;
+		}
 	for (ci = 0; ci < nc; ci++) {
 		uint32_t c = corder[ci], cnt;
+
+		if (!hlo_comp_has_op(m, c, HOP_CONDITIONAL))
+			continue;
 
 		order = pass_alloc(s->ctx, (m->comps[c].nins + 1) *
 			sizeof *order);
@@ -1635,8 +678,8 @@ collect(Ccm *s, uint32_t *nsites, uint32_t **shared)
 				seen[b] = 1;
 			}
 			if (hlo_sh(m, in->shape)->type == TY_TUPLE)
-				for (q = 0; q < nusers(s, c, order[k]); q++)
-					if (opc(s, c, user_at(s, c, order[k],
+				for (q = 0; q < pass_ccm_nusers(s, c, order[k]); q++)
+					if (opc(s, c, pass_ccm_user_at(s, c, order[k],
 					    q)) != HOP_GTE)
 						ok = 0;
 			if (!ok)
@@ -1668,7 +711,7 @@ own_branches(Ccm *s, uint32_t *shared)
 		if (b >= m->ncomps || !shared[b])
 			continue;
 		cl = hlo_comp_clone(m, b, ".clone");
-		grow_comps(s);
+		pass_ccm_grow_comps(s);
 		s->fx[cl] = s->fx[b];
 		s->ctrl[cl] = s->ctrl[b];
 		shared[b]--;
@@ -1704,14 +747,14 @@ one_conditional(Ccm *s, uint32_t *shared, uint32_t nshared)
 	 * outs/ins_, their new boundaries likewise in nout/nin */
 	gstart_in = xreallocarray(NULL, 2, sizeof *gstart_in);
 	gstart_out = xreallocarray(NULL, 2, sizeof *gstart_out);
-	vclear(s);
-	bpush(&v.work, bone(s, B_SEED, s->X));
-	while (vis_next(s, &v, &b)) {
+	pass_ccm_vclear(s);
+	pass_ccm_bpush(&v.work, pass_ccm_bone(s, B_SEED, s->X));
+	while (pass_ccm_vis_next(s, &v, &b)) {
 		tm.n = nx.n = 0;
-		d = consider(s, b, &tm, &nx, &gain);
+		d = pass_ccm_consider(s, b, &tm, &nx, &gain);
 		if (d == D_NONE) {
 			for (i = 0; i < nx.n; i++)
-				bpush(&v.work, nx.v[i]);
+				pass_ccm_bpush(&v.work, nx.v[i]);
 			continue;
 		}
 		if (d == D_OUT) {
@@ -1721,9 +764,9 @@ one_conditional(Ccm *s, uint32_t *shared, uint32_t nshared)
 			gstart_out[2 * ngout + 1] = nout.n;
 			ngout++;
 			for (i = 0; i < tm.n; i++)
-				bpush(&outs, tm.v[i]);
+				pass_ccm_bpush(&outs, tm.v[i]);
 			for (i = 0; i < nx.n; i++)
-				bpush(&nout, nx.v[i]);
+				pass_ccm_bpush(&nout, nx.v[i]);
 			bout += gain;
 			if (bout >= bin)
 				final = D_OUT;
@@ -1734,9 +777,9 @@ one_conditional(Ccm *s, uint32_t *shared, uint32_t nshared)
 			gstart_in[2 * ngin + 1] = nin.n;
 			ngin++;
 			for (i = 0; i < tm.n; i++)
-				bpush(&ins_, tm.v[i]);
+				pass_ccm_bpush(&ins_, tm.v[i]);
 			for (i = 0; i < nx.n; i++)
-				bpush(&nin, nx.v[i]);
+				pass_ccm_bpush(&nin, nx.v[i]);
 			bin += gain;
 			if (bout < bin)
 				final = D_IN;
@@ -1776,13 +819,13 @@ one_conditional(Ccm *s, uint32_t *shared, uint32_t nshared)
 		changed |= r > 0;
 	}
 	(void)m;
-	vis_free(&v);
-	bvfree(&outs);
-	bvfree(&ins_);
-	bvfree(&nout);
-	bvfree(&nin);
-	bvfree(&tm);
-	bvfree(&nx);
+	pass_ccm_vis_free(&v);
+	pass_ccm_bvfree(&outs);
+	pass_ccm_bvfree(&ins_);
+	pass_ccm_bvfree(&nout);
+	pass_ccm_bvfree(&nin);
+	pass_ccm_bvfree(&tm);
+	pass_ccm_bvfree(&nx);
 	free(gstart_in);
 	free(gstart_out);
 	return r < 0 ? -1 : changed;
@@ -1853,16 +896,17 @@ pass_conditional_code_motion(HloModule *m, PassCtx *ctx)
 	memset(&s, 0, sizeof s);
 	s.m = m;
 	s.ctx = ctx;
-	grow_comps(&s);
+	pass_ccm_grow_comps(&s);
 	fx = pass_comp_effects(m, ctx);
 	memcpy(s.fx, fx, m->ncomps);
 	for (c = 0; c < m->ncomps; c++)
 		for (k = 0; k < m->comps[c].nins; k++)
 			if (m->comps[c].ins[k].nctrl)
 				s.ctrl[c] = 1;
-	pass_fresh_names(m);
 	nshared = m->ncomps;
 	sites = collect(&s, &nsites, &shared);
+	if (nsites)
+		pass_fresh_names(m);
 	for (i = 0; i < nsites && r >= 0; i++) {
 		const HloInstr *x = ins(&s, sites[i].c, sites[i].i);
 		uint32_t j;
