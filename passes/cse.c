@@ -14,7 +14,9 @@
  * computations equal as xla's HloComputation::operator== (deep, layout
  * sensitive). The replaced instruction and the operands only it used are
  * deleted. After-all and add-dependency never merge. Equal iotas used by
- * the same instruction are merged too.
+ * the same instruction are merged too. With cse_only_scalars (as
+ * while_loop_unroller runs it) only rank-0 constants and instructions
+ * take part.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,18 @@ typedef struct {
 	uint32_t *hash;		/* per instruction in tab */
 	uint32_t mask;
 	int ls;			/* layout sensitive */
+	int only_scalars;	/* PassOptions.cse_only_scalars */
 } Cse;
+
+/* ShapeUtil::IsScalar: an array of rank 0 */
+static int
+scalar(const HloModule *m, uint32_t shape)
+{
+	const HloShape *sh = hlo_sh(m, shape);
+
+	return sh->type != TY_TUPLE && sh->type != TY_TOKEN &&
+		sh->type != TY_OPAQUE && sh->rank == 0;
+}
 
 static uint32_t
 hashbytes(uint32_t h, const void *p, size_t n)
@@ -237,7 +250,8 @@ combine_constants(Cse *s)
 		const HloInstr *in = &m->comps[ed->c].ins[i];
 
 		if (in->op != HOP_CONSTANT || (in->flags & HI_DEAD) ||
-		    ed->ctl[i] || !(lit = hlo_literal(m, in, &len)))
+		    ed->ctl[i] || !(lit = hlo_literal(m, in, &len)) ||
+		    (s->only_scalars && !scalar(m, in->shape)))
 			continue;
 		h = hashconst(m, in, lit, len);
 		for (j = h & s->mask; s->tab[j]; j = (j + 1) & s->mask) {
@@ -278,6 +292,8 @@ eligible(Cse *s, uint32_t i)
 	if (in->nattrs && pass_frontend_attr(m, in, "MUST_FUSE", &n))
 		return 0;
 	if (pass_has_effect(m, in, s->ed->fx, s->ed->nfx))
+		return 0;
+	if (s->only_scalars && !scalar(m, in->shape))
 		return 0;
 	return pass_removable(s->ed, i);
 }
@@ -391,6 +407,7 @@ pass_cse(HloModule *m, PassCtx *ctx)
 	pass_edit_init(&ed, m, ctx, fx, m->ncomps);
 	/* with bitcasts, layouts are part of the value (pass.h) */
 	s.ls = ctx->opt.cse_layout_sensitive || ed.lay;
+	s.only_scalars = ctx->opt.cse_only_scalars;
 	for (c = 0; c < m->ncomps; c++) {
 		n = m->comps[c].nins;
 		for (cap = 16; cap < 2 * n + 2; cap *= 2)

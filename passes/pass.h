@@ -121,6 +121,15 @@ typedef struct {
 	int conv_feature_groups;	/* convolution-group-converter: feature
 				 * groups (XLA:CPU's second run), not batch
 				 * groups */
+	int cse_only_scalars;	/* cse: merge only scalar instructions and
+				 * scalar constants (only_scalars, as
+				 * while_loop_unroller runs it) */
+	int sink_scalar_or_bcast;	/* while-loop-constant-sinking: only
+				 * scalar inits, broadcasts of constants too
+				 * (sink_broadcast_of_constants and
+				 * sink_only_scalar_constants, as
+				 * while_loop_unroller runs it) */
+	int unroll_wrap;	/* while_loop_unroller: wrap_in_trivial_loop */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

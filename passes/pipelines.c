@@ -82,6 +82,7 @@ const char *const pass_may_raise[] = {
 	"dynamic-dimension-simplifier",	/* a new reshape where the old
 				 * one keeps other users */
 	"while-loop-expensive-invariant-code-motion", "while_loop_unroller",
+	"while_loop_unroller:wrapped",
 	"conditional-code-motion",
 	NULL
 };

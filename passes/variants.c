@@ -64,3 +64,12 @@ pass_conv_group_converter_feature(HloModule *m, PassCtx *ctx)
 	return with(m, ctx, &ctx->opt.conv_feature_groups, 1,
 	    pass_conv_group_converter);
 }
+
+/* WhileLoopUnroller(-1, wrap_in_trivial_loop=true): each unrolled loop
+ * stays a while that runs once */
+int
+pass_while_loop_unroller_wrapped(HloModule *m, PassCtx *ctx)
+{
+	return with(m, ctx, &ctx->opt.unroll_wrap, 1,
+	    pass_while_loop_unroller);
+}

@@ -12,6 +12,10 @@
  * users. The element itself stays, loop invariant; simplify-while-loops
  * removes it later. Not in xla: a body or condition shared with another
  * caller is cloned for this loop first, so the other callers keep theirs.
+ * With sink_scalar_or_bcast (as while_loop_unroller runs it:
+ * sink_broadcast_of_constants and sink_only_scalar_constants), a
+ * broadcast of a constant is sunk too (the constant copied with it), and
+ * only scalar inits are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +65,45 @@ nusers(const HloUsers *u, uint32_t x)
 	return n;
 }
 
+/* CloneHelper: the constant konst of c (named <name>.sunk), or the
+ * broadcast konst and its constant, copied into d */
+static uint32_t
+sink_copy(HloModule *m, uint32_t d, uint32_t c, uint32_t konst)
+{
+	uint32_t k;
+
+	if (m->comps[c].ins[konst].op != HOP_BROADCAST)
+		return wu_copy_named(m, d, c, konst, 0, NULL, ".sunk");
+	k = wu_copy_named(m, d, c, m->ids[m->comps[c].ins[konst].ops], 0,
+		NULL, ".sunk");
+	return pass_copy_instr(m, d, c, konst, 1, &k);
+}
+
+/* the init value may be sunk: a constant; with sink_scalar_or_bcast
+ * (sink_broadcast_of_constants, sink_only_scalar_constants) also a
+ * broadcast of a constant, and only scalars */
+static int
+sinkable(const HloModule *m, uint32_t c, uint32_t konst, int opt)
+{
+	const HloInstr *in = &m->comps[c].ins[konst];
+	const HloShape *sh;
+
+	if (in->op != HOP_CONSTANT && (!opt || in->op != HOP_BROADCAST ||
+	    in->nops != 1 || m->comps[c].ins[m->ids[in->ops]].op !=
+	    HOP_CONSTANT))
+		return 0;
+	sh = hlo_sh(m, in->shape);
+	return !opt || (sh->type != TY_TUPLE && sh->type != TY_TOKEN &&
+		sh->type != TY_OPAQUE && sh->rank == 0);
+}
+
 static void
 sink_body(Sinker *s, uint32_t c, uint32_t body, uint32_t konst, uint32_t g,
 	int64_t idx)
 {
 	HloModule *m = s->m;
 	HloComp *cp;
-	uint32_t k, i, j = wu_copy_named(m, body, c, konst, 0, NULL, ".sunk");
+	uint32_t k, i, j = sink_copy(m, body, c, konst);
 
 	cp = &m->comps[body];
 	for (i = 0; i < cp->nins; i++) {
@@ -118,7 +154,7 @@ try_sink(Sinker *s, uint32_t c, uint32_t w)
 		konst = m->ids[m->comps[c].ins[init].ops + i];
 		if (gi->op != HOP_GTE || !gi->nops || m->ids[gi->ops] != bparam ||
 		    hlo_attr_int(m, gi, A_INDEX, -1) != i ||
-		    m->comps[c].ins[konst].op != HOP_CONSTANT)
+		    !sinkable(m, c, konst, s->ctx->opt.sink_scalar_or_bcast))
 			continue;
 		if (nusers(&ub, g) > 1)
 			sinkb[i] = needb = 1;
@@ -156,7 +192,7 @@ try_sink(Sinker *s, uint32_t c, uint32_t w)
 			    ci->op != HOP_GTE || hlo_attr_int(m, ci, A_INDEX,
 			    -1) != i || nusers(&uc, gc) == 0)
 				continue;
-			j = wu_copy_named(m, cond, c, konst, 0, NULL, ".sunk");
+			j = sink_copy(m, cond, c, konst);
 			wu_replace_uses(m, cond, gc, j, j);
 			s->touched[cond] = 1;
 			changed = 1;

@@ -819,7 +819,7 @@ checked_sub(int64_t a, int64_t b, int64_t *r)
 /* MatchTrivialLoopTripCount */
 static int64_t
 trivial_trips(const HloModule *m, uint32_t body, uint32_t cond, int64_t k,
-	int64_t init)
+	int64_t init, int64_t *stepo)
 {
 	uint32_t bparam = wu_param0(m, body), cparam = wu_param0(m, cond);
 	uint32_t upd, iv, g, step_i, croot, civ, bound_i;
@@ -845,6 +845,7 @@ trivial_trips(const HloModule *m, uint32_t body, uint32_t cond, int64_t k,
 		return -1;
 	if (wu_scalar_int(m, ins(m, body, step_i), &step) < 0 || step <= 0)
 		return -1;
+	*stepo = step;
 	croot = m->comps[cond].root;
 	cr = ins(m, cond, croot);
 	civ = nonconst(m, cond, croot);
@@ -903,7 +904,7 @@ int64_t
 wu_trip_count(const HloModule *m, uint32_t c, uint32_t w, int64_t max_brute)
 {
 	uint32_t body, cond, init, upd, iv, civ, croot;
-	int64_t k, t, init_i;
+	int64_t k, t, init_i, step;
 	WuVal v, r;
 
 	k = wu_indvar_index(m, c, w);
@@ -916,7 +917,7 @@ wu_trip_count(const HloModule *m, uint32_t c, uint32_t w, int64_t max_brute)
 	if (wu_is_int(v.type) && !(hlo_typeinfo[v.type].cls == C_UINT &&
 	    v.u > INT64_MAX)) {
 		init_i = v.s;
-		t = trivial_trips(m, body, cond, k, init_i);
+		t = trivial_trips(m, body, cond, k, init_i, &step);
 		if (t >= 0)
 			return t;
 	}
@@ -941,6 +942,35 @@ wu_trip_count(const HloModule *m, uint32_t c, uint32_t w, int64_t max_brute)
 		v = r;
 	}
 	return -1;
+}
+
+int
+wu_trivial_loop(const HloModule *m, uint32_t c, uint32_t w, WuLoop *lp)
+{
+	uint32_t body, cond, init, x, k;
+	const HloInstr *in;
+	WuVal v;
+
+	lp->idx = wu_indvar_index(m, c, w);
+	if (lp->idx < 0 || loop_parts(m, c, w, &body, &cond) < 0)
+		return -1;
+	init = opnd(m, c, w, 0);
+	if (lp->idx >= ins(m, c, init)->nops)
+		return -1;
+	x = opnd(m, c, init, lp->idx);
+	in = ins(m, c, x);
+	if (in->op == HOP_PARAMETER)
+		return -1;
+	for (k = 0; k < in->nops; k++)
+		if (ins(m, c, opnd(m, c, x, k))->op != HOP_CONSTANT)
+			return -1;
+	if (const_eval(m, c, x, &v, 0) < 0 || !wu_is_int(v.type) ||
+	    (hlo_typeinfo[v.type].cls == C_UINT && v.u > INT64_MAX))
+		return -1;
+	lp->init = v.s;
+	lp->trips = trivial_trips(m, body, cond, lp->idx, lp->init,
+		&lp->step);
+	return lp->trips < 0 ? -1 : 0;
 }
 
 /* evaluates the scalar expression x of c with g replaced by v */

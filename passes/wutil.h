@@ -84,6 +84,20 @@ int64_t wu_indvar_index(const HloModule *m, uint32_t c, uint32_t w);
 int64_t wu_trip_count(const HloModule *m, uint32_t c, uint32_t w,
 	int64_t max_brute);	/* ComputeWhileLoopTripCount, -1 unknown */
 int64_t wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w);
+typedef struct {
+	int64_t idx;		/* the induction variable's tuple index */
+	int64_t init;		/* its first value */
+	int64_t step;		/* added each trip, > 0 */
+	int64_t trips;
+} WuLoop;
+int wu_trivial_loop(const HloModule *m, uint32_t c, uint32_t w,
+	WuLoop *lp);		/* WhileLoopUnroller::IsLoopUnrollable's
+				 * analysis: GetLoopInductionVarTupleIdx, an
+				 * init whose operands are all constants
+				 * (HloEvaluator without recursion),
+				 * MatchTrivialLoopTripCount and
+				 * MatchTrivialLoopInductionStep; -1 if any
+				 * fails */
 				/* ComputeWhileLoopTripCountUpperBound */
 
 /* loop-invariant code motion (wutil_licm.c), for while_licm.c and
