@@ -1013,28 +1013,14 @@ out:
 	return ret;
 }
 
-/* protobuf-c allocates the unpacked message from an arena, freed whole */
-static void *
-pcalloc(void *ud, size_t n)
-{
-	return hlo_aalloc(ud, n ? n : 1);
-}
-
-static void
-pcfree(void *ud, void *p)
-{
-	(void)ud;
-	(void)p;
-}
-
 int
 hlo_read_proto(const void *data, size_t n, const char *fname,
 	HloModule **out, HloError *e)
 {
 	const uint8_t *p = data, *end = p + n;
-	ProtobufCAllocator al = {pcalloc, pcfree, NULL};
-	Xla__HloModuleProto *mp;
 	Arena arena = {NULL};
+	ProtobufCAllocator al = hlo_pcallocator(&arena);
+	Xla__HloModuleProto *mp;
 	Walk w;
 	Rd r;
 	int ret;
@@ -1051,7 +1037,6 @@ hlo_read_proto(const void *data, size_t n, const char *fname,
 			return hlo_err_file(e, fname, "malformed proto at "
 				"byte %zu: %s", w.off, w.why);
 	}
-	al.allocator_data = &arena;
 	mp = xla__hlo_module_proto__unpack(&al, end - p, p);
 	if (!mp) {
 		hlo_afree(&arena);

@@ -101,6 +101,7 @@ void hlo_afree(Arena *a);
 void hlo_vpush(Vec *v, int64_t x);
 int64_t *hlo_adupvec(Arena *a, const int64_t *v, size_t n);
 protobuf_c_boolean *hlo_abools(Arena *a, size_t n);
+ProtobufCAllocator hlo_pcallocator(Arena *a);
 void hlo_putvarint(HloBuf *b, uint64_t v);
 void hlo_puttag(HloBuf *b, uint32_t field, int wt);
 void hlo_putlenfield(HloBuf *b, uint32_t field, const void *p, size_t n);

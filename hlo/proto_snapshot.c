@@ -13,19 +13,6 @@
 
 #include "proto.h"
 
-static void *
-pcalloc(void *ud, size_t n)
-{
-	return hlo_aalloc(ud, n ? n : 1);
-}
-
-static void
-pcfree(void *ud, void *p)
-{
-	(void)ud;
-	(void)p;
-}
-
 /* the payloads of field num of [p, e), length-delimited only */
 static size_t
 fields(const uint8_t *p, const uint8_t *e, uint32_t num, WField *out,
@@ -75,8 +62,8 @@ static int
 addarg(HloModule *m, uint32_t c, const uint8_t *base, const uint8_t *p,
 	size_t n, size_t k, const char *fname, HloError *e)
 {
-	ProtobufCAllocator al = {pcalloc, pcfree, NULL};
 	Arena arena = {NULL};
+	ProtobufCAllocator al = hlo_pcallocator(&arena);
 	Xla__LiteralProto *lp;
 	HloBuf b = {0};
 	HloAttr a;
@@ -89,7 +76,6 @@ addarg(HloModule *m, uint32_t c, const uint8_t *base, const uint8_t *p,
 	if (hlo_walkmsg(&w, &xla__literal_proto__descriptor, p, p + n, 0) < 0)
 		return hlo_err_file(e, fname, "malformed snapshot argument %zu "
 			"at byte %zu: %s", k, w.off, w.why);
-	al.allocator_data = &arena;
 	lp = xla__literal_proto__unpack(&al, n, p);
 	if (!lp)
 		snprintf(why, sizeof why, "protobuf-c cannot unpack it");

@@ -351,6 +351,29 @@ hlo_unwrap(const uint8_t **pp, const uint8_t **pe)
 }
 
 
+static void *
+pcalloc(void *ud, size_t n)
+{
+	return hlo_aalloc(ud, n ? n : 1);
+}
+
+static void
+pcfree(void *ud, void *p)
+{
+	(void)ud;
+	(void)p;
+}
+
+/* protobuf-c allocating an unpacked message from arena a, freed whole */
+ProtobufCAllocator
+hlo_pcallocator(Arena *a)
+{
+	ProtobufCAllocator al = {pcalloc, pcfree, NULL};
+
+	al.allocator_data = a;
+	return al;
+}
+
 protobuf_c_boolean *
 hlo_abools(Arena *a, size_t n)
 {
