@@ -1,7 +1,7 @@
 /* cmd_run.c: hlopt run FILE [--seed S] [--format text|json]
  * [--max-memory BYTES] [--threads N] [--max-steps N] [--max-elements N]
  * [--max-gflop G] [--inputs FILE] [--ranges-from ORIG] [--random-inputs]
- * [--print-outputs] [--time] [--profile] */
+ * [--print-outputs] [--time] [--profile] [--untiled-fusions] */
 #include <argtable2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +121,7 @@ cmd_run(int argc, char **argv)
 	struct arg_lit *help = arg_lit0(NULL, "help", "print this help");
 	CmdEvalArgs ea = cmd_eval_args(0);
 	struct arg_str *format, *infile, *ranges;
-	struct arg_lit *tm, *prof, *print, *rnd;
+	struct arg_lit *tm, *prof, *print, *rnd, *untiled;
 	struct arg_file *in;
 	struct arg_end *end;
 	const char *summary = "evaluate a module on deterministic random "
@@ -151,12 +151,15 @@ cmd_run(int argc, char **argv)
 	tm = arg_lit0(NULL, "time",
 		"print time and dot/convolution GFLOP/s to stderr");
 	prof = arg_lit0(NULL, "profile", "print seconds per opcode to stderr");
+	untiled = arg_lit0(NULL, "untiled-fusions", "evaluate every fusion "
+		"like a call, materializing each intermediate, instead of "
+		"loop fusions tile by tile (the outputs are the same bytes)");
 	in = arg_file1(NULL, NULL, "FILE",
 		"input module, text or proto, - for stdin");
 	end = arg_end(5);
 	void *argtable[] = {help, ea.seed, format, ea.mem, ea.threads,
 		ea.maxsteps, ea.maxelems, ea.maxgflop, infile, ranges, rnd, print,
-		tm, prof, in, end};
+		tm, prof, untiled, in, end};
 
 	if (cmd_parse_args("run", summary, argtable, argc, argv, &status))
 		goto done;
@@ -181,6 +184,7 @@ cmd_run(int argc, char **argv)
 	hlo_eval_init(&ev, m, o.limit, &e);
 	if (o.threads)
 		ev.threads = o.threads;
+	ev.untiled = untiled->count > 0;
 	if (o.maxsteps)
 		ev.maxsteps = o.maxsteps;
 	if (o.maxelems)

@@ -65,6 +65,7 @@ hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
 	ev->threads = ev_cpus();
 	ev->plans = xcalloc(m->ncomps + 1, sizeof *ev->plans);
 	ev->progs = xcalloc(m->ncomps + 1, sizeof *ev->progs);
+	ev->fx = xcalloc(m->ncomps + 1, sizeof *ev->fx);
 }
 
 void
@@ -82,7 +83,11 @@ hlo_eval_fini(HloEval *ev)
 		free(ev->plans[c].splat);
 		if (ev->progs[c] && ev->progs[c] != (EvProg *)1)
 			ev_prog_free(ev->progs[c]);
+		if (ev->fx[c] && ev->fx[c] != (EvFx *)1)
+			ev_fx_free(ev->fx[c]);
 	}
+	free(ev->fx);
+	ev->fx = NULL;
 	free(ev->plans);
 	free(ev->progs);
 	free(ev->prof);
@@ -767,6 +772,14 @@ instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 		return ev_ctrl(ev, c, i, ops, out);
 	}
 	return ev_data(ev, c, i, ops, out);
+}
+
+/* one instruction of c on its operands' values (eval_fused.c's
+ * constants) */
+int
+ev_instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	return instr(ev, c, i, ops, out);
 }
 
 /* binds a parameter; with donate, takes the caller's reference (the

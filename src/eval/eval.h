@@ -35,6 +35,7 @@ typedef struct EvPlan EvPlan;
 
 #define EV_CACHE 64
 typedef struct EvProg EvProg;
+typedef struct EvFx EvFx;
 
 typedef struct {
 	const HloModule *m;
@@ -67,6 +68,12 @@ typedef struct {
 	uint64_t maxflops;	/* and allowed */
 	double gemm_secs;	/* seconds spent in dot and convolution */
 	void (*hook)(void *ctx, uint32_t ins, HloVal *v);
+	int untiled;		/* 1: fusions evaluate their computation
+				 * like a call (every intermediate
+				 * materialized), not tile by tile */
+	EvFx **fx;		/* per computation: its tiled plan as a
+				 * fused loop, built on first use;
+				 * (EvFx *)1: not tileable */
 	void *hookctx;		/* optional: called with every value the
 				 * entry computation computes */
 } HloEval;
@@ -341,7 +348,9 @@ int ev_call(HloEval *ev, uint32_t comp, HloVal **args, uint32_t nargs,
 int ev_plan(HloEval *ev, uint32_t c, const uint32_t **order, uint32_t *n);
 int ev_call_donate(HloEval *ev, uint32_t c, HloVal **args, uint32_t nargs,
 	HloVal **out);
-int ev_budget(HloEval *ev, double flops);	/* -1 over EV_MAX_FLOPS */
+int ev_budget(HloEval *ev, double flops);
+int ev_instr(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);		/* one instruction, by its handler */	/* -1 over EV_MAX_FLOPS */
 
 /* eval_elem.c */
 void ev_lane_load(int type, const void *src, int64_t n, Lane *dst);
@@ -354,6 +363,11 @@ int ev_ew_bind(const HloModule *m, uint32_t c, uint32_t i, EwOp *o);
 int ev_cmp_dir(const char *w, uint32_t n);	/* CMP_*, -1 if none */
 int ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
+void ev_ew_span(const EwOp *o, HloVal **ops, HloVal *v, int64_t n);
+				/* elements [0, n) with ev_elementwise's
+				 * kernels; operands of one element (or
+				 * splat) are read as all */
+int ev_ew_arity(int op);
 int ev_bitcast_convert(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 double ev_get_f(int type, const void *p);
@@ -426,6 +440,14 @@ int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 void ev_prog_free(EvProg *p);
 int ev_topk_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);		/* custom-call "TopK" with a comparator */
+
+/* eval_fused.c */
+int ev_fused(HloEval *ev, uint32_t c, uint32_t i, uint32_t comp,
+	HloVal **ops, HloVal **out);
+				/* fusion i of c tile by tile: 1 done, 0
+				 * not tileable (evaluate it as a call),
+				 * -1 failed (ev->status) */
+void ev_fx_free(EvFx *f);
 
 /* eval_opaque.c */
 int ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

@@ -1842,6 +1842,12 @@ ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	case HOP_CALL: case HOP_FUSION:
 		if (called(ev, c, i, 0, &comp) < 0)
 			return -1;
+		if (in->op == HOP_FUSION && !ev->untiled) {
+			int r = ev_fused(ev, c, i, comp, ops, out);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+		}
 		return hlo_eval_comp(ev, comp, ops, in->nops, out);
 	case HOP_WHILE:
 		return in->nops == 1 ? whileloop(ev, c, i, ops, out) :

@@ -1737,6 +1737,28 @@ ew_part(void *ctx, int part, int64_t lo, int64_t hi)
 	}
 }
 
+/* elements [0, n) of o on buffers (eval_fused.c's tiles): each
+ * operand holds n elements, or one read as all (n == 1 or splat); the
+ * kernels and the path choice are ev_elementwise's, so every element is
+ * bit for bit what the whole-array evaluation gives */
+void
+ev_ew_span(const EwOp *o, HloVal **ops, HloVal *v, int64_t n)
+{
+	EwJob job;
+
+	job.o = o;
+	job.ops = ops;
+	job.na = arity(o->op);
+	job.v = v;
+	ew_part(&job, 0, 0, n);
+}
+
+int
+ev_ew_arity(int op)
+{
+	return arity(op);
+}
+
 int
 ev_elementwise(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out)
