@@ -115,6 +115,25 @@ inputs(HloEval *ev, const char *file, const HloModule *snap,
 	return r;
 }
 
+/* the evaluator's limits and modes from the flags */
+static void
+setup(HloEval *ev, const EvVerifyOpts *o, int prof, int untiled)
+{
+	if (o->threads)
+		ev->threads = o->threads;
+	if (o->maxsteps)
+		ev->maxsteps = o->maxsteps;
+	if (o->maxelems)
+		ev->maxelems = o->maxelems;
+	if (o->maxflops > 0)
+		ev->maxflops = o->maxflops;
+	if (prof) {
+		ev->prof = xcalloc(HOP_COUNT, sizeof *ev->prof);
+		ev->profn = xcalloc(HOP_COUNT, sizeof *ev->profn);
+	}
+	ev->untiled = untiled > 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -182,19 +201,7 @@ cmd_run(int argc, char **argv)
 	}
 	t0 = now();
 	hlo_eval_init(&ev, m, o.limit, &e);
-	if (o.threads)
-		ev.threads = o.threads;
-	ev.untiled = untiled->count > 0;
-	if (o.maxsteps)
-		ev.maxsteps = o.maxsteps;
-	if (o.maxelems)
-		ev.maxelems = o.maxelems;
-	if (o.maxflops > 0)
-		ev.maxflops = o.maxflops;
-	if (prof->count) {
-		ev.prof = xcalloc(HOP_COUNT, sizeof *ev.prof);
-		ev.profn = xcalloc(HOP_COUNT, sizeof *ev.profn);
-	}
+	setup(&ev, &o, prof->count, untiled->count);
 	if (inputs(&ev, infile->count ? infile->sval[0] : NULL, snap,
 	    in->filename[0], ranges->count ? ranges->sval[0] : NULL, o.seed, &args, &nargs,
 	    &status) < 0) {
