@@ -557,7 +557,7 @@ node(Pl *p, uint32_t i, int32_t set)
 
 /* the tile size and the scratch layout of a part */
 static void
-layout(EvFx *f)
+layout(EvFx *f, int64_t n)
 {
 	int64_t per = 0, t, off = 0;
 	uint32_t k;
@@ -568,6 +568,8 @@ layout(EvFx *f)
 	t = TILE_BYTES / (per ? per : 1);
 	t -= t % TILE_MIN;
 	f->tile = t < TILE_MIN ? TILE_MIN : t > TILE_MAX ? TILE_MAX : t;
+	if (f->tile > n)	/* a small output: one tile of its size */
+		f->tile = n > 0 ? n : 1;
 	for (k = 0; k < f->nnodes; k++) {
 		f->nodes[k].bufoff = off;
 		off += (f->nodes[k].esz * f->tile + 63) & ~(int64_t)63;
@@ -612,7 +614,7 @@ plan(HloEval *ev, uint32_t comp)
 		ev_fx_free(f);
 		return NULL;
 	}
-	layout(f);
+	layout(f, hlo_shape_elems(m, cp->ins[cp->root].shape));
 	return f;
 }
 
