@@ -38,6 +38,18 @@ const char *const fu_kind_names[4] = {"kLoop", "kInput", "kOutput",
 enum { MAX_DUP_PATHS = 8, GPU_MAX_OPERANDS = 96, CPU_MAX_REDUCES = 5,
 	CPU_MAX_CONCAT_ARGS = 8, REACH_LIMIT = 20000 };
 
+/* what instruction fusion keeps per instruction of a fused computation
+ * (kept up to date as producers are cloned in, so that no decision
+ * walks the whole fused computation) */
+typedef struct {
+	uint32_t uhead;		/* a parameter's first use record, or
+				 * HLO_NONE */
+	uint8_t paths;		/* paths from the root, at most
+				 * MAX_DUP_PATHS + 1 */
+	int8_t use;		/* how the root uses its elements: U_*, or
+				 * U_UNKNOWN (computed when asked) */
+} FuNode;
+
 typedef struct {
 	uint32_t instr;		/* the fusion instruction */
 	uint32_t comp;		/* its fused computation */
@@ -45,12 +57,21 @@ typedef struct {
 	uint32_t n, cap;
 	int kind;
 	int renamed;		/* parameters renumbered */
+	FuNode *nd;		/* per fused instruction; NULL: not built */
+	uint32_t cnd;		/* its capacity */
+	int nred;		/* live reduces in the fused computation */
 } FuFus;
 
 typedef struct {
 	uint32_t base;		/* string id of a name's base */
 	uint32_t k;		/* first suffix maybe free; 0: empty slot */
 } FuSuffix;
+
+/* an operand in the order it is tried: queue position, then index */
+typedef struct {
+	int32_t pos;
+	uint32_t k;
+} FuTry;
 
 typedef struct {
 	HloModule *m;
@@ -70,6 +91,15 @@ typedef struct {
 	uint32_t pname;		/* name of parameters not yet numbered */
 	FuSuffix *sfx;		/* unique_name's next suffix per base */
 	uint32_t nsfx, capsfx;
+	uint32_t *urpos, *urnext;	/* use records: the m->ids slot of
+					 * an operand that is a parameter */
+	uint32_t nur, capur;
+	uint32_t hi;		/* per-instruction arrays used below hi */
+	uint8_t *eff;		/* pass_has_effect: 0 not known, 1 no,
+				 * 2 yes */
+	FuTry *ord;		/* the operand order of the last fusion
+				 * fused into (see next_order) */
+	uint32_t nord, capord, ord_x, ord_kp, ord_n0;
 	int64_t fused;
 } Fu;
 
@@ -255,12 +285,15 @@ fusible(Fu *f, uint32_t x)
 	case HOP_RNG:
 		return f->nusr[x] <= 1;
 	default:
-		return !pass_has_effect(f->m, in, f->fx, f->nfx);
+		if (!f->eff[x])
+			f->eff[x] = 1 + pass_has_effect(f->m, in, f->fx,
+				f->nfx);
+		return f->eff[x] == 1;
 	}
 }
 
 /* HloInstruction::OperandElementUse, for one instruction */
-enum { U_NONE, U_USE, U_PERM, U_REUSE };
+enum { U_NONE, U_USE, U_PERM, U_REUSE, U_UNKNOWN };
 
 static int
 elem_use(const HloModule *m, uint32_t c, uint32_t i, uint32_t k)
@@ -324,63 +357,164 @@ param_use(const HloModule *m, uint32_t fc, uint32_t p, int8_t *memo,
 	return memo[x] = acc;
 }
 
+/* the per-instruction state of a fusion (FuNode). paths: the number of
+ * paths from the fused root (capped). use: what param_use would say for
+ * the instruction as the parameter. Cloning a producer in place of a
+ * leaf only adds paths below that leaf, so both follow from the leaf's
+ * own state: one more edge e below a node reached by P paths with use v
+ * gives max(v, e) when P is 1 (one path: the worst edge on it), and v if
+ * e is U_USE, else U_REUSE, when P > 1 (below the first join every edge
+ * must be a plain use). Two sets of paths to one parameter combine to
+ * U_REUSE if either is, U_USE if both are, and are left U_UNKNOWN
+ * otherwise: param_use answers for those when asked. */
+
+static void
+fus_room(FuFus *fu, uint32_t need)
+{
+	uint32_t cap, i;
+
+	if (need <= fu->cnd)
+		return;
+	cap = need * 2 + 16;
+	fu->nd = xreallocarray(fu->nd, cap, sizeof *fu->nd);
+	for (i = fu->cnd; i < cap; i++) {
+		fu->nd[i].uhead = HLO_NONE;
+		fu->nd[i].paths = 0;
+		fu->nd[i].use = U_NONE;
+	}
+	fu->cnd = cap;
+}
+
+/* a use record: the operand at m->ids[pos] is parameter q */
+static void
+note_use(Fu *f, FuFus *fu, uint32_t q, uint32_t pos)
+{
+	if (f->nur == f->capur) {
+		f->capur = f->capur ? 2 * f->capur : 256;
+		f->urpos = xreallocarray(f->urpos, f->capur, sizeof *f->urpos);
+		f->urnext = xreallocarray(f->urnext, f->capur,
+			sizeof *f->urnext);
+	}
+	f->urpos[f->nur] = pos;
+	f->urnext[f->nur] = fu->nd[q].uhead;
+	fu->nd[q].uhead = f->nur++;
+}
+
+/* the state of fusion fu, from its fused computation (once) */
+static FuNode *
+fus_nodes(Fu *f, FuFus *fu)
+{
+	HloModule *m = f->m;
+	const HloComp *cp = &m->comps[fu->comp];
+	uint32_t *order, i, k, o, n = cp->nins, s;
+	int cnt;
+
+	if (fu->nd)
+		return fu->nd;
+	fus_room(fu, n + 1);
+	fu->nred = 0;
+	order = xreallocarray(NULL, n + 1, sizeof *order);
+	cnt = hlo_topo(m, fu->comp, order);
+	if (cp->root < n)
+		fu->nd[cp->root].paths = 1;
+	for (i = cnt > 0 ? cnt : 0; i-- > 0;) {
+		const HloInstr *in = &cp->ins[order[i]];
+
+		for (k = 0; k < in->nops && fu->nd[order[i]].paths; k++) {
+			o = hlo_ops(m, in)[k];
+			s = fu->nd[o].paths + fu->nd[order[i]].paths;
+			fu->nd[o].paths = s > MAX_DUP_PATHS ? MAX_DUP_PATHS + 1
+				: s;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		if (cnt < 0 && in->op == HOP_PARAMETER)
+			fu->nd[i].paths = MAX_DUP_PATHS + 1;
+		fu->nd[i].use = fu->nd[i].paths ? U_UNKNOWN : U_NONE;
+		fu->nred += in->op == HOP_REDUCE;
+		for (k = 0; k < in->nops; k++) {
+			o = hlo_ops(m, in)[k];
+			if (o < n && cp->ins[o].op == HOP_PARAMETER)
+				note_use(f, fu, o, in->ops + k);
+		}
+	}
+	free(order);
+	return fu->nd;
+}
+
+/* the paths through node j (its state set) reach its operands, which
+ * are parameters */
+static void
+fus_extend(Fu *f, FuFus *fu, uint32_t j)
+{
+	HloModule *m = f->m;
+	const HloInstr *in = &m->comps[fu->comp].ins[j];
+	FuNode *nd = fu->nd, *q;
+	uint32_t k, P = nd[j].paths, s;
+	int v = nd[j].use, e, w;
+
+	if (!P)
+		return;
+	for (k = 0; k < in->nops; k++) {
+		q = &nd[hlo_ops(m, in)[k]];
+		e = elem_use(m, fu->comp, j, k);
+		if (v == U_UNKNOWN)
+			w = (P == 1 ? e == U_REUSE : e != U_USE) ? U_REUSE :
+				U_UNKNOWN;
+		else if (P == 1)
+			w = e > v ? e : v;
+		else
+			w = e == U_USE ? v : U_REUSE;
+		if (q->paths && (q->use == U_REUSE || w == U_REUSE))
+			w = U_REUSE;
+		else if (q->paths && !(q->use == U_USE && w == U_USE))
+			w = U_UNKNOWN;
+		q->use = w;
+		s = q->paths + P;
+		q->paths = s > MAX_DUP_PATHS ? MAX_DUP_PATHS + 1 : s;
+	}
+}
+
 /* xla's ReusesOperandElements(consumer, k) */
 static int
 reuses(Fu *f, uint32_t x, uint32_t k)
 {
 	HloModule *m = f->m;
 	FuFus *fu;
+	FuNode *nd;
 	int8_t *memo;
-	int r;
+	uint32_t p;
 
 	if (f->fid[x] < 0)
 		return elem_use(m, f->c, x, k) == U_REUSE;
 	fu = &f->fus[f->fid[x]];
-	memo = xcalloc(m->comps[fu->comp].nins + 1, 1);
-	memset(memo, -1, m->comps[fu->comp].nins);
-	r = param_use(m, fu->comp, fu->prm[k], memo,
-		m->comps[fu->comp].root) == U_REUSE;
-	free(memo);
-	return r;
+	nd = fus_nodes(f, fu);
+	p = fu->prm[k];
+	if (p == HLO_NONE)
+		return 0;
+	if (nd[p].use == U_UNKNOWN) {
+		memo = xcalloc(m->comps[fu->comp].nins + 1, 1);
+		memset(memo, -1, m->comps[fu->comp].nins);
+		nd[p].use = param_use(m, fu->comp, p, memo,
+			m->comps[fu->comp].root);
+		free(memo);
+	}
+	return nd[p].use == U_REUSE;
 }
 
-/* the number of paths from the fused root to parameter k (capped),
- * for FusionNodeIndexingEvaluation::CodeDuplicationTooHigh */
+/* the number of paths from the fused root to parameter k is over the
+ * limit, for FusionNodeIndexingEvaluation::CodeDuplicationTooHigh */
 static int
 dup_too_high(Fu *f, uint32_t x, uint32_t k)
 {
-	HloModule *m = f->m;
 	FuFus *fu = &f->fus[f->fid[x]];
-	HloComp *cp = &m->comps[fu->comp];
-	uint32_t *order, i, j, n;
-	int64_t *paths, r;
-	int cnt;
 
-	order = xreallocarray(NULL, cp->nins + 1, sizeof *order);
-	paths = xcalloc(cp->nins + 1, sizeof *paths);
-	cnt = hlo_topo(m, fu->comp, order);
-	if (cnt < 0) {
-		free(order);
-		free(paths);
-		return 1;
-	}
-	paths[cp->root] = 1;
-	for (n = cnt; n-- > 0;) {
-		const HloInstr *in = &cp->ins[order[n]];
-
-		if (!paths[order[n]])
-			continue;
-		for (j = 0; j < in->nops; j++) {
-			i = hlo_ops(m, in)[j];
-			paths[i] += paths[order[n]];
-			if (paths[i] > MAX_DUP_PATHS)
-				paths[i] = MAX_DUP_PATHS + 1;
-		}
-	}
-	r = paths[fu->prm[k]];
-	free(order);
-	free(paths);
-	return r > MAX_DUP_PATHS;
+	return fu->prm[k] != HLO_NONE && fus_nodes(f, fu)[fu->prm[k]].paths
+		> MAX_DUP_PATHS;
 }
 
 /* cpu's CanBeLoopFused */
@@ -462,14 +596,10 @@ base_should_fuse(Fu *f, uint32_t x, uint32_t p)
 static int
 count_reduces(Fu *f, uint32_t x)
 {
-	const HloComp *cp = &f->m->comps[f->fus[f->fid[x]].comp];
-	uint32_t i;
-	int n = 0;
+	FuFus *fu = &f->fus[f->fid[x]];
 
-	for (i = 0; i < cp->nins; i++)
-		n += !(cp->ins[i].flags & HI_DEAD) &&
-			cp->ins[i].op == HOP_REDUCE;
-	return n;
+	fus_nodes(f, fu);
+	return fu->nred;
 }
 
 static int
@@ -679,7 +809,9 @@ grow(Fu *f, uint32_t need)
 	f->dnd = xreallocarray(f->dnd, cap, 1);
 	f->ctl = xreallocarray(f->ctl, cap, 1);
 	f->dead = xreallocarray(f->dead, cap, 1);
+	f->eff = xreallocarray(f->eff, cap, 1);
 	for (i = f->cap; i < cap; i++) {
+		f->eff[i] = 0;
 		f->fwd[i] = i;
 		f->nusr[i] = 0;
 		f->fid[i] = -1;
@@ -745,9 +877,13 @@ fu_free(Fu *f)
 	free(f->dnd);
 	free(f->ctl);
 	free(f->dead);
+	free(f->eff);
+	free(f->ord);
 	free(f->fus);
 	free(f->newcaller);
 	free(f->sfx);
+	free(f->urpos);
+	free(f->urnext);
 }
 
 static FuFus *
@@ -781,14 +917,16 @@ fus_push(FuFus *fu, uint32_t op, uint32_t prm)
 }
 
 /* an existing fusion instruction the pass may fuse into: unique
- * operands, one parameter each, a computation nothing else calls */
+ * operands, one parameter each, a computation nothing else calls;
+ * seen: scratch per instruction, stamp a value not yet in it */
 static void
-load_fusion(Fu *f, uint32_t x)
+load_fusion(Fu *f, uint32_t x, uint32_t *seen, uint32_t stamp)
 {
 	HloModule *m = f->m;
 	const HloInstr *in = INS(f, x);
-	uint32_t fc, k, j, p;
+	uint32_t fc, k, j, p, *prm;
 	int kind = fu_kind(m, in);
+	const HloComp *cp;
 	FuFus *fu;
 
 	if (in->ncalled != 1 || kind > FK_OUTPUT || f->ctl[x])
@@ -796,15 +934,25 @@ load_fusion(Fu *f, uint32_t x)
 	fc = hlo_called(m, in)[0];
 	if (f->ncalls[fc] != 1 || hlo_param_count(m, fc) != (int)in->nops)
 		return;
-	for (k = 0; k < in->nops; k++)
-		for (j = 0; j < k; j++)
-			if (hlo_ops(m, in)[j] == hlo_ops(m, in)[k])
-				return;
-	fu = add_fus(f, x, fc, kind);
-	for (k = 0; k < INS(f, x)->nops; k++) {
-		p = hlo_param(m, fc, k);
-		fus_push(fu, m->ids[INS(f, x)->ops + k], p);
+	for (k = 0; k < in->nops; k++) {
+		j = hlo_ops(m, in)[k];
+		if (j >= m->comps[f->c].nins || seen[j] == stamp)
+			return;
+		seen[j] = stamp;
 	}
+	prm = xreallocarray(NULL, in->nops + 1, sizeof *prm);
+	for (k = 0; k < in->nops; k++)
+		prm[k] = HLO_NONE;
+	cp = &m->comps[fc];
+	for (p = 0; p < cp->nins; p++)	/* hlo_param: the first of a number */
+		if (cp->ins[p].op == HOP_PARAMETER && !(cp->ins[p].flags &
+		    HI_DEAD) && cp->ins[p].num >= 0 && cp->ins[p].num <
+		    (int64_t)in->nops && prm[cp->ins[p].num] == HLO_NONE)
+			prm[cp->ins[p].num] = p;
+	fu = add_fus(f, x, fc, kind);
+	for (k = 0; k < INS(f, x)->nops; k++)
+		fus_push(fu, m->ids[INS(f, x)->ops + k], prm[k]);
+	free(prm);
 }
 
 static uint32_t
@@ -817,6 +965,8 @@ new_param(Fu *f, FuFus *fu, uint32_t q)
 	m->comps[fu->comp].ins[i].num = fu->n;
 	fus_push(fu, q, i);
 	fu->renamed = 1;
+	if (fu->nd)
+		fus_room(fu, i + 1);
 	return i;
 }
 
@@ -846,6 +996,13 @@ clone_into(Fu *f, FuFus *fu, uint32_t p, int keep_name, int count_users)
 			f->nusr[q]++;
 	}
 	hlo_set_operands(m, fu->comp, j, n, ops);
+	if (fu->nd) {
+		fus_room(fu, m->comps[fu->comp].nins + 1);
+		for (k = 0; k < n; k++)
+			note_use(f, fu, ops[k], m->comps[fu->comp].ins[j].ops
+				+ k);
+		fu->nred += m->comps[fu->comp].ins[j].op == HOP_REDUCE;
+	}
 	free(ops);
 	return j;
 }
@@ -886,8 +1043,12 @@ make_fusion(Fu *f, uint32_t x, uint32_t p, int kind)
 	}
 	grow(f, fi + 1);
 	fu = add_fus(f, fi, fc, kind);
+	fus_room(fu, 1);
 	r = clone_into(f, fu, x, 1, 0);
 	m->comps[fc].root = r;
+	fu->nd[r].paths = 1;
+	fu->nd[r].use = U_USE;
+	fus_extend(f, fu, r);
 	f->fwd[x] = fi;
 	f->dead[x] = 1;
 	f->nusr[fi] = f->nusr[x];
@@ -910,17 +1071,15 @@ fuse_into(Fu *f, uint32_t fi, uint32_t p)
 	if (k == fu->n)
 		return;
 	prm = fu->prm[k];
+	fus_nodes(f, fu);
 	j = clone_into(f, fu, p, f->nusr[p] == 1, 1);
 	cp = &m->comps[fu->comp];
-	for (i = 0; i < cp->nins; i++) {
-		HloInstr *in = &cp->ins[i];
-
-		if (i == j || (in->flags & HI_DEAD))
-			continue;
-		for (t = 0; t < in->nops; t++)
-			if (m->ids[in->ops + t] == prm)
-				m->ids[in->ops + t] = j;
-	}
+	for (i = fu->nd[prm].uhead; i != HLO_NONE; i = f->urnext[i])
+		if (m->ids[f->urpos[i]] == prm)
+			m->ids[f->urpos[i]] = j;
+	fu->nd[j].paths = fu->nd[prm].paths;
+	fu->nd[j].use = fu->nd[prm].use;
+	fus_extend(f, fu, j);
 	if (cp->root == prm)
 		cp->root = j;
 	cp->ins[prm].flags |= HI_DEAD;
@@ -947,6 +1106,7 @@ fuse_into(Fu *f, uint32_t fi, uint32_t p)
 typedef struct {
 	uint32_t *mark, *mst;	/* descendant stamp, memo stamp */
 	uint8_t *mval;
+	uint8_t *over;		/* known to have too many descendants */
 	uint32_t stamp;
 	HloUsers u;
 } FuReach;
@@ -969,12 +1129,16 @@ effectively_unary(Fu *f, uint32_t p)
 	return n <= 1;
 }
 
-/* the descendants of p, at most REACH_BUDGET; 0 if over budget */
+/* the descendants of p, at most 4096; 0 if more (also when p reaches
+ * an instruction known to have more) */
 static int
 descendants(Fu *f, FuReach *r, uint32_t p, uint32_t *stack)
 {
 	uint32_t n = 0, seen = 0, x, k;
 
+	(void)f;
+	if (r->over[p])
+		return 0;
 	r->mark[p] = r->stamp;
 	stack[n++] = p;
 	while (n > 0) {
@@ -984,8 +1148,8 @@ descendants(Fu *f, FuReach *r, uint32_t p, uint32_t *stack)
 
 			if (r->mark[y] == r->stamp)
 				continue;
-			if (++seen > 4096)
-				return 0;
+			if (++seen > 4096 || r->over[y])
+				return r->over[p] = 1, 0;
 			r->mark[y] = r->stamp;
 			stack[n++] = y;
 		}
@@ -1018,36 +1182,80 @@ all_paths(Fu *f, FuReach *r, uint32_t p, uint32_t x)
 	return ok;
 }
 
+/* what all_paths asks of p's users for their edges from p itself: a
+ * necessary condition, known without p's descendants. slot: per entry
+ * of r->u, the operand index the user reads p at (users list each use) */
+static int
+users_take(Fu *f, FuReach *r, const uint32_t *slot, uint32_t p)
+{
+	uint32_t k, x;
+
+	for (k = r->u.start[p]; k < r->u.start[p + 1]; k++) {
+		x = r->u.list[k];
+		if (!fusible(f, x) || !should_fuse(f, x, slot[k]))
+			return 0;
+	}
+	return 1;
+}
+
+/* the operand index of every entry of u (the users of each
+ * instruction, a user once per operand it reads it at, in order) */
+static uint32_t *
+use_slots(Fu *f, const HloUsers *u)
+{
+	const HloComp *cp = &f->m->comps[f->c];
+	uint32_t *slot = xreallocarray(NULL, u->start[u->n] + 1, sizeof *slot),
+		*fill = xreallocarray(NULL, u->n + 1, sizeof *fill), i, k, o;
+
+	memcpy(fill, u->start, u->n * sizeof *fill);
+	for (i = 0; i < u->n; i++) {
+		if (cp->ins[i].flags & HI_DEAD)
+			continue;
+		for (k = 0; k < cp->ins[i].nops; k++)
+			if ((o = hlo_ops(f->m, &cp->ins[i])[k]) < u->n)
+				slot[fill[o]++] = k;
+	}
+	free(fill);
+	return slot;
+}
+
 static void
 globally_unfusible(Fu *f, const uint32_t *po, uint32_t n)
 {
 	HloModule *m = f->m;
-	uint32_t nins = m->comps[f->c].nins, t, k, j, p, *stack;
+	uint32_t nins = m->comps[f->c].nins, t, k, j, p, *stack, *slot;
 	FuReach r;
 	int64_t in_size;
 
 	memset(&r, 0, sizeof r);
 	hlo_users(m, f->c, &r.u);
 	r.mark = xcalloc(nins + 1, sizeof *r.mark);
+	r.over = xcalloc(nins + 1, 1);
 	r.mst = xcalloc(nins + 1, sizeof *r.mst);
 	r.mval = xcalloc(nins + 1, 1);
 	stack = xreallocarray(NULL, nins + 1, sizeof *stack);
+	slot = use_slots(f, &r.u);
 	for (t = n; t-- > 0;) {
 		p = po[t];
+		/* users come first: one with too many descendants gives
+		 * p too many (this spares most searches) */
+		for (k = r.u.start[p]; k < r.u.start[p + 1]; k++)
+			r.over[p] |= r.over[r.u.list[k]];
 		if (effectively_unary(f, p))
 			continue;
 		in_size = 0;
+		r.stamp++;	/* each operand once */
 		for (k = 0; k < nopnd(f, p); k++) {
-			for (j = 0; j < k && opnd(f, p, j) != opnd(f, p, k); j++)
-				;
-			if (j == k)
-				in_size += total_elems(m, INS(f, opnd(f, p,
-					k))->shape);
+			j = opnd(f, p, k);
+			if (r.mark[j] != r.stamp)
+				in_size += total_elems(m, INS(f, j)->shape);
+			r.mark[j] = r.stamp;
 		}
 		if (in_size <= total_elems(m, INS(f, p)->shape))
 			continue;
 		r.stamp++;
-		if (fusible(f, p) && descendants(f, &r, p, stack)) {
+		if (fusible(f, p) && users_take(f, &r, slot, p) &&
+		    descendants(f, &r, p, stack)) {
 			for (k = r.u.start[p]; k < r.u.start[p + 1]; k++)
 				if (!all_paths(f, &r, p, r.u.list[k]))
 					break;
@@ -1058,9 +1266,11 @@ globally_unfusible(Fu *f, const uint32_t *po, uint32_t n)
 	}
 	hlo_users_free(&r.u);
 	free(r.mark);
+	free(r.over);
 	free(r.mst);
 	free(r.mval);
 	free(stack);
+	free(slot);
 }
 
 /* the fusion loop over one computation */
@@ -1076,23 +1286,77 @@ queue_push(uint32_t **q, uint32_t *n, uint32_t *cap, uint32_t x)
 }
 
 static int
+cmp_try(const void *a, const void *b)
+{
+	const FuTry *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos > y->pos ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* the operands of x still queued, latest first, into f->ord (their
+ * count): sorted afresh, or, when x is the fusion a producer was fused
+ * into on the visit before (it is visited again at once, and nothing
+ * but that producer and the operands it brought changed), the last
+ * order without the producer merged with the new operands */
+static uint32_t
+operand_order(Fu *f, uint32_t x)
+{
+	uint32_t n = nopnd(f, x), cnt = 0, k, j, i, first = 0, w;
+	FuTry e, *o;
+
+	if (2 * n + 2 > f->capord) {
+		f->capord = 4 * n + 16;
+		f->ord = xreallocarray(f->ord, f->capord, sizeof *f->ord);
+	}
+	if (x == f->ord_x) {
+		for (i = 0; i < f->nord; i++) {
+			e = f->ord[i];
+			if (e.k == f->ord_kp)
+				continue;
+			e.k -= e.k > f->ord_kp;
+			f->ord[cnt++] = e;
+		}
+		first = f->ord_n0 - 1;
+	}
+	o = f->ord + n + 1;	/* the operands from first on, sorted */
+	for (k = first, j = 0; k < n; k++) {
+		e.pos = f->pos[opnd(f, x, k)];
+		e.k = k;
+		if (e.pos < 0)
+			continue;
+		o[j++] = e;
+	}
+	if (j > 16)
+		qsort(o, j, sizeof *o, cmp_try);
+	else
+		for (i = 1; i < j; i++) {
+			e = o[i];
+			for (k = i; k > 0 && o[k - 1].pos < e.pos; k--)
+				o[k] = o[k - 1];
+			o[k] = e;
+		}
+	/* merged from the back (the two share no queue position) */
+	f->nord = cnt + j;
+	for (w = cnt + j, i = cnt; j > 0;)
+		f->ord[--w] = i > 0 && f->ord[i - 1].pos < o[j - 1].pos ?
+			f->ord[--i] : o[--j];
+	f->ord_x = HLO_NONE;
+	return f->nord;
+}
+
+static int
 try_operands(Fu *f, uint32_t x, uint32_t **q, uint32_t *nq, uint32_t *cq)
 {
-	uint32_t n = nopnd(f, x), *idx, cnt = 0, k, j, t, p, fi;
+	uint32_t n = nopnd(f, x), cnt, k, t, p, fi;
 	int kind, done = 0;
+	const FuTry *idx;
 
-	idx = xreallocarray(NULL, n + 1, sizeof *idx);
-	for (k = 0; k < n; k++) {
-		if (f->pos[opnd(f, x, k)] < 0)
-			continue;
-		for (j = cnt; j > 0 && f->pos[opnd(f, x, idx[j - 1])] <
-		     f->pos[opnd(f, x, k)]; j--)
-			idx[j] = idx[j - 1];
-		idx[j] = k;
-		cnt++;
-	}
+	cnt = operand_order(f, x);
+	idx = f->ord;
 	for (t = 0; t < cnt && !done; t++) {
-		k = idx[t];
+		k = idx[t].k;
 		p = opnd(f, x, k);
 		if (!fusible(f, p) || f->dnd[p] || !should_fuse(f, x, k))
 			continue;
@@ -1111,6 +1375,11 @@ try_operands(Fu *f, uint32_t x, uint32_t **q, uint32_t *nq, uint32_t *cq)
 			fi = make_fusion(f, x, p, kind);
 		}
 		fuse_into(f, fi, p);
+		if (fi == x) {	/* for operand_order */
+			f->ord_x = x;
+			f->ord_kp = k;
+			f->ord_n0 = n;
+		}
 		f->fused++;
 		f->pos[fi] = *nq;
 		queue_push(q, nq, cq, fi);
@@ -1120,7 +1389,6 @@ try_operands(Fu *f, uint32_t x, uint32_t **q, uint32_t *nq, uint32_t *cq)
 		}
 		done = 1;
 	}
-	free(idx);
 	return done;
 }
 
@@ -1160,18 +1428,22 @@ setup_comp(Fu *f, uint32_t c)
 {
 	HloModule *m = f->m;
 	HloComp *cp = &m->comps[c];
-	uint32_t i, k, j, n = cp->nins;
+	uint32_t i, k, n = cp->nins, *seen = xcalloc(n + 1, sizeof *seen);
 
 	f->c = c;
 	f->nfus = 0;
+	f->nur = 0;
 	grow(f, n + 1);
-	for (i = 0; i < f->cap; i++) {
+	if (f->hi < n + 1)	/* what the last computation may have used */
+		f->hi = n + 1;
+	for (i = 0; i < f->hi && i < f->cap; i++) {
 		f->fwd[i] = i;
 		f->nusr[i] = 0;
 		f->fid[i] = -1;
 		f->pos[i] = -1;
-		f->dnd[i] = f->ctl[i] = f->dead[i] = 0;
+		f->dnd[i] = f->ctl[i] = f->dead[i] = f->eff[i] = 0;
 	}
+	f->ord_x = HLO_NONE;
 	for (i = 0; i < n; i++) {
 		const HloInstr *in = &cp->ins[i];
 
@@ -1181,19 +1453,20 @@ setup_comp(Fu *f, uint32_t c)
 			f->ctl[i] = 1;
 		for (k = 0; k < in->nctrl; k++)
 			f->ctl[hlo_ctrl(m, in)[k]] = 1;
-		for (k = 0; k < in->nops; k++) {
+		for (k = 0; k < in->nops; k++) {	/* once per user */
 			uint32_t q = hlo_ops(m, in)[k];
 
-			for (j = 0; j < k && hlo_ops(m, in)[j] != q; j++)
-				;
-			if (j == k)
+			if (q < n && seen[q] != i + 1)
 				f->nusr[q]++;
+			if (q < n)
+				seen[q] = i + 1;
 		}
 	}
 	for (i = 0; i < n; i++)
 		if (!(cp->ins[i].flags & HI_DEAD) && cp->ins[i].op ==
 		    HOP_FUSION)
-			load_fusion(f, i);
+			load_fusion(f, i, seen, n + 1 + i);
+	free(seen);
 }
 
 /* parameters numbered by operand position, renamed param_N where the
@@ -1230,8 +1503,10 @@ finish_comp(Fu *f)
 next:
 		free(fu->ops);
 		free(fu->prm);
+		free(fu->nd);
 	}
 	n = m->comps[f->c].nins;
+	f->hi = n + 1;
 	for (k = 0; k < n; k++) {
 		f->fwd[k] = res(f, k);
 		if (f->dead[k])
@@ -1246,19 +1521,28 @@ next:
 void
 fu_place_comps(HloModule *m, uint32_t first, const uint32_t *caller)
 {
-	uint32_t n = m->ncomps, *order, *newid, i, k, j, cnt = 0;
+	uint32_t n = m->ncomps, *order, *newid, *start, i, k, j, cnt = 0;
 	HloComp *old;
 
 	if (first >= n)
 		return;
 	order = xreallocarray(NULL, n, sizeof *order);
 	newid = xreallocarray(NULL, n, sizeof *newid);
-	for (i = 0; i < first; i++) {
-		for (k = first; k < n; k++)
-			if (caller[k - first] == i)
-				order[cnt++] = k;
+	start = xcalloc(first + 2, sizeof *start);
+	for (k = first; k < n; k++)	/* new ones by caller, in order */
+		if (caller[k - first] < first)
+			start[caller[k - first] + 1]++;
+	for (i = 0; i < first; i++)
+		start[i + 1] += start[i];
+	for (k = first; k < n; k++)
+		if (caller[k - first] < first)
+			newid[start[caller[k - first]]++] = k;
+	for (i = 0, j = 0; i < first; i++) {
+		while (j < start[i])
+			order[cnt++] = newid[j++];
 		order[cnt++] = i;
 	}
+	free(start);
 	old = xreallocarray(NULL, n, sizeof *old);
 	memcpy(old, m->comps, n * sizeof *old);
 	for (i = 0; i < cnt; i++) {
@@ -1412,6 +1696,9 @@ merge_into(Fu *f, uint32_t u, uint32_t p, int keep_names)
 		;
 	if (k == fu->n)
 		return 0;
+	free(fu->nd);	/* the state is built anew if needed */
+	fu->nd = NULL;
+	fu->cnd = 0;
 	map = xreallocarray(NULL, nin + 1, sizeof *map);
 	order = xreallocarray(NULL, nin + 1, sizeof *order);
 	cnt = hlo_topo(m, pc, order);
@@ -1642,6 +1929,9 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 		*order, *ops, cnt, t, j, q, i, ra, rb, sh[2], tu, fi, g[2], k;
 	HloAttr at;
 
+	free(fa->nd);	/* the state is built anew if needed */
+	fa->nd = NULL;
+	fa->cnd = 0;
 	nin = m->comps[bc].nins;
 	map = xreallocarray(NULL, nin + 1, sizeof *map);
 	order = xreallocarray(NULL, nin + 1, sizeof *order);
@@ -1714,6 +2004,7 @@ mof_once(Fu *f, uint8_t *dropc)
 	memset(&r, 0, sizeof r);
 	hlo_users(m, f->c, &r.u);
 	r.mark = xcalloc(n + 1, sizeof *r.mark);
+	r.over = xcalloc(n + 1, 1);
 	stack = xreallocarray(NULL, n + 1, sizeof *stack);
 	po = xreallocarray(NULL, n + 1, sizeof *po);
 	cnt = pass_post_order(m, f->c, po, f->ctx);
@@ -1751,6 +2042,7 @@ mof_once(Fu *f, uint8_t *dropc)
 	}
 	hlo_users_free(&r.u);
 	free(r.mark);
+	free(r.over);
 	free(stack);
 	free(po);
 	return done;
