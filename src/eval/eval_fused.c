@@ -516,7 +516,8 @@ node(Pl *p, uint32_t i, int32_t set)
 	case HOP_IOTA:
 		nd.kind = N_IOTA;
 		k = (int32_t)hlo_attr_int(m, in, A_IOTA_DIM, 0);
-		rc = k < 0 || k >= r ? -1 : 0;
+		rc = k < 0 || k >= r || hlo_shape_elems(m, in->shape) < 1 ?
+			-1 : 0;
 		if (!rc) {
 			const int64_t *dims = ev_dims(p->ev, in->shape, &r);
 
@@ -711,7 +712,7 @@ setpos(const EvFx *f, RSet *rs, int k, int64_t *idx, int64_t *pos)
 	const FxSet *s = &f->sets[k];
 	const RSet *p = &rs[s->parent + 1];
 	RSet *o = &rs[k + 1];
-	int64_t c[MAXR], j, x;
+	int64_t c[MAXR], j, e, x;
 	int d, zero = !s->compact;
 
 	for (d = 0; d < s->rank && zero; d++)
@@ -728,6 +729,16 @@ setpos(const EvFx *f, RSet *rs, int k, int64_t *idx, int64_t *pos)
 	o->idx = idx;
 	if (!s->compact && !p->idx) {
 		runs(s, p->base, p->len, idx);
+		o->len = p->len;
+	} else if (!s->compact) {
+		/* the parent's runs of consecutive positions (rows of a
+		 * broadcast, say): coordinates decoded once per run */
+		for (j = 0; j < p->len; j = e) {
+			for (e = j + 1; e < p->len &&
+			    p->idx[e] == p->idx[e - 1] + 1; e++)
+				;
+			runs(s, p->idx[j], e - j, idx + j);
+		}
 		o->len = p->len;
 	} else {
 		o->pos = s->compact ? pos : NULL;
@@ -798,14 +809,26 @@ static void
 iotanode(const FxNode *nd, const RSet *rs, unsigned char *buf, RVal *r)
 {
 	Lane l[EV_CHUNK];
-	int64_t k, j, w, x;
+	int64_t k, j, w, x, q = 0, rem = 0;
 	int cl = hlo_typeinfo[nd->type].cls;
 
+	if (!rs->idx) {		/* consecutive: count, do not divide */
+		q = rs->base / nd->inner % nd->num;
+		rem = rs->base % nd->inner;
+	}
 	for (k = 0; k < rs->len; k += w) {
 		w = rs->len - k < EV_CHUNK ? rs->len - k : EV_CHUNK;
 		for (j = 0; j < w; j++) {
-			x = rs->idx ? rs->idx[k + j] : rs->base + k + j;
-			x = x / nd->inner % nd->num;
+			if (rs->idx) {
+				x = rs->idx[k + j] / nd->inner % nd->num;
+			} else {
+				x = q;
+				if (++rem == nd->inner) {
+					rem = 0;
+					if (++q == nd->num)
+						q = 0;
+				}
+			}
 			if (cl == C_FLOAT)
 				l[j].f = x;
 			else if (cl == C_CPLX)
