@@ -30,6 +30,7 @@ typedef struct {
 				 * instruction has control successors */
 	uint32_t nsucc;
 	int64_t channel;	/* the next free channel_id */
+	int64_t group;		/* the largest _scheduling_group_id */
 	/* pending replacements of unrolled loops, per computation: a list
 	 * through next[], applied before the computation is copied and at
 	 * the end */
@@ -213,13 +214,81 @@ iv_marks(const HloModule *m, uint32_t body, int64_t idx)
 	return mk;
 }
 
+/* the integer _scheduling_group_id of in, -1 if none */
+static int64_t
+group_of(const HloModule *m, const HloInstr *in)
+{
+	uint32_t n, k;
+	const char *v;
+	int64_t g = 0;
+
+	if (!in->nattrs || !(v = pass_frontend_attr(m, in,
+	    "_scheduling_group_id", &n)) || n == 0 || n > 18)
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (v[k] < '0' || v[k] > '9')
+			return -1;
+		g = 10 * g + (v[k] - '0');
+	}
+	return g;
+}
+
+/* instruction j of c (a copy) gets _scheduling_group_id g */
+static void
+set_group(HloModule *m, uint32_t c, uint32_t j, int64_t g)
+{
+	const HloInstr *in = &m->comps[c].ins[j];
+	uint32_t n, len;
+	const char *v = pass_frontend_attr(m, in, "_scheduling_group_id", &n);
+	const char *s = hlo_attr_word(m, in, A_FRONTEND_ATTRIBUTES, &len);
+	char num[24], *buf;
+	int k = snprintf(num, sizeof num, "%lld", (long long)g);
+	size_t pre = (size_t)(v - s);
+	HloAttr a;
+
+	buf = xmalloc(len + sizeof num);
+	memcpy(buf, s, pre);
+	memcpy(buf + pre, num, k);
+	memcpy(buf + pre + k, v + n, len - pre - n);
+	a = hlo_mk_bytes(m, A_FRONTEND_ATTRIBUTES, K_RAW, buf,
+		len - n + k);
+	free(buf);
+	hlo_attr_set(m, c, j, &a);
+}
+
+/* per body instruction with a _scheduling_group_id, in the body's order:
+ * how many distinct groups were seen up to it (its own included); 0
+ * without one. *ngroups: the distinct groups */
+static uint32_t *
+group_ranks(const HloModule *m, uint32_t body, uint32_t *ngroups)
+{
+	const HloComp *cp = &m->comps[body];
+	uint32_t *rk = xcalloc(cp->nins + 1, sizeof *rk), i, k, nseen = 0;
+	int64_t *seen = xreallocarray(NULL, cp->nins + 1, sizeof *seen), g;
+
+	for (i = 0; i < cp->nins; i++) {
+		if ((cp->ins[i].flags & HI_DEAD) ||
+		    (g = group_of(m, &cp->ins[i])) < 0)
+			continue;
+		for (k = 0; k < nseen && seen[k] != g; k++)
+			;
+		if (k == nseen)
+			seen[nseen++] = g;
+		rk[i] = nseen;
+	}
+	free(seen);
+	*ngroups = nseen;
+	return rk;
+}
+
 /* one iteration: every live instruction of body copied into c in
  * topological order, parameter 0 standing for arg and the uses of the
  * induction variable (but by its increment) for the constant v; collectives
  * get fresh channel ids. Returns the copy of the root. */
 static uint32_t
 iteration(Unroller *u, uint32_t c, uint32_t body, const uint32_t *order,
-	int cnt, const uint8_t *mk, uint32_t arg, uint32_t ivshape, int64_t v)
+	int cnt, const uint8_t *mk, const uint32_t *rk, uint32_t arg,
+	uint32_t ivshape, int64_t v)
 {
 	HloModule *m = u->m;
 	uint32_t n = m->comps[body].nins, *map, *buf, cap = 16, k, d, x, j;
@@ -270,6 +339,11 @@ iteration(Unroller *u, uint32_t c, uint32_t body, const uint32_t *order,
 		a = hlo_mk_int(A_CHANNEL_ID, u->channel++);
 		hlo_attr_set(m, c, map[x], &a);
 	}
+	/* scheduling groups: xla counts from NextSchedulingGroupId, one up
+	 * at each group first seen in the trip */
+	for (x = 0; x < n; x++)
+		if (rk[x] && !(m->comps[body].ins[x].flags & HI_DEAD))
+			set_group(m, c, map[x], u->group + 1 + rk[x]);
 	j = map[m->comps[body].root];
 	free(map);
 	free(buf);
@@ -287,6 +361,7 @@ iterations(Unroller *u, uint32_t c, uint32_t w, const WuLoop *lp,
 	uint32_t *order;
 	uint8_t *mk;
 	int64_t t;
+	uint32_t *rk, ng;
 	int cnt;
 
 	flush(u, body);
@@ -296,11 +371,17 @@ iterations(Unroller *u, uint32_t c, uint32_t w, const WuLoop *lp,
 	order = xreallocarray(NULL, m->comps[body].nins + 1, sizeof *order);
 	cnt = hlo_topo(m, body, order);
 	mk = iv_marks(m, body, lp->idx);
-	for (t = 0; t < lp->trips; t++)
-		arg = iteration(u, d, body, order, cnt, mk, arg, ivshape,
+	rk = group_ranks(m, body, &ng);
+	for (t = 0; t < lp->trips; t++) {
+		arg = iteration(u, d, body, order, cnt, mk, rk, arg, ivshape,
 			lp->init + t * lp->step);
+		u->group += ng;
+	}
+	/* the next loop's NextSchedulingGroupId is one past the last */
+	u->group += ng ? 1 : 0;
 	free(order);
 	free(mk);
+	free(rk);
 	return arg;
 }
 
@@ -432,20 +513,27 @@ prepare(HloModule *m, PassCtx *ctx)
 	return r < 0 ? -1 : changed;
 }
 
+/* the largest channel_id, and in *group the largest
+ * _scheduling_group_id (-1 if none) */
 static int64_t
-max_channel(const HloModule *m)
+max_channel(const HloModule *m, int64_t *group)
 {
 	uint32_t c, i;
 	int64_t mx = 0, v;
+
+	*group = -1;
 
 	for (c = 0; c < m->ncomps; c++)
 		for (i = 0; i < m->comps[c].nins; i++) {
 			const HloInstr *in = &m->comps[c].ins[i];
 
-			if (!(in->flags & HI_DEAD) && in->nattrs &&
-			    hlo_attr(m, in, A_CHANNEL_ID) &&
+			if ((in->flags & HI_DEAD) || !in->nattrs)
+				continue;
+			if (hlo_attr(m, in, A_CHANNEL_ID) &&
 			    (v = hlo_attr_int(m, in, A_CHANNEL_ID, 0)) > mx)
 				mx = v;
+			if ((v = group_of(m, in)) > *group)
+				*group = v;
 		}
 	return mx;
 }
@@ -494,9 +582,11 @@ grow(Unroller *u)
  * ReplaceInstruction fails on it), and so is one with a trip count of 0
  * (xla replaces it with an uninitialised instruction) and one whose body
  * has DynamicGte/DynamicTuple custom-calls (xla rewrites them with its
- * evaluator); _scheduling_group_id annotations are copied unchanged, and
- * collectives inside fusions keep their channel_id (the fused computation
- * is shared by the copies, xla clones it). */
+ * evaluator); collectives inside fusions keep their channel_id (the
+ * fused computation is shared by the copies, xla clones it). Integer
+ * _scheduling_group_id frontend attributes are renumbered as xla does:
+ * from one past NextSchedulingGroupId (the largest id + 1), one up per
+ * group first seen in a trip. */
 int
 pass_while_loop_unroller(HloModule *m, PassCtx *ctx)
 {
@@ -520,7 +610,7 @@ pass_while_loop_unroller(HloModule *m, PassCtx *ctx)
 		changed = -1;
 		goto out;
 	}
-	u.channel = max_channel(m) + 1;
+	u.channel = max_channel(m, &u.group) + 1;
 	grow(&u);
 	for (k = 0; k < nl; k++) {
 		c = l[k].c;
