@@ -30,7 +30,8 @@ typedef struct {
 				 * instruction has control successors */
 	uint32_t nsucc;
 	int64_t channel;	/* the next free channel_id */
-	int64_t group;		/* the largest _scheduling_group_id */
+	int64_t group;		/* the largest _scheduling_group_id, -1
+				 * none; INT64_MIN not looked for yet */
 	/* pending replacements of unrolled loops, per computation: a list
 	 * through next[], applied before the computation is copied and at
 	 * the end */
@@ -281,6 +282,22 @@ group_ranks(const HloModule *m, uint32_t body, uint32_t *ngroups)
 	return rk;
 }
 
+/* the largest _scheduling_group_id in the module, -1 if none
+ * (NextSchedulingGroupId - 1) */
+static int64_t
+max_group(const HloModule *m)
+{
+	uint32_t c, i;
+	int64_t mx = -1, g;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++)
+			if (!(m->comps[c].ins[i].flags & HI_DEAD) &&
+			    (g = group_of(m, &m->comps[c].ins[i])) > mx)
+				mx = g;
+	return mx;
+}
+
 /* one iteration: every live instruction of body copied into c in
  * topological order, parameter 0 standing for arg and the uses of the
  * induction variable (but by its increment) for the constant v; collectives
@@ -372,6 +389,8 @@ iterations(Unroller *u, uint32_t c, uint32_t w, const WuLoop *lp,
 	cnt = hlo_topo(m, body, order);
 	mk = iv_marks(m, body, lp->idx);
 	rk = group_ranks(m, body, &ng);
+	if (ng && u->group == INT64_MIN)
+		u->group = max_group(m);
 	for (t = 0; t < lp->trips; t++) {
 		arg = iteration(u, d, body, order, cnt, mk, rk, arg, ivshape,
 			lp->init + t * lp->step);
@@ -513,27 +532,21 @@ prepare(HloModule *m, PassCtx *ctx)
 	return r < 0 ? -1 : changed;
 }
 
-/* the largest channel_id, and in *group the largest
- * _scheduling_group_id (-1 if none) */
+/* the largest channel_id */
 static int64_t
-max_channel(const HloModule *m, int64_t *group)
+max_channel(const HloModule *m)
 {
 	uint32_t c, i;
 	int64_t mx = 0, v;
-
-	*group = -1;
 
 	for (c = 0; c < m->ncomps; c++)
 		for (i = 0; i < m->comps[c].nins; i++) {
 			const HloInstr *in = &m->comps[c].ins[i];
 
-			if ((in->flags & HI_DEAD) || !in->nattrs)
-				continue;
-			if (hlo_attr(m, in, A_CHANNEL_ID) &&
+			if (!(in->flags & HI_DEAD) && in->nattrs &&
+			    hlo_attr(m, in, A_CHANNEL_ID) &&
 			    (v = hlo_attr_int(m, in, A_CHANNEL_ID, 0)) > mx)
 				mx = v;
-			if ((v = group_of(m, in)) > *group)
-				*group = v;
 		}
 	return mx;
 }
@@ -610,7 +623,8 @@ pass_while_loop_unroller(HloModule *m, PassCtx *ctx)
 		changed = -1;
 		goto out;
 	}
-	u.channel = max_channel(m, &u.group) + 1;
+	u.channel = max_channel(m) + 1;
+	u.group = INT64_MIN;
 	grow(&u);
 	for (k = 0; k < nl; k++) {
 		c = l[k].c;
