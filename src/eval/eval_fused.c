@@ -83,6 +83,7 @@ struct EvFx {
 	uint32_t comp;
 	int32_t root;
 	uint32_t nnodes, nsets, nconst;
+	uint32_t capn, caps;	/* allocated nodes and sets */
 	FxNode *nodes;
 	FxSet *sets;
 	int32_t *head;		/* per instruction: its first node */
@@ -148,6 +149,10 @@ newset(Pl *p, int32_t parent, uint32_t via, uint32_t opnd, int compact)
 			return -2 - (int32_t)k;	/* exists */
 	if (f->nsets >= MAXSETS)
 		return -1;
+	if (f->nsets == f->caps) {
+		f->caps *= 2;
+		f->sets = xreallocarray(f->sets, f->caps, sizeof *f->sets);
+	}
 	s = &f->sets[f->nsets];
 	memset(s, 0, sizeof *s);
 	s->parent = parent;
@@ -509,8 +514,11 @@ node(Pl *p, uint32_t i, int32_t set)
 		for (nd.num = 0; nd.num < f->nconst &&
 		    f->consts[nd.num] != i; nd.num++)
 			;
-		if (nd.num == f->nconst)
+		if (nd.num == f->nconst) {
+			f->consts = xreallocarray(f->consts, f->nconst + 1,
+				sizeof *f->consts);
 			f->consts[f->nconst++] = i;
+		}
 		rc = 0;
 		break;
 	case HOP_IOTA:
@@ -549,6 +557,10 @@ node(Pl *p, uint32_t i, int32_t set)
 	if (rc < 0 || f->nnodes >= MAXNODES) {
 		free(nd.ops);
 		return -1;
+	}
+	if (f->nnodes == f->capn) {
+		f->capn *= 2;
+		f->nodes = xreallocarray(f->nodes, f->capn, sizeof *f->nodes);
 	}
 	nd.next = f->head[i];
 	f->head[i] = (int32_t)f->nnodes;
@@ -592,9 +604,10 @@ plan(HloEval *ev, uint32_t comp)
 		return NULL;
 	f = xcalloc(1, sizeof *f);
 	f->comp = comp;
-	f->nodes = xcalloc(MAXNODES, sizeof *f->nodes);
-	f->sets = xcalloc(MAXSETS, sizeof *f->sets);
-	f->consts = xcalloc(MAXNODES, sizeof *f->consts);
+	f->capn = 2 * cp->nins + 8;	/* grown as needed */
+	f->caps = 8;
+	f->nodes = xreallocarray(NULL, f->capn, sizeof *f->nodes);
+	f->sets = xreallocarray(NULL, f->caps, sizeof *f->sets);
 	f->head = xreallocarray(NULL, cp->nins + 1, sizeof *f->head);
 	for (k = 0; k <= cp->nins; k++)
 		f->head[k] = -1;
