@@ -869,6 +869,7 @@ ccm_free(Ccm *s)
 	for (c = 0; c < s->capc; c++) {
 		free(s->us[c].start);
 		free(s->us[c].list);
+		free(s->us[c].nonleaf);
 	}
 	free(s->us);
 	free(s->fx);

@@ -33,6 +33,8 @@ typedef struct {
 
 typedef struct {
 	uint32_t *start, *list;	/* distinct users, in instruction order */
+	int64_t *nonleaf;	/* CountNonLeafOps of the operands, -1 not
+				 * yet counted */
 	uint32_t n;
 	int built;
 } Users;

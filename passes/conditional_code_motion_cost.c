@@ -35,6 +35,7 @@ pass_ccm_invalidate(Ccm *s, uint32_t c)
 
 	free(u->start);
 	free(u->list);
+	free(u->nonleaf);
 	memset(u, 0, sizeof *u);
 	s->touched[c] = 1;
 }
@@ -60,6 +61,9 @@ users(Ccm *s, uint32_t c)
 				u->list[w++] = hu.list[k];
 	}
 	u->start[n] = w;
+	u->nonleaf = xreallocarray(NULL, n + 1, sizeof *u->nonleaf);
+	for (i = 0; i < n; i++)
+		u->nonleaf[i] = -1;
 	hlo_users_free(&hu);
 	u->built = 1;
 	return u;
@@ -377,10 +381,13 @@ static int64_t
 nonleaf_operands(Ccm *s, uint32_t c, uint32_t i)
 {
 	const HloInstr *in = ins(s, c, i);
-	uint32_t buf[16], *v = in->nops <= 16 ? buf :
-		xreallocarray(NULL, in->nops, sizeof *v), k, n = 0;
+	Users *u = users(s, c);
+	uint32_t buf[16], *v, k, n = 0;
 	int64_t cnt = 0;
 
+	if (i < u->n && u->nonleaf[i] >= 0)
+		return u->nonleaf[i];
+	v = in->nops <= 16 ? buf : xreallocarray(NULL, in->nops, sizeof *v);
 	for (k = 0; k < in->nops; k++)
 		if (opc(s, c, opnd(s, c, i, k)) != HOP_CONSTANT)
 			v[n++] = opnd(s, c, i, k);
@@ -389,6 +396,8 @@ nonleaf_operands(Ccm *s, uint32_t c, uint32_t i)
 		cnt += k == 0 || v[k] != v[k - 1];
 	if (v != buf)
 		free(v);
+	if (i < u->n)
+		u->nonleaf[i] = cnt;
 	return cnt;
 }
 
