@@ -1076,6 +1076,99 @@ START_TEST(opaque_model)
 }
 END_TEST
 
+/* an unknown custom-call's float result is a smooth function of its
+ * operands: a small change of an input moves it by about as much */
+START_TEST(opaque_smooth)
+{
+	static const char *mod =
+		"ENTRY e { a = f32[4] parameter(0) b = f32[3] parameter(1)\n"
+		"ROOT x = f32[6] custom-call(a, b), custom_call_target=\"Gelu\" }";
+	double a[] = {0.1, 0.2, 0.3, 0.4}, a2[] = {0.1, 0.2, 0.30001, 0.4};
+	double b[] = {-0.5, 0.5, 0.25}, x[6], y[6];
+	const double *in[2] = {a, b}, *in2[2] = {a2, b};
+	int k, diff = 0;
+
+	ck_assert_int_eq(evalk(mod, in, 0, x, 6, NULL), 6);
+	ck_assert_int_eq(evalk(mod, in2, 0, y, 6, NULL), 6);
+	for (k = 0; k < 6; k++) {
+		ck_assert(x[k] > -1 && x[k] < 1);
+		ck_assert_msg(fabs(x[k] - y[k]) < 2e-5, "%d: %g vs %g", k,
+			x[k], y[k]);
+		diff |= x[k] != y[k];
+	}
+	ck_assert(diff);	/* but it does depend on the changed input */
+}
+END_TEST
+
+/* collectives: every replica holds this one's data */
+START_TEST(opaque_collectives)
+{
+	static const char *ar =
+		"HloModule m, replica_count=4\n"
+		"add { x = f32[] parameter(0) y = f32[] parameter(1)\n"
+		"ROOT s = f32[] add(x, y) }\n"
+		"mx { x = f32[] parameter(0) y = f32[] parameter(1)\n"
+		"ROOT s = f32[] maximum(x, y) }\n"
+		"ENTRY e { a = f32[2,3] parameter(0)\n"
+		"r = f32[2,3] all-reduce(a), replica_groups={{0,1,2}}, to_apply=add\n"
+		"q = f32[2,3] all-reduce(a), replica_groups={}, to_apply=add\n"
+		"m = f32[2,3] all-reduce(a), replica_groups={{0,1,2}}, to_apply=mx\n"
+		"g = f32[2,6] all-gather(a), replica_groups={{0,1}}, dimensions={1}\n"
+		"s = f32[1,3] reduce-scatter(a), replica_groups={{0,1}}, "
+		"dimensions={0}, to_apply=add\n"
+		"p = f32[2,3] collective-permute(a), "
+		"source_target_pairs={{0,1},{1,0}}\n"
+		"t = f32[2,3] all-to-all(a), replica_groups={{0,1,2}}, dimensions={1}\n"
+		"ROOT o = (f32[2,3], f32[2,3], f32[2,3], f32[2,6], f32[1,3], "
+		"f32[2,3], f32[2,3]) tuple(r, q, m, g, s, p, t) }";
+	double a[] = {1, 2, 3, 4, 5, 6.5}, o[12];
+	const double *in[1] = {a};
+	int k;
+
+	ck_assert_int_eq(evalk(ar, in, 0, o, 12, NULL), 6);
+	for (k = 0; k < 6; k++)
+		ck_assert(o[k] == 3 * a[k]);
+	ck_assert_int_eq(evalk(ar, in, 1, o, 12, NULL), 6);
+	for (k = 0; k < 6; k++)	/* no groups: replica_count */
+		ck_assert(o[k] == 4 * a[k]);
+	ck_assert_int_eq(evalk(ar, in, 2, o, 12, NULL), 6);
+	for (k = 0; k < 6; k++)
+		ck_assert(o[k] == a[k]);
+	ck_assert_int_eq(evalk(ar, in, 3, o, 12, NULL), 12);
+	for (k = 0; k < 12; k++)
+		ck_assert(o[k] == a[k / 6 * 3 + k % 3]);
+	ck_assert_int_eq(evalk(ar, in, 4, o, 12, NULL), 3);
+	for (k = 0; k < 3; k++)	/* the first block, summed twice */
+		ck_assert(o[k] == 2 * a[k]);
+	ck_assert_int_eq(evalk(ar, in, 5, o, 12, NULL), 6);
+	for (k = 0; k < 6; k++)
+		ck_assert(o[k] == a[k]);
+	ck_assert_int_eq(evalk(ar, in, 6, o, 12, NULL), 6);
+	for (k = 0; k < 6; k++)
+		ck_assert(o[k] == a[k]);
+}
+END_TEST
+
+/* a bf16 reduce accumulates in f32, as XLA:CPU after FloatNormalization */
+START_TEST(bf16_reduce_f32_accumulation)
+{
+	static const char *mod =
+		"add { x = bf16[] parameter(0) y = bf16[] parameter(1)\n"
+		"ROOT s = bf16[] add(x, y) }\n"
+		"ENTRY e { a = bf16[1000] parameter(0) z = bf16[] constant(0)\n"
+		"ROOT r = bf16[] reduce(a, z), dimensions={0}, to_apply=add }";
+	static double a[1000];
+	const double *in[1] = {a};
+	double o;
+	int k;
+
+	for (k = 0; k < 1000; k++)
+		a[k] = 1;
+	ck_assert_int_eq(evalk(mod, in, 0, &o, 1, NULL), 1);
+	ck_assert_msg(o == 1000, "%g", o);	/* bf16 steps stop at 256 */
+}
+END_TEST
+
 static char *
 run_report_threads(const char *text, uint64_t seed, int threads)
 {
@@ -2076,6 +2169,9 @@ main(void)
 	tcase_add_test(t, call_map_fusion);
 	tcase_add_test(t, batch_norm);
 	tcase_add_test(t, opaque_model);
+	tcase_add_test(t, opaque_smooth);
+	tcase_add_test(t, opaque_collectives);
+	tcase_add_test(t, bf16_reduce_f32_accumulation);
 	tcase_add_test(t, determinism);
 	tcase_add_test(t, index_hints);
 	tcase_add_test(t, memory_limit);

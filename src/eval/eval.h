@@ -435,6 +435,8 @@ void ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn,
 				 * parts of at least grain */
 
 /* eval_ctrl.c */
+int ev_apply2(HloEval *ev, uint32_t comp, const HloVal *x,
+	const HloVal *y, HloVal *dst);	/* dst = comp(x, y) elementwise */
 int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 void ev_prog_free(EvProg *p);

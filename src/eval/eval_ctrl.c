@@ -399,7 +399,13 @@ fround(int type, double x)
 	return l.f;
 }
 
-/* acc = op(acc, x), as the evaluated computation would */
+/* acc = op(acc, x), as the evaluated computation would; a bf16
+ * accumulator is kept in f32 and rounded to bf16 only where the caller
+ * stores it (the end of a reduce or reduce-window, each scatter update):
+ * XLA:CPU runs FloatNormalization(bf16) before its simplification
+ * pipeline, so a bf16 reduce is an f32 reduce of the converted operand
+ * whose result is converted back (a sum of 64000 ones in bf16 is 64000,
+ * not the 256 where a bf16 accumulator stops) */
 static void
 fold1(int op, int type, Lane *acc, const Lane *x)
 {
@@ -419,7 +425,7 @@ fold1(int op, int type, Lane *acc, const Lane *x)
 			a = a != a ? a : b != b ? b : b < a ? b : a;
 			break;
 		}
-		acc->f = fround(type, a);
+		acc->f = fround(type == TY_BF16 ? TY_F32 : type, a);
 		return;
 	}
 	if (cl == C_PRED) {
@@ -634,6 +640,41 @@ map(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	}
 	app_fini(&a);
 	*out = v;
+	return 0;
+}
+
+/* dst = comp(x, y) element by element: comp takes two scalars (of x's
+ * and y's types) and returns one of dst's; x, y and dst have equally many
+ * elements (the collectives' model in eval_opaque.c applies reducers) */
+int
+ev_apply2(HloEval *ev, uint32_t comp, const HloVal *x, const HloVal *y,
+	HloVal *dst)
+{
+	App a;
+	int64_t o, w;
+
+	if (x->type >= TY_TUPLE || y->type >= TY_TUPLE || x->n != dst->n ||
+	    y->n != dst->n)
+		return ev_fail(ev, EV_BAD, "applied computation's operands "
+			"differ in size");
+	if (app_init(ev, comp, 2, 1, &a) < 0) {
+		app_fini(&a);
+		return -1;
+	}
+	for (o = 0; o < dst->n; o += w) {
+		w = dst->n - o < W ? dst->n - o : W;
+		ev_lane_load(x->type, x->data + o * ev_esz(x->type), w,
+			app_param(&a, 0));
+		ev_lane_load(y->type, y->data + o * ev_esz(y->type), w,
+			app_param(&a, 1));
+		if (app_run(&a, w) < 0) {
+			app_fini(&a);
+			return -1;
+		}
+		ev_lane_store(dst->type, app_out(&a, 0), w, dst->data + o *
+			ev_esz(dst->type));
+	}
+	app_fini(&a);
 	return 0;
 }
 

@@ -4,13 +4,48 @@
  * rng-bit-generator, rng-get-and-update-state, partition-id, replica-id,
  * after-all, and copy-start/copy-done.
  *
- * An opaque result is a pure function of the operation's kind (its
- * opcode, the synchronous collective's name for async forms, the target
- * of a custom-call) and its operands' values: their bytes are hashed into
- * a seed that fills each leaf of the result with small values of its
- * type (splitmix64). Two modules feeding such an operation the same
- * values therefore see the same results. */
+ * Every result is a pure function of the operation (its opcode, the
+ * synchronous collective's name for async forms, the target of a
+ * custom-call, its attributes) and of its operands' values, never of the
+ * trial's seed. Where a float result is derived from float operands it is
+ * a smooth (Lipschitz) function of them, so that a last-bit rounding
+ * change upstream (a pass reassociating a sum) changes the result by as
+ * little and verify's tolerances apply:
+ *
+ * - Collectives: every other replica or partition of the group holds the
+ *   same data as this one. all-reduce (and all-reduce-start) applies its
+ *   reducer to group-size equal values (by doubling: r(2k) = f(r(k),
+ *   r(k)), r(2k+1) = f(r(2k), x); a sum is n * x up to rounding);
+ *   all-gather concatenates group-size copies of the operand along its
+ *   dimension; reduce-scatter reduces group-size copies and keeps the
+ *   first block of its dimension; all-to-all, collective-permute and
+ *   collective-broadcast move data without changing it (the result is the
+ *   operand, element k of a tuple form is operand k). all-reduce's group
+ *   size is its first replica group's (written out or iota form) times
+ *   num_partitions when a channel_id without use_global_device_ids makes
+ *   the groups cross-partition; with no groups it is the module's
+ *   replica_count (times num_partitions, as above), 1 when the header
+ *   gives none. all-gather's and reduce-scatter's come from the shapes.
+ * - Other custom-calls (targets hlopt does not know: AwsNeuronGelu,
+ *   RmsNorm, ...) and collectives whose shapes fit none of the above:
+ *   float element i of output leaf l is tanh(b + w0 x0 + w1 x1 + w2 x2 +
+ *   w3 x3), where x0 is element i (modulo its size) of operand leaf l
+ *   (modulo their count) and x1..x3 element i + o_t (modulo its size) of
+ *   operand leaf s_t, with s_t and o_t hashed from (name, l, t), and b,
+ *   w0..w3 derived from the target name (0.5 <= |w0| < 1, |w1..w3| and
+ *   |b| <= 0.5): a bounded mix with Lipschitz constant below 2.5 in the
+ *   operands (integers count as their values; complex operands as their
+ *   real part, complex outputs mix twice with other weights). tanh
+ *   flattens where the mix is large: there the output hardly depends on
+ *   small changes, which verify cannot tell from none.
+ * - Integer and pred outputs of those, rng, rng-bit-generator, rng state,
+ *   infeed, recv and the ids: the operands' bytes are hashed into a seed
+ *   that fills each leaf with small values of its type (splitmix64).
+ *
+ * Two modules feeding such an operation the same values therefore see the
+ * same results, and nearly the same values give nearly the same floats. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlo.h"
@@ -280,6 +315,434 @@ fits_shape(HloEval *ev, const HloVal *v, uint32_t shape)
 		hlo_shape_elems(ev->m, shape) == v->n;
 }
 
+/* collectives: the other replicas hold the same data as this one */
+
+/* the integer value of the module header attribute key (replica_count=,
+ * num_partitions=), dflt if absent or not a number */
+static int64_t
+header_int(const HloModule *m, const char *key, int64_t dflt)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < m->nhattrs; k++) {
+		const HloAttr *at = &m->attrv[m->hattrs + k];
+		int64_t v = 0;
+
+		if (at->key != A_OTHER || strcmp(hlo_cstr(m, at->name), key))
+			continue;
+		if (at->kind == K_INT)
+			return at->v;
+		if (at->kind != K_RAW || at->n == 0 || at->n > 12)
+			return dflt;
+		for (j = 0; j < at->n; j++) {
+			char ch = m->bytes[at->v + j];
+
+			if (ch < '0' || ch > '9')
+				return dflt;
+			v = v * 10 + (ch - '0');
+		}
+		return v;
+	}
+	return dflt;
+}
+
+/* the size of the first replica group ({{0,1},{2,3}}: 2; iota form
+ * [2,4]<=[8]: 4); 0 when there are none or they cannot be read */
+static int64_t
+first_group(const HloModule *m, const HloInstr *in)
+{
+	uint32_t n, k;
+	const char *t = hlo_attr_word(m, in, A_REPLICA_GROUPS, &n);
+	int64_t g = 0, d = 0;
+
+	if (!t || n < 3)
+		return 0;
+	if (t[0] == '{' && t[1] == '{') {
+		if (t[2] == '}')
+			return 0;
+		for (k = 2, g = 1; k < n && t[k] != '}'; k++)
+			g += t[k] == ',';
+		return k < n ? g : 0;
+	}
+	if (t[0] != '[')
+		return 0;
+	for (k = 1; k < n && t[k] != ']'; k++) {
+		if (t[k] == ',')
+			d = 0;
+		else if (t[k] >= '0' && t[k] <= '9' && d < INT32_MAX)
+			d = d * 10 + (t[k] - '0');
+		else if (t[k] != ' ')
+			return 0;
+	}
+	return k < n ? d : 0;
+}
+
+/* how many participants an all-reduce combines (xla's collective group
+ * modes: cross-replica, cross-replica-and-partition, flattened ids) */
+static int64_t
+group_size(const HloModule *m, const HloInstr *in)
+{
+	int64_t g = first_group(m, in), r = header_int(m, "replica_count", 1),
+		p = header_int(m, "num_partitions", 1), n;
+
+	if (r < 1)
+		r = 1;
+	if (p < 1)
+		p = 1;
+	if (hlo_attr_int(m, in, A_USE_GLOBAL_DEVICE_IDS, 0))
+		n = g > 0 ? g : r * p;
+	else if (hlo_attr(m, in, A_CHANNEL_ID))
+		n = (g > 0 ? g : r) * p;
+	else
+		n = g > 0 ? g : r;
+	return n < 1 ? 1 : n > (1 << 20) ? 1 << 20 : n;
+}
+
+/* x as a value of shape (same element count), converted if its element
+ * type differs */
+static HloVal *
+as_shape(HloEval *ev, HloVal *x, uint32_t shape)
+{
+	Lane l[EV_CHUNK];
+	HloVal *v;
+	int64_t k, w;
+
+	if (hlo_sh(ev->m, shape)->type == x->type)
+		return ev_view(ev, x, shape);
+	v = hlo_val_array(ev, shape);
+	for (k = 0; v && k < x->n; k += w) {
+		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
+		ev_lane_load(x->type, x->data + k * ev_esz(x->type), w, l);
+		ev_lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
+	}
+	return v;
+}
+
+/* the reducer comp applied over n copies of x, as a value of shape */
+static int
+reduce_copies(HloEval *ev, uint32_t comp, HloVal *x, int64_t n,
+	uint32_t shape, HloVal **out)
+{
+	HloVal *r, *t = NULL;
+	int b;
+
+	if (x->type >= TY_TUPLE || hlo_sh(ev->m, shape)->type >= TY_TUPLE ||
+	    hlo_shape_elems(ev->m, shape) != x->n)
+		return ev_fail(ev, EV_BAD, "collective operand does not fit "
+			"its result");
+	if (n <= 1)
+		return (*out = as_shape(ev, x, shape)) ? 0 : -1;
+	for (b = 62; b > 0 && !((n >> b) & 1); b--)
+		;
+	r = hlo_val_ref(x);
+	while (b-- > 0) {
+		t = hlo_val_array(ev, shape);
+		if (!t || ev_apply2(ev, comp, r, r, t) < 0)
+			goto fail;
+		hlo_val_unref(ev, r);
+		r = t;
+		t = NULL;
+		if (!((n >> b) & 1))
+			continue;
+		t = hlo_val_array(ev, shape);
+		if (!t || ev_apply2(ev, comp, r, x, t) < 0)
+			goto fail;
+		hlo_val_unref(ev, r);
+		r = t;
+		t = NULL;
+	}
+	*out = r;
+	return 0;
+fail:
+	if (t)
+		hlo_val_unref(ev, t);
+	hlo_val_unref(ev, r);
+	return -1;
+}
+
+/* copies of x along dim as a value of shape: all-gather concatenates
+ * them (out[dim] = n * in[dim]); with comp, reduce-scatter reduces them
+ * and keeps the first block (in[dim] = n * out[dim]); 1: shapes do not
+ * fit this model */
+static int
+copies(HloEval *ev, HloVal *x, int64_t dim, uint32_t shape, uint32_t comp,
+	HloVal **out)
+{
+	const int64_t *xd, *od;
+	int xr, orank, d, scatter = comp != HLO_NONE;
+	int64_t outer = 1, blk, n, o, r, small, big;
+	HloVal *v;
+
+	if (x->type >= TY_TUPLE || hlo_sh(ev->m, shape)->type >= TY_TUPLE)
+		return 1;
+	xd = ev_dims(ev, x->shape, &xr);
+	od = ev_dims(ev, shape, &orank);
+	if (xr != orank || dim < 0 || dim >= xr)
+		return 1;
+	for (d = 0; d < xr; d++)
+		if (d != dim && xd[d] != od[d])
+			return 1;
+	small = scatter ? od[dim] : xd[dim];
+	big = scatter ? xd[dim] : od[dim];
+	if (small <= 0 || big % small)
+		return 1;
+	n = big / small;
+	if (hlo_sh(ev->m, shape)->type != x->type)
+		return 1;
+	for (d = 0; d < dim; d++)
+		outer *= xd[d];
+	v = hlo_val_array(ev, shape);	/* reduce-scatter: the first block */
+	if (!v)
+		return -1;
+	blk = (scatter ? v->n : x->n) / (outer ? outer : 1) *
+		ev_esz(x->type);
+	for (o = 0; o < outer; o++)
+		for (r = 0; r < (scatter ? 1 : n); r++)
+			memcpy(v->data + (o * (scatter ? 1 : n) + r) * blk,
+				x->data + o * (scatter ? n : 1) * blk, blk);
+	if (!scatter) {
+		*out = v;
+		return 0;
+	}
+	r = reduce_copies(ev, comp, v, n, shape, out);
+	hlo_val_unref(ev, v);
+	return r;
+}
+
+/* result (of shape s) of collective op on operand x; 1: the model does
+ * not fit its shapes */
+static int
+collective1(HloEval *ev, const HloInstr *in, int op, HloVal *x, uint32_t s,
+	HloVal **out)
+{
+	const HloModule *m = ev->m;
+	uint32_t nd;
+	const int64_t *d = hlo_attr_ints(m, in, A_DIMENSIONS, &nd);
+
+	if (x->type >= TY_TUPLE || hlo_sh(m, s)->type >= TY_TUPLE)
+		return 1;
+	switch (op) {
+	case HOP_ALLREDUCE: case HOP_ALLREDUCESTART:
+		if (in->ncalled < 1 || hlo_shape_elems(m, s) != x->n)
+			return 1;
+		return reduce_copies(ev, hlo_called(m, in)[0], x,
+			group_size(m, in), s, out);
+	case HOP_ALLGATHER: case HOP_ALLGATHERSTART:
+		return nd == 1 ? copies(ev, x, d[0], s, HLO_NONE, out) : 1;
+	case HOP_REDUCESCATTER:
+		return nd == 1 && in->ncalled ? copies(ev, x, d[0], s,
+			hlo_called(m, in)[0], out) : 1;
+	case HOP_ALLTOALL: case HOP_COLLPERMUTE: case HOP_COLLPERMUTESTART:
+	case HOP_COLLBCAST:
+		if (!fits_shape(ev, x, s))
+			return 1;
+		*out = ev_view(ev, x, s);
+		return 0;
+	}
+	return 1;
+}
+
+/* a collective's result of shape: an array from one operand, or a tuple
+ * with one element per operand; 1: the model does not fit */
+static int
+collective(HloEval *ev, const HloInstr *in, HloVal **ops, uint32_t shape,
+	HloVal **out)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	int op = in->op, rc;
+	HloVal *t;
+	uint32_t k;
+
+	if (sh->type != TY_TUPLE)
+		return in->nops == 1 ? collective1(ev, in, op, ops[0], shape,
+			out) : 1;
+	if (sh->ntuple != in->nops)
+		return 1;
+	t = hlo_val_tuple(ev, shape);
+	for (k = 0; k < in->nops; k++) {
+		rc = collective1(ev, in, op, ops[k], hlo_tuple_elems(ev->m,
+			hlo_sh(ev->m, shape))[k], &t->elems[k]);
+		if (rc) {
+			hlo_val_unref(ev, t);
+			return rc;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+/* the smooth mix of the operands (custom-calls of unknown targets) */
+
+#define MIX_LEAVES 256
+typedef struct {
+	const HloVal *v[MIX_LEAVES];
+	int n;
+	double w[2][5];		/* bias, same-index weight, 3 picked */
+	uint64_t h;		/* the kind's hash: picks and weights */
+} Mix;
+
+static void
+mix_add(Mix *x, const HloVal *v)
+{
+	int64_t k;
+
+	if (v->type == TY_TUPLE) {
+		for (k = 0; k < v->n; k++)
+			mix_add(x, v->elems[k]);
+		return;
+	}
+	if (v->type < TY_TUPLE && v->n > 0 && x->n < MIX_LEAVES)
+		x->v[x->n++] = v;
+}
+
+static void
+mix_init(Mix *x, uint64_t h, HloVal **ops, uint32_t nops)
+{
+	uint64_t s = h;
+	double u;
+	int p, k;
+	uint32_t j;
+
+	memset(x, 0, sizeof *x);
+	x->h = h;
+	for (j = 0; j < nops; j++)
+		mix_add(x, ops[j]);
+	for (p = 0; p < 2; p++)
+		for (k = 0; k < 5; k++) {
+			u = (next(&s) >> 11) * (1.0 / 9007199254740992.0);
+			x->w[p][k] = k == 1 ? (u < 0.5 ? -0.5 - u : u) :
+				u - 0.5;
+		}
+}
+
+/* w elements of v from element at on, wrapping around, as doubles */
+static void
+mix_load(const HloVal *v, int64_t at, int64_t w, double *d)
+{
+	Lane l[EV_CHUNK];
+	int cl = hlo_typeinfo[v->type].cls;
+	int64_t k, j, seg;
+
+	for (k = 0; k < w; k += seg, at = 0) {
+		seg = v->n - at < w - k ? v->n - at : w - k;
+		ev_lane_load(v->type, v->data + at * ev_esz(v->type), seg, l);
+		for (j = 0; j < seg; j++)
+			d[k + j] = cl == C_FLOAT ? l[j].f : cl == C_CPLX ?
+				l[j].c[0] : cl == C_SINT ? (double)l[j].s :
+				(double)l[j].u;
+	}
+}
+
+/* elements k..k+w of output leaf l, part p (complex: 0 real, 1
+ * imaginary): term t reads operand leaf src[t] from element
+ * (k + off[t]) modulo its size */
+static void
+mix_chunk(const Mix *x, const int *src, const int64_t *off, int64_t k,
+	int64_t w, int p, double *out)
+{
+	double d[EV_CHUNK];
+	const HloVal *v;
+	int64_t j;
+	int t;
+
+	for (j = 0; j < w; j++)
+		out[j] = x->w[p][0];
+	for (t = 0; x->n && t < 4; t++) {
+		v = x->v[src[t]];
+		mix_load(v, (int64_t)(((uint64_t)k + (uint64_t)off[t]) %
+			(uint64_t)v->n), w, d);
+		for (j = 0; j < w; j++)
+			out[j] += x->w[p][1 + t] * d[j];
+	}
+	for (j = 0; j < w; j++)
+		out[j] = tanh(out[j]);
+}
+
+/* fills shape: float leaves mixed, others from the seed *hb (the hash of
+ * the operands' bytes, computed on first need) */
+static HloVal *
+mix_fill(HloEval *ev, uint32_t shape, const Mix *x, const HloInstr *in,
+	HloVal **ops, uint64_t *hb, int *leaf)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	Lane l[EV_CHUNK];
+	double re[EV_CHUNK], im[EV_CHUNK];
+	HloVal *v;
+	int64_t k, j, w, off[4];
+	int cl, me, src[4];
+
+	if (sh->type == TY_TUPLE) {
+		v = hlo_val_tuple(ev, shape);
+		for (k = 0; k < v->n; k++) {
+			v->elems[k] = mix_fill(ev, hlo_tuple_elems(ev->m,
+				hlo_sh(ev->m, shape))[k], x, in, ops, hb, leaf);
+			if (!v->elems[k]) {
+				hlo_val_unref(ev, v);
+				return NULL;
+			}
+		}
+		return v;
+	}
+	v = hlo_val_array(ev, shape);
+	if (!v || v->type >= TY_TUPLE)
+		return v;
+	me = (*leaf)++;
+	cl = hlo_typeinfo[v->type].cls;
+	if (cl != C_FLOAT && cl != C_CPLX) {
+		if (!*hb)
+			*hb = seed_of(ev, in, ops) | 1;
+		ev_fill_random(v->type, v->data, v->n, ev_mix64(*hb + me),
+			FILL_SMALL);
+		return v;
+	}
+	for (j = 0; j < 4 && x->n; j++) {	/* term 0: the same index */
+		uint64_t r = ev_mix64(x->h ^ ((uint64_t)me << 32) ^
+			(uint64_t)j);
+
+		src[j] = j ? (int)(r % (uint64_t)x->n) : me % x->n;
+		off[j] = j ? (int64_t)(ev_mix64(r) % (uint64_t)
+			x->v[src[j]]->n) : 0;
+	}
+	for (k = 0; k < v->n; k += w) {
+		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
+		mix_chunk(x, src, off, k, w, 0, re);
+		if (cl == C_CPLX)
+			mix_chunk(x, src, off, k, w, 1, im);
+		for (j = 0; j < w; j++)
+			if (cl == C_FLOAT) {
+				l[j].f = re[j];
+			} else {
+				l[j].c[0] = re[j];
+				l[j].c[1] = im[j];
+			}
+		ev_lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
+	}
+	return v;
+}
+
+/* the model of a custom-call of unknown target, or of a collective whose
+ * shapes fit none of the data movements above, into shape */
+static int
+mixed_result(HloEval *ev, const HloInstr *in, HloVal **ops, uint32_t shape,
+	HloVal **out)
+{
+	const char *k = kindname(in->op), *t;
+	uint64_t h = hashstr(1469598103934665603ull, k, strlen(k)), hb = 0;
+	Mix *x = xcalloc(1, sizeof *x);
+	uint32_t n;
+	int leaf = 0;
+
+	if (in->op == HOP_CUSTOMCALL) {
+		t = hlo_attr_word(ev->m, in, A_CUSTOM_CALL_TARGET, &n);
+		if (t)
+			h = hashstr(h ^ 0x3a, t, n);
+	}
+	mix_init(x, ev_mix64(h), ops, in->nops);
+	*out = mix_fill(ev, shape, x, in, ops, &hb, &leaf);
+	free(x);
+	return *out ? 0 : -1;
+}
+
 /* async start forms: (operands, results, context..) */
 static int
 start_tuple(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
@@ -288,19 +751,22 @@ start_tuple(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	const HloInstr *in = hlo_ins(m, c, i);
 	const HloShape *sh = hlo_sh(m, in->shape);
 	HloVal *t;
+	uint32_t rs;
+	int rc;
 
 	if (sh->type != TY_TUPLE || sh->ntuple < 2)
-		return fill_result(ev, in->shape, seed_of(ev, in, ops),
-			FILL_SMALL, out);
+		return mixed_result(ev, in, ops, in->shape, out);
 	t = hlo_val_tuple(ev, in->shape);
 	if (in->nops == 1 && hlo_shape_compatible(m, ops[0]->shape,
 	    hlo_tuple_elems(m, sh)[0]))
 		t->elems[0] = hlo_val_ref(ops[0]);
 	else
 		t->elems[0] = ev_zero(ev, hlo_tuple_elems(m, sh)[0]);
-	if (!t->elems[0] || fill_result(ev, hlo_tuple_elems(m, hlo_sh(m,
-	    in->shape))[1], seed_of(ev, in, ops), FILL_SMALL,
-	    &t->elems[1]) < 0) {
+	rs = hlo_tuple_elems(m, hlo_sh(m, in->shape))[1];
+	rc = t->elems[0] ? collective(ev, in, ops, rs, &t->elems[1]) : -1;
+	if (rc > 0)
+		rc = mixed_result(ev, in, ops, rs, &t->elems[1]);
+	if (rc < 0) {
 		hlo_val_unref(ev, t);
 		return -1;
 	}
@@ -356,6 +822,7 @@ ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
 	const HloInstr *in = hlo_ins(ev->m, c, i);
 	HloVal *t;
+	int rc;
 
 	switch (in->op) {
 	case HOP_AFTERALL:
@@ -408,7 +875,14 @@ ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			return 0;
 		if (is_topk_call(ev->m, in))
 			return ev_topk_call(ev, c, i, ops, out);
-		break;
+		return mixed_result(ev, in, ops, in->shape, out);
+	case HOP_ALLREDUCE: case HOP_ALLREDUCESTART: case HOP_ALLGATHER:
+	case HOP_REDUCESCATTER: case HOP_ALLTOALL: case HOP_COLLPERMUTE:
+	case HOP_COLLBCAST:
+		rc = collective(ev, in, ops, in->shape, out);
+		return rc > 0 ? mixed_result(ev, in, ops, in->shape, out) : rc;
+	case HOP_COLLREDUCE: case HOP_RAGGEDALLTOALL:
+		return mixed_result(ev, in, ops, in->shape, out);
 	}
 	return fill_result(ev, in->shape, seed_of(ev, in, ops), FILL_SMALL,
 		out);
