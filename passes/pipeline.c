@@ -53,7 +53,8 @@ static int parse(const char *text, size_t n, const char *fname, PassSeq *s,
 const PassFusionStrategy pass_fusion_strategies[] = {
 	{"none", ""},
 	{"xla-cpu", "fusion:cpu"},
-	{"xla-gpu", "fusion:gpu,fusion-merger,multi_output_fusion"},
+	{"xla-gpu", "fusion:gpu,fusion-merger,multi_output_fusion,"
+	    "multi_output_fusion:producer-consumer,horizontal_loop_fusion"},
 	{"aggressive", "fusion:all,fusion-merger:across"},
 	{"merge-across", "fusion:gpu,fusion-merger:across"},
 	{"unfused", "defuser"},

@@ -84,6 +84,9 @@ const char *const pass_may_raise[] = {
 	"while-loop-expensive-invariant-code-motion", "while_loop_unroller",
 	"while_loop_unroller:wrapped",
 	"conditional-code-motion",
+	"horizontal_loop_fusion",	/* get-tuple-elements, bitcasts,
+				 * concatenate and slices */
+	"multi_output_fusion:producer-consumer",
 	NULL
 };
 

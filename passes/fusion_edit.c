@@ -1,0 +1,430 @@
+/* fusion_edit.c: editing one computation for the fusion passes written
+ * after fusion.c (fusion_edit.h): user lists kept up to date, new fused
+ * computations, and gpu_fusible.cc's questions about fusions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion_edit.h"
+
+static void
+list_add(FuList *l, uint32_t x)
+{
+	uint32_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->v[k] == x)
+			return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+	}
+	l->v[l->n++] = x;
+}
+
+static void
+list_del(FuList *l, uint32_t x)
+{
+	uint32_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->v[k] == x) {
+			l->v[k] = l->v[--l->n];
+			return;
+		}
+}
+
+static void
+grow(FuEdit *e, uint32_t need)
+{
+	uint32_t cap;
+
+	if (need <= e->cap)
+		return;
+	cap = need * 2 + 16;
+	e->usr = xreallocarray(e->usr, cap, sizeof *e->usr);
+	e->ctl = xreallocarray(e->ctl, cap, 1);
+	memset(e->usr + e->cap, 0, (cap - e->cap) * sizeof *e->usr);
+	memset(e->ctl + e->cap, 0, cap - e->cap);
+	e->cap = cap;
+}
+
+static void
+grow_drop(FuEdit *e)
+{
+	uint32_t cap;
+
+	if (e->m->ncomps < e->capdrop)
+		return;
+	cap = e->m->ncomps * 2 + 16;
+	e->drop = xreallocarray(e->drop, cap, 1);
+	memset(e->drop + e->capdrop, 0, cap - e->capdrop);
+	e->ncalls = xreallocarray(e->ncalls, cap, sizeof *e->ncalls);
+	memset(e->ncalls + e->capdrop, 0, (cap - e->capdrop) *
+		sizeof *e->ncalls);
+	e->capdrop = cap;
+}
+
+void
+fu_edit_init(FuEdit *e, HloModule *m, PassCtx *ctx)
+{
+	uint32_t c, i, k, d;
+
+	memset(e, 0, sizeof *e);
+	e->m = m;
+	e->ctx = ctx;
+	e->first_new = m->ncomps;
+	e->nfx = m->ncomps;
+	e->fx = xcalloc(m->ncomps + 1, 1);
+	memcpy(e->fx, pass_comp_effects(m, ctx), m->ncomps);
+	pass_fresh_names(m);
+	grow_drop(e);
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if (in->flags & HI_DEAD)
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = hlo_called(m, in)[k]) < m->ncomps)
+					e->ncalls[d]++;
+		}
+}
+
+uint32_t *
+fu_edit_comps(FuEdit *e, uint32_t *n)
+{
+	const HloModule *m = e->m;
+	uint8_t *ok = xcalloc(m->ncomps + 1, 1);
+	uint32_t c, i, k, d, *order = xreallocarray(NULL, m->ncomps + 1,
+		sizeof *order), cnt = 0, t;
+	int nc;
+
+	for (c = 0; c < m->ncomps; c++)
+		ok[c] = !(m->comps[c].flags & HC_FUSION);
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if ((in->flags & HI_DEAD) || in->op == HOP_WHILE ||
+			    in->op == HOP_CONDITIONAL)
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = hlo_called(m, in)[k]) < m->ncomps)
+					ok[d] = 0;
+		}
+	nc = hlo_comp_order_all(m, order);
+	if (nc < 0) {
+		for (c = 0; c < m->ncomps; c++)
+			order[c] = c;
+		nc = m->ncomps;
+	}
+	for (t = 0; t < (uint32_t)nc; t++)
+		if (ok[order[t]] && m->comps[order[t]].nins)
+			order[cnt++] = order[t];
+	free(ok);
+	*n = cnt;
+	return order;
+}
+
+void
+fu_edit_begin(FuEdit *e, uint32_t c)
+{
+	HloModule *m = e->m;
+	uint32_t i, k, n = m->comps[c].nins;
+
+	e->c = c;
+	e->touched = 0;
+	grow(e, n + 1);
+	for (i = 0; i < e->cap; i++) {
+		e->usr[i].n = 0;
+		e->ctl[i] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &m->comps[c].ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		if (in->nctrl)
+			e->ctl[i] = 1;
+		for (k = 0; k < in->nctrl; k++)
+			e->ctl[hlo_ctrl(m, in)[k]] = 1;
+		for (k = 0; k < in->nops; k++)
+			list_add(&e->usr[hlo_ops(m, in)[k]], i);
+	}
+}
+
+int
+fu_edit_end(FuEdit *e)
+{
+	if (e->touched && hlo_comp_compact(e->m, e->c) < 0)
+		return pass_err_cycle(e->ctx, e->m, e->c);
+	return 0;
+}
+
+int
+fu_edit_finish(FuEdit *e, int changed)
+{
+	HloModule *m = e->m;
+	uint32_t n = m->ncomps, c, k, *newid, *caller, nd = 0, first;
+
+	if (changed > 0) {
+		grow_drop(e);
+		newid = xreallocarray(NULL, n + 1, sizeof *newid);
+		for (c = 0; c < n; c++) {
+			newid[c] = c - nd;
+			nd += e->drop[c] != 0;
+		}
+		first = e->first_new < n ? newid[e->first_new] : n - nd;
+		caller = xreallocarray(NULL, n + 1, sizeof *caller);
+		for (c = e->first_new, k = 0; c < n; c++)
+			if (!e->drop[c])
+				caller[k++] = newid[e->newcaller[c -
+					e->first_new]];
+		pass_drop_comps(m, e->drop);
+		for (c = first; c < m->ncomps; c++)
+			if (m->comps[c].nins && hlo_comp_compact(m, c) < 0) {
+				free(newid);
+				free(caller);
+				fu_edit_free(e);
+				return pass_err_cycle(e->ctx, m, c);
+			}
+		if (k)
+			fu_place_comps(m, first, caller);
+		free(newid);
+		free(caller);
+	}
+	e->ctx->stats.rewrites += e->done;
+	fu_edit_free(e);
+	return changed;
+}
+
+void
+fu_edit_free(FuEdit *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->cap; i++)
+		free(e->usr[i].v);
+	free(e->usr);
+	free(e->ctl);
+	free(e->drop);
+	free(e->ncalls);
+	free(e->newcaller);
+	free(e->fx);
+	memset(e, 0, sizeof *e);
+}
+
+uint32_t
+fu_edit_name(HloModule *m, const char *base)
+{
+	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
+		return hlo_strz(m, base);
+	return hlo_fresh_name(m, base);
+}
+
+uint32_t
+fu_edit_add(FuEdit *e, int op, uint32_t shape, const char *name,
+	uint32_t nops, const uint32_t *ops)
+{
+	HloModule *m = e->m;
+	uint32_t x = hlo_instr_add(m, e->c, op, shape, fu_edit_name(m, name),
+		nops, ops), k;
+
+	grow(e, x + 1);
+	e->usr[x].n = 0;
+	e->ctl[x] = 0;
+	for (k = 0; k < nops; k++)
+		list_add(&e->usr[ops[k]], x);
+	e->touched = 1;
+	return x;
+}
+
+uint32_t
+fu_edit_gte(FuEdit *e, uint32_t x, uint32_t shape, int64_t k)
+{
+	uint32_t g = fu_edit_add(e, HOP_GTE, shape, "get-tuple-element", 1, &x);
+	HloAttr a = hlo_mk_int(A_INDEX, k);
+
+	hlo_attr_set(e->m, e->c, g, &a);
+	return g;
+}
+
+void
+fu_edit_replace(FuEdit *e, uint32_t old, uint32_t new)
+{
+	HloModule *m = e->m;
+	FuList *l = &e->usr[old];
+	uint32_t k, j, u;
+
+	for (k = 0; k < l->n; k++) {
+		HloInstr *in = &m->comps[e->c].ins[u = l->v[k]];
+
+		if (u == new)
+			continue;
+		for (j = 0; j < in->nops; j++)
+			if (m->ids[in->ops + j] == old)
+				m->ids[in->ops + j] = new;
+		list_add(&e->usr[new], u);
+	}
+	for (k = j = 0; k < l->n; k++)
+		if (l->v[k] == new)
+			l->v[j++] = new;
+	l->n = j;
+	if (m->comps[e->c].root == old)
+		m->comps[e->c].root = new;
+	e->touched = 1;
+}
+
+void
+fu_edit_kill(FuEdit *e, uint32_t x)
+{
+	HloModule *m = e->m;
+	HloInstr *in = &m->comps[e->c].ins[x];
+	uint32_t k;
+
+	for (k = 0; k < in->nops; k++)
+		list_del(&e->usr[m->ids[in->ops + k]], x);
+	in->flags |= HI_DEAD;
+	e->usr[x].n = 0;
+	e->touched = 1;
+}
+
+void
+fu_edit_set_ops(FuEdit *e, uint32_t x, uint32_t n, const uint32_t *ops)
+{
+	HloModule *m = e->m;
+	const HloInstr *in = &m->comps[e->c].ins[x];
+	uint32_t k;
+
+	for (k = 0; k < in->nops; k++)
+		list_del(&e->usr[m->ids[in->ops + k]], x);
+	hlo_set_operands(m, e->c, x, n, ops);
+	for (k = 0; k < n; k++)
+		list_add(&e->usr[ops[k]], x);
+	e->touched = 1;
+}
+
+uint32_t
+fu_edit_new_comp(FuEdit *e, const char *name)
+{
+	HloModule *m = e->m;
+	uint32_t fc = hlo_comp_add(m, fu_edit_name(m, name));
+
+	m->comps[fc].flags = HC_FUSION;
+	m->comps[fc].thread = m->comps[e->c].thread;
+	if (e->nnew == e->capnew) {
+		e->capnew = e->capnew ? 2 * e->capnew : 16;
+		e->newcaller = xreallocarray(e->newcaller, e->capnew,
+			sizeof *e->newcaller);
+	}
+	e->newcaller[e->nnew++] = e->c;
+	grow_drop(e);
+	e->ncalls[fc] = 1;
+	return fc;
+}
+
+uint32_t
+fu_edit_fusion(FuEdit *e, uint32_t comp, int kind, uint32_t nops,
+	const uint32_t *ops)
+{
+	HloModule *m = e->m;
+	uint32_t f = fu_edit_add(e, HOP_FUSION, m->comps[comp].ins[m->comps[
+		comp].root].shape, "fusion", nops, ops);
+	HloAttr a = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD, fu_kind_names[kind],
+		strlen(fu_kind_names[kind]));
+
+	hlo_attr_set(m, e->c, f, &a);
+	hlo_set_called(m, e->c, f, 1, &comp);
+	return f;
+}
+
+void
+fu_edit_unfuse(FuEdit *e, uint32_t x)
+{
+	uint32_t fc = fu_fused_comp(e->m, e->c, x);
+
+	if (fc < e->m->ncomps && e->ncalls[fc] > 0 && --e->ncalls[fc] == 0)
+		e->drop[fc] = 1;
+}
+
+int
+fu_edit_has_user(const FuEdit *e, uint32_t x, uint32_t u)
+{
+	uint32_t k;
+
+	for (k = 0; k < e->usr[x].n; k++)
+		if (e->usr[x].v[k] == u)
+			return 1;
+	return 0;
+}
+
+/* gpu_fusible.cc */
+
+int
+fu_is_fusion(const HloModule *m, uint32_t c, uint32_t x, int kind)
+{
+	const HloInstr *in = hlo_ins(m, c, x);
+	uint32_t fc;
+
+	if (in->op != HOP_FUSION || in->ncalled != 1)
+		return 0;
+	fc = hlo_called(m, in)[0];
+	if (fc >= m->ncomps || m->comps[fc].root == HLO_NONE ||
+	    hlo_param_count(m, fc) != (int)in->nops)
+		return 0;
+	return kind < 0 || fu_kind(m, in) == kind;
+}
+
+uint32_t
+fu_fused_comp(const HloModule *m, uint32_t c, uint32_t x)
+{
+	return hlo_called(m, hlo_ins(m, c, x))[0];
+}
+
+uint32_t
+fu_outputs(const HloModule *m, uint32_t c, uint32_t x, uint32_t *comp,
+	const uint32_t **outs, uint32_t *one)
+{
+	uint32_t fc, r;
+
+	if (hlo_ins(m, c, x)->op != HOP_FUSION) {
+		*comp = c;
+		*one = x;
+		*outs = one;
+		return 1;
+	}
+	fc = fu_fused_comp(m, c, x);
+	r = m->comps[fc].root;
+	*comp = fc;
+	if (m->comps[fc].ins[r].op == HOP_TUPLE) {
+		*outs = hlo_ops(m, &m->comps[fc].ins[r]);
+		return m->comps[fc].ins[r].nops;
+	}
+	*one = r;
+	*outs = one;
+	return 1;
+}
+
+int
+fu_multi_output(const HloModule *m, uint32_t c, uint32_t x)
+{
+	uint32_t fc;
+
+	if (hlo_ins(m, c, x)->op != HOP_FUSION)
+		return 0;
+	fc = fu_fused_comp(m, c, x);
+	return m->comps[fc].ins[m->comps[fc].root].op == HOP_TUPLE;
+}
+
+uint32_t
+fu_instr_count(const HloModule *m, uint32_t c, uint32_t x)
+{
+	uint32_t fc, i, n = 0;
+
+	if (hlo_ins(m, c, x)->op != HOP_FUSION)
+		return 1;
+	fc = fu_fused_comp(m, c, x);
+	for (i = 0; i < m->comps[fc].nins; i++)
+		n += !(m->comps[fc].ins[i].flags & HI_DEAD);
+	return n;
+}
