@@ -1955,6 +1955,43 @@ END_TEST
  * at top level and inside a fusion; where the layouts differ only in
  * dimensions of size 1 the copy is physically nothing and its deletion
  * is equal */
+/* Random123's known-answer vectors (kat_vectors: philox4x32 10 rounds,
+ * threefry2x32 20 rounds), which xla's prng.cc generators compute */
+START_TEST(prng_known_vectors)
+{
+	static const uint32_t ph[3][10] = {
+		{0, 0, 0, 0, 0, 0,
+		 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+		{~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+		 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+		{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344,
+		 0xa4093822, 0x299f31d0,
+		 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1},
+	};
+	static const uint32_t tf[3][6] = {
+		{0, 0, 0, 0, 0x6b200159, 0x99ba4efe},
+		{~0u, ~0u, ~0u, ~0u, 0x1cb996fc, 0xbb002be7},
+		{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344,
+		 0xc4923a9c, 0x483df7a0},
+	};
+	uint32_t x[4];
+	int k, j;
+
+	for (k = 0; k < 3; k++) {
+		memcpy(x, ph[k], sizeof x);
+		ev_philox4x32(x, ph[k][4], ph[k][5]);
+		for (j = 0; j < 4; j++)
+			ck_assert_msg(x[j] == ph[k][6 + j], "philox %d word %d: "
+				"%08x", k, j, x[j]);
+		memcpy(x, tf[k], 2 * sizeof *x);
+		ev_threefry2x32(x, tf[k][2], tf[k][3]);
+		for (j = 0; j < 2; j++)
+			ck_assert_msg(x[j] == tf[k][4 + j], "threefry %d word "
+				"%d: %08x", k, j, x[j]);
+	}
+}
+END_TEST
+
 START_TEST(bitcast_copy_deletion)
 {
 	static const struct {
@@ -2183,6 +2220,7 @@ main(void)
 	tcase_add_test(t, verify_retry);
 	tcase_add_test(t, verify_user_tolerance);
 	tcase_add_test(t, bitcast_copy_deletion);
+	tcase_add_test(t, prng_known_vectors);
 	tcase_add_test(t, bitcast_reads_physical_order);
 	tcase_add_test(t, inputs_by_signature);
 	tcase_add_test(t, literal_round_trip);

@@ -451,6 +451,17 @@ int ev_fused(HloEval *ev, uint32_t c, uint32_t i, uint32_t comp,
 				 * -1 failed (ev->status) */
 void ev_fx_free(EvFx *f);
 
+/* eval_prng.c */
+void ev_philox4x32(uint32_t x[4], uint32_t k0, uint32_t k1);
+void ev_threefry2x32(uint32_t x[2], uint32_t k0, uint32_t k1);
+int ev_rngbits_exact(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);	/* 1 done, 0 not an exact case, -1 error */
+int ev_rng_exact(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);	/* rng as rng-expander expands it: 1, 0, -1 */
+void ev_rng_state_model(int64_t delta, uint64_t st[2]);
+			/* eval_opaque.c: the u64[2] rng-get-and-update-state
+			 * gives for delta */
+
 /* eval_opaque.c */
 int ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);

@@ -42,6 +42,10 @@
  *   infeed, recv and the ids: the operands' bytes are hashed into a seed
  *   that fills each leaf with small values of its type (splitmix64).
  *
+ * rng-bit-generator with a u64 state and unsigned data is exact instead,
+ * and rng is what rng-expander makes of it, from the state modelled for
+ * rng-get-and-update-state (eval_prng.c).
+ *
  * Two modules feeding such an operation the same values therefore see the
  * same results, and nearly the same values give nearly the same floats. */
 #include <math.h>
@@ -223,7 +227,18 @@ fill_result(HloEval *ev, uint32_t shape, uint64_t h, int mode, HloVal **out)
 	return *out ? 0 : -1;
 }
 
-/* rng: uniform in [a, b) or normal(a, b) */
+void
+ev_rng_state_model(int64_t delta, uint64_t st[2])
+{
+	static const char k[] = "rng-get-and-update-state";
+	uint64_t h = hashstr(1469598103934665603ull, k, sizeof k - 1);
+
+	h = ev_mix64(h ^ (uint64_t)delta);
+	ev_fill_random(TY_U64, (unsigned char *)st, 2, ev_mix64(h), FILL_BITS);
+}
+
+/* rng: as rng-expander expands it where it does (eval_prng.c), else
+ * uniform in [a, b) or normal(a, b) from a hash of its operands */
 static int
 rng(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
@@ -234,8 +249,10 @@ rng(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	HloVal *v;
 	Lane l;
 	int64_t k;
-	int cl;
+	int cl, x = ev_rng_exact(ev, c, i, ops, out);
 
+	if (x)
+		return x < 0 ? -1 : 0;
 	if (in->nops < 2 || ops[0]->type >= TY_TUPLE || ops[0]->n != 1 ||
 	    ops[1]->type >= TY_TUPLE || ops[1]->n != 1)
 		return ev_unsupported(ev, c, i, "bad rng operands");
@@ -800,8 +817,10 @@ rngbits(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	const HloShape *sh = hlo_sh(m, in->shape);
 	uint64_t h = seed_of(ev, in, ops);
 	HloVal *t;
-	int leaf = 0;
+	int leaf = 0, r = ev_rngbits_exact(ev, c, i, ops, out);
 
+	if (r)
+		return r < 0 ? -1 : 0;
 	if (sh->type != TY_TUPLE || sh->ntuple != 2)
 		return ev_unsupported(ev, c, i, "result is not a pair");
 	t = hlo_val_tuple(ev, in->shape);
