@@ -63,6 +63,13 @@ uint32_t pass_b_reduce(PassEdit *ed, uint32_t x, uint32_t init,
 uint32_t pass_b_iota(PassEdit *ed, uint32_t shape, int64_t dim);
 uint32_t pass_b_gte(PassEdit *ed, uint32_t x, int64_t index);
 
+/* topk_decomposer.c: xla's CreateScalarGtComputation (largest) or
+ * CreateScalarLtComputation over (type) or (type, s32): a new
+ * computation "compare-greater-than"/"compare-less-than" comparing
+ * p.0.lhs with p.0.rhs (TOTALORDER for floats); returns its index */
+uint32_t pass_b_topk_comparator(HloModule *m, int largest, int type,
+	int values_only);
+
 /* computations called as fusions (HC_FUSION or by a fusion): sized
  * m->ncomps, in scratch */
 uint8_t *pass_fusion_comps(const HloModule *m, PassCtx *ctx);

@@ -130,6 +130,9 @@ typedef struct {
 				 * sink_only_scalar_constants, as
 				 * while_loop_unroller runs it) */
 	int unroll_wrap;	/* while_loop_unroller: wrap_in_trivial_loop */
+	int topk_ops_only;	/* topk-decomposer: topk instructions only,
+				 * not TopK custom-calls (XLA:CPU's
+				 * predicate) */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

@@ -77,7 +77,8 @@ const char *const pass_may_raise[] = {
 	"batchnorm_expander", "stable-sort-expander",
 	"bitcast_dtypes_expander", "stochastic_convert_decomposer",
 	"reduce-decomposer", "broadcast_canonicalizer", "topk-decomposer",
-	"rng-expander", "rng-bit-generator-expander", "conditional-to-select",
+	"rng-expander", "rng-bit-generator-expander", "topk-rewriter",
+	"topk-decomposer:topk-op", "conditional-to-select",
 	"root-instruction-sinker", "hlo-constant-splitter",
 	"dynamic-dimension-simplifier",	/* a new reshape where the old
 				 * one keeps other users */

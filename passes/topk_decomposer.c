@@ -16,6 +16,10 @@
  * p.1.rhs, s32, unless only the values are used), comparing the first
  * pair with type=TOTALORDER for floats. Instructions with control
  * dependencies are left alone.
+ *
+ * opt.topk_ops_only ("topk-decomposer:topk-op", variants.c): XLA:CPU's
+ * TopkDecomposer, whose predicate takes topk instructions only; TopK
+ * custom-calls stay.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +51,8 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	const HloShape *sh = hlo_sh(m, in->shape), *xs;
 
 	(void)arg;
+	if (in->op != HOP_TOPK && ed->ctx->opt.topk_ops_only)
+		return 0;
 	if ((in->op != HOP_TOPK && !is_topk_call(m, in)) || in->nops != 1 ||
 	    sh->type != TY_TUPLE || sh->ntuple != 2)
 		return 0;
@@ -83,8 +89,8 @@ users(PassEdit *ed, Tk *tk)
 	}
 }
 
-static uint32_t
-comparator(HloModule *m, int largest, int type, int values_only)
+uint32_t
+pass_b_topk_comparator(HloModule *m, int largest, int type, int values_only)
 {
 	const char *name = largest ? "compare-greater-than" :
 		"compare-less-than";
@@ -164,8 +170,8 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 	if (pass_ins(ed, i)->op == HOP_TOPK) {
 		const HloAttr *a = hlo_attr(m, pass_ins(ed, i), A_LARGEST);
 
-		comp = comparator(m, a ? a->v != 0 : 1, pass_b_type(ed, x),
-			values_only);
+		comp = pass_b_topk_comparator(m, a ? a->v != 0 : 1,
+			pass_b_type(ed, x), values_only);
 	} else {
 		comp = m->ids[pass_ins(ed, i)->called];
 	}

@@ -73,3 +73,11 @@ pass_while_loop_unroller_wrapped(HloModule *m, PassCtx *ctx)
 	return with(m, ctx, &ctx->opt.unroll_wrap, 1,
 	    pass_while_loop_unroller);
 }
+
+/* TopkDecomposer with XLA:CPU's predicate: topk instructions only (the
+ * TopK custom-calls topk-rewriter makes stay) */
+int
+pass_topk_decomposer_ops(HloModule *m, PassCtx *ctx)
+{
+	return with(m, ctx, &ctx->opt.topk_ops_only, 1, pass_topk_decomposer);
+}
