@@ -494,9 +494,10 @@ reduce_argmax_user(Alg *a, uint32_t i, uint32_t arg, int is_max)
 	uint32_t *us, nu, k, u, n1, n2;
 	const int64_t *d1, *d2;
 
-	if (nops(a, i) != 2 || !alg_scalar_inf(a, opnd(a, i, 1), is_max) ||
-	    !root_is(a, called(a, i), is_max ? HOP_MAX : HOP_MIN))
-		return 0;
+	if (nops(a, i) != 2 ||
+	    !root_is(a, called(a, i), is_max ? HOP_MAX : HOP_MIN) ||
+	    !alg_scalar_inf(a, opnd(a, i, 1), is_max))
+		return 0;	/* the cheap test first */
 	nu = alg_users(a, arg, &us);
 	for (k = 0; k < nu; k++) {
 		u = us[k];

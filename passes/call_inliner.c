@@ -85,12 +85,32 @@ drop_composite_attrs(HloModule *m, uint32_t c, uint32_t i)
 	free(t);
 }
 
+/* the post order of callee d, computed at its first call site and kept:
+ * d is final by then (callees are done before their callers) */
+typedef struct {
+	uint32_t **order, *n;
+} PostOrders;
+
+static const uint32_t *
+callee_order(PostOrders *po, const HloModule *m, uint32_t d, uint32_t *cnt,
+	PassCtx *ctx)
+{
+	if (!po->order[d]) {
+		po->order[d] = xreallocarray(NULL, m->comps[d].nins + 1,
+			sizeof **po->order);
+		po->n[d] = pass_post_order(m, d, po->order[d], ctx);
+	}
+	*cnt = po->n[d];
+	return po->order[d];
+}
+
 /* CallInliner::Inline */
 static int
-inline_call(PassEdit *ed, uint32_t x, PassCtx *ctx)
+inline_call(PassEdit *ed, uint32_t x, PassCtx *ctx, PostOrders *po)
 {
 	HloModule *m = ed->m;
-	uint32_t c = ed->c, callee, *order, *map, cnt, i, k, h, j, nops;
+	uint32_t c = ed->c, callee, *map, cnt, i, k, h, j, nops;
+	const uint32_t *order;
 	uint32_t *ops, *ctrl, ncallpred, *callpred, root;
 	const HloInstr *in = &m->comps[c].ins[x];
 
@@ -112,11 +132,10 @@ inline_call(PassEdit *ed, uint32_t x, PassCtx *ctx)
 	for (k = 0; k < ncallpred; k++)
 		callpred[k] = pass_res(ed, m->ids[in->ctrl + k]);
 	nops = m->comps[callee].nins;
-	order = pass_alloc(ctx, (nops + 1) * sizeof *order);
 	map = pass_alloc(ctx, (nops + 1) * sizeof *map);
 	for (i = 0; i < nops; i++)
 		map[i] = HLO_NONE;
-	cnt = pass_post_order(m, callee, order, ctx);
+	order = callee_order(po, m, callee, &cnt, ctx);
 	for (i = 0; i < cnt; i++) {
 		const HloInstr *hi = &m->comps[callee].ins[h = order[i]];
 		uint32_t n = hi->nops, nc = hi->nctrl;
@@ -152,6 +171,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 {
 	PassEdit ed;
 	PassCallers cg;
+	PostOrders po;
 	uint32_t ncomps = m->ncomps, *corder, *order, c, i, k, cnt, x, d;
 	uint8_t *fx = xmalloc(ncomps + 1), *async = xcalloc(ncomps + 1, 1);
 	uint32_t *sites = xcalloc(ncomps + 1, sizeof *sites);
@@ -186,6 +206,8 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 		goto out;
 	}
 	pass_edit_init(&ed, m, ctx, fx, ncomps);
+	po.order = xcalloc(ncomps + 1, sizeof *po.order);
+	po.n = xcalloc(ncomps + 1, sizeof *po.n);
 	for (i = 0; i < (uint32_t)n; i++) {
 		c = corder[i];
 		if (async[c] || !hlo_comp_has_op(m, c, HOP_CALL))
@@ -203,7 +225,7 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 			if (ctx->opt.single_call_site && (d >= ncomps ||
 			    sites[d] != 1))
 				continue;
-			if (inline_call(&ed, x, ctx)) {
+			if (inline_call(&ed, x, ctx, &po)) {
 				ctx->stats.rewrites++;
 				changed = 1;
 			}
@@ -214,6 +236,10 @@ pass_call_inliner(HloModule *m, PassCtx *ctx)
 			break;
 	}
 	pass_edit_free(&ed);
+	for (c = 0; c < ncomps; c++)
+		free(po.order[c]);
+	free(po.order);
+	free(po.n);
 	if (r == 0 && changed && pass_dce_module(m, ctx) < 0)
 		r = -1;
 out:
