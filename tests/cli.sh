@@ -38,6 +38,8 @@ check "tiles are stored one after another" -- grep -qx 'output 0: f32\[8\] {1, 2
 check "a padded tile keeps its padding" -- grep -qx 'output 1: f32\[16\] {1, 2, 4, 5, 3, 0, 6, 0, 7, 8, 0, 0, 9, 0, 0, 0}' "$T/out"
 expect 4 "verify: a deleted tiling-only copy before a bitcast is caught" -- \
 	$H verify tests/cli/tiled_bitcast.hlo tests/cli/tiled_bitcast_deleted.hlo
+expect 0 "a bitcast in a callee reads the callee parameter's layout" -- \
+	$H verify tests/cli/layout_call_transpose.hlo tests/cli/layout_call_bitcast.hlo
 expect 0 "verify: the tiled bitcast equals its reshape and transpose" -- \
 	$H verify tests/cli/tiled_bitcast.hlo tests/cli/tiled_bitcast_explicit.hlo
 expect 0 "algsimp keeps a tiling-only copy before a bitcast" -- \

@@ -550,30 +550,34 @@ identity(const int64_t *p, int n)
 	return 1;
 }
 
-/* bitcast: the bytes reinterpreted physically, through both layouts */
+/* bitcast: the bytes reinterpreted physically, through both layouts:
+ * the operand's as its instruction declares it (a value keeps the
+ * shape it was made with, which a caller's layout may have set) */
 static int
 bitcast(HloEval *ev, uint32_t c, uint32_t i, HloVal *a, HloVal **out)
 {
 	const HloInstr *in = hlo_ins(ev->m, c, i);
+	uint32_t as = hlo_ins(ev->m, c, hlo_ops(ev->m, in)[0])->shape;
 	int64_t pi[MAXR], po[MAXR], dst[MAXR], src[MAXR], cnt[MAXR];
 	Geo gi, go;
 	HloVal *p, *v;
 	int d;
 
-	if (a->type < TY_TUPLE && (ev_tiled(ev->m, a->shape) ||
+	if (a->type < TY_TUPLE && (ev_tiled(ev->m, as) ||
 	    ev_tiled(ev->m, in->shape)))
 		return ev_bitcast_tiled(ev, c, i, a, out);
-	if (a->type >= TY_TUPLE || geo(ev, a->shape, &gi) < 0 ||
+	if (a->type >= TY_TUPLE || geo(ev, as, &gi) < 0 ||
 	    geo(ev, in->shape, &go) < 0 || gi.esz != go.esz ||
-	    a->n != hlo_shape_elems(ev->m, in->shape))
+	    a->n != hlo_shape_elems(ev->m, in->shape) ||
+	    a->n != hlo_shape_elems(ev->m, as))
 		return ev_unsupported(ev, c, i, "sizes differ");
-	physorder(ev->m, a->shape, pi);
+	physorder(ev->m, as, pi);
 	physorder(ev->m, in->shape, po);
 	if (identity(pi, gi.rank) && identity(po, go.rank)) {
 		*out = ev_view(ev, a, in->shape);
 		return 0;
 	}
-	p = hlo_val_array(ev, a->shape);
+	p = hlo_val_array(ev, as);
 	if (!p)
 		return -1;
 	for (d = 0; d < gi.rank; d++) {

@@ -167,12 +167,14 @@ ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
 	HloVal **out)
 {
 	const HloInstr *in = hlo_ins(ev->m, c, i);
+	uint32_t as = hlo_ins(ev->m, c, hlo_ops(ev->m, in)[0])->shape;
 	Phys pi, po;
 	int64_t x[MAXR], esz = ev_esz(a->type), k, n;
 	unsigned char *mem;
 	HloVal *v;
 
-	if (a->type >= TY_TUPLE || phys(ev->m, a->shape, &pi) < 0 ||
+	/* the operand's layout as its instruction declares it */
+	if (a->type >= TY_TUPLE || phys(ev->m, as, &pi) < 0 ||
 	    phys(ev->m, in->shape, &po) < 0)
 		return ev_unsupported(ev, c, i, "a tiling hlopt does not model");
 	if (pi.total != po.total ||
