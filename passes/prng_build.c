@@ -5,6 +5,7 @@
  * leave dead, such as the eleventh Philox key raise, are not emitted).
  * src/eval/eval_prng.c computes the same bits directly; the two agree
  * (tests/golden/rng-bit-generator-expander). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "build.h"
@@ -468,4 +469,73 @@ prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 		}
 	}
 	return bits < 32 ? prng_convert(b, s, prng_bits_type(sh->type)) : s;
+}
+
+/* the cache */
+
+void
+prng_cache_init(PrngCache *cc, uint32_t width)
+{
+	cc->cap = 16;
+	cc->n = 0;
+	cc->width = width;
+	cc->key = xcalloc((size_t)width * cc->cap, sizeof *cc->key);
+	cc->comp = xcalloc(cc->cap, sizeof *cc->comp);
+}
+
+void
+prng_cache_free(PrngCache *cc)
+{
+	free(cc->key);
+	free(cc->comp);
+}
+
+static uint32_t
+cache_find(const PrngCache *cc, const uint32_t *k)
+{
+	uint32_t h = 0, j, w = cc->width;
+
+	for (j = 0; j < w; j++)
+		h = (h ^ k[j]) * 2654435761u;
+	h &= cc->cap - 1;
+	while (cc->key[w * h] && memcmp(cc->key + w * h, k, w * sizeof *k))
+		h = (h + 1) & (cc->cap - 1);
+	return h;
+}
+
+static void
+cache_grow(PrngCache *cc)
+{
+	PrngCache nc;
+	uint32_t j, h, w = cc->width;
+
+	nc.cap = cc->cap * 2;
+	nc.n = cc->n;
+	nc.width = w;
+	nc.key = xcalloc((size_t)w * nc.cap, sizeof *nc.key);
+	nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
+	for (j = 0; j < cc->cap; j++)
+		if (cc->key[w * j]) {
+			h = cache_find(&nc, cc->key + w * j);
+			memcpy(nc.key + w * h, cc->key + w * j, w * sizeof *nc.key);
+			nc.comp[h] = cc->comp[j];
+		}
+	prng_cache_free(cc);
+	*cc = nc;
+}
+
+uint32_t *
+prng_cache_slot(PrngCache *cc, const uint32_t *k, int *fresh)
+{
+	uint32_t h;
+
+	if (2 * (cc->n + 1) > cc->cap)
+		cache_grow(cc);
+	h = cache_find(cc, k);
+	*fresh = !cc->key[cc->width * h];
+	if (*fresh) {
+		memcpy(cc->key + cc->width * h, k, cc->width * sizeof *k);
+		cc->n++;
+	}
+	return &cc->comp[h];
 }

@@ -13,6 +13,21 @@ typedef struct {
 	uint32_t c;	/* the computation being built */
 } PrngB;
 
+/* the computations a pass built, by a key of width words whose first
+ * word is never 0 (open addressing, doubled at half full) */
+typedef struct {
+	uint32_t *key;
+	uint32_t *comp;
+	uint32_t cap, n, width;
+} PrngCache;
+
+void prng_cache_init(PrngCache *cc, uint32_t width);
+void prng_cache_free(PrngCache *cc);
+uint32_t *prng_cache_slot(PrngCache *cc, const uint32_t *k, int *fresh);
+				/* the computation slot of key k; *fresh 1
+				 * when k was not there (the caller fills the
+				 * slot) */
+
 uint32_t prng_param(PrngB *b, int num, uint32_t shape, const char *name);
 uint32_t prng_shape(PrngB *b, uint32_t x);
 uint32_t prng_op(PrngB *b, int op, uint32_t shape, uint32_t n,

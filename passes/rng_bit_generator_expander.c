@@ -27,12 +27,6 @@
 #include "build.h"
 #include "prng_build.h"
 
-typedef struct {
-	uint32_t *key;	/* triples: data shape + 1, state shape, algorithm */
-	uint32_t *comp;
-	uint32_t cap, n;
-} Cache;
-
 /* 0 philox, 1 three_fry, -1 not expanded */
 static int
 algorithm(const HloModule *m, const HloInstr *in)
@@ -104,74 +98,35 @@ build(HloModule *m, uint32_t dshape, uint32_t sshape, int alg)
 	return b.c;
 }
 
-static uint32_t *
-slot(Cache *cc, const uint32_t *k)
-{
-	uint32_t h = ((k[0] * 2654435761u) ^ (k[1] * 40503u) ^ k[2]) &
-		(cc->cap - 1);
-
-	while (cc->key[3 * h] && memcmp(cc->key + 3 * h, k, 3 * sizeof *k))
-		h = (h + 1) & (cc->cap - 1);
-	return cc->key + 3 * h;
-}
-
-static void
-grow(Cache *cc)
-{
-	Cache nc;
-	uint32_t j, *t;
-
-	nc.cap = cc->cap * 2;
-	nc.n = cc->n;
-	nc.key = xcalloc(3 * (size_t)nc.cap, sizeof *nc.key);
-	nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
-	for (j = 0; j < cc->cap; j++)
-		if (cc->key[3 * j]) {
-			t = slot(&nc, cc->key + 3 * j);
-			memcpy(t, cc->key + 3 * j, 3 * sizeof *t);
-			nc.comp[(t - nc.key) / 3] = cc->comp[j];
-		}
-	free(cc->key);
-	free(cc->comp);
-	*cc = nc;
-}
-
 static uint32_t
 expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
-	Cache *cc = arg;
+	PrngCache *cc = arg;	/* keys: data shape + 1, state shape,
+				 * algorithm */
 	uint32_t x = pass_opnd(ed, i, 0), shape = pass_ins(ed, i)->shape;
 	uint32_t k[3], *s, call;
+	int fresh;
 
 	k[0] = hlo_tuple_elems(m, hlo_sh(m, shape))[1] + 1;
 	k[1] = pass_b_shape(ed, x);
 	k[2] = (uint32_t)algorithm(m, pass_ins(ed, i));
-	if (2 * (cc->n + 1) > cc->cap)
-		grow(cc);
-	s = slot(cc, k);
-	if (!*s) {
-		memcpy(s, k, sizeof k);
-		cc->comp[(s - cc->key) / 3] = build(m, k[0] - 1, k[1], (int)k[2]);
-		cc->n++;
-	}
+	s = prng_cache_slot(cc, k, &fresh);
+	if (fresh)
+		*s = build(m, k[0] - 1, k[1], (int)k[2]);
 	call = pass_b_op(ed, HOP_CALL, shape, 1, &x);
-	hlo_set_called(m, ed->c, call, 1, &cc->comp[(s - cc->key) / 3]);
+	hlo_set_called(m, ed->c, call, 1, s);
 	return call;
 }
 
 int
 pass_rng_bit_generator_expander(HloModule *m, PassCtx *ctx)
 {
-	Cache cc;
+	PrngCache cc;
 	int r;
 
-	cc.cap = 16;
-	cc.n = 0;
-	cc.key = xcalloc(3 * (size_t)cc.cap, sizeof *cc.key);
-	cc.comp = xcalloc(cc.cap, sizeof *cc.comp);
+	prng_cache_init(&cc, 3);
 	r = pass_expand(m, ctx, match, expand, &cc);
-	free(cc.key);
-	free(cc.comp);
+	prng_cache_free(&cc);
 	return r;
 }

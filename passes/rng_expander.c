@@ -47,12 +47,6 @@
 #include "build.h"
 #include "prng_build.h"
 
-typedef struct {
-	uint32_t *key;	/* quads: normal + 1, shape, operand shapes */
-	uint32_t *comp;
-	uint32_t cap, n;
-} Cache;
-
 static int
 is_float(int t)
 {
@@ -214,53 +208,16 @@ build(HloModule *m, int is_normal, uint32_t shape, uint32_t s0, uint32_t s1)
 	return b.c;
 }
 
-static uint32_t *
-slot(Cache *cc, const uint32_t *k)
-{
-	uint32_t h = ((k[0] * 2654435761u) ^ (k[1] * 40503u) ^ (k[2] *
-		97u) ^ k[3]) & (cc->cap - 1);
-
-	while (cc->key[4 * h] && memcmp(cc->key + 4 * h, k, 4 * sizeof *k))
-		h = (h + 1) & (cc->cap - 1);
-	return cc->key + 4 * h;
-}
-
-static void
-grow(Cache *cc)
-{
-	Cache nc;
-	uint32_t j, *t;
-
-	nc.cap = cc->cap * 2;
-	nc.n = cc->n;
-	nc.key = xcalloc(4 * (size_t)nc.cap, sizeof *nc.key);
-	nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
-	for (j = 0; j < cc->cap; j++)
-		if (cc->key[4 * j]) {
-			t = slot(&nc, cc->key + 4 * j);
-			memcpy(t, cc->key + 4 * j, 4 * sizeof *t);
-			nc.comp[(t - nc.key) / 4] = cc->comp[j];
-		}
-	free(cc->key);
-	free(cc->comp);
-	*cc = nc;
-}
-
+/* the computation for key k (normal + 1, shape, operand shapes) */
 static uint32_t
-lookup(HloModule *m, Cache *cc, const uint32_t *k)
+lookup(HloModule *m, PrngCache *cc, const uint32_t *k)
 {
-	uint32_t *s;
+	int fresh;
+	uint32_t *s = prng_cache_slot(cc, k, &fresh);
 
-	if (2 * (cc->n + 1) > cc->cap)
-		grow(cc);
-	s = slot(cc, k);
-	if (!*s) {
-		memcpy(s, k, 4 * sizeof *k);
-		cc->comp[(s - cc->key) / 4] = build(m, (int)k[0] - 1, k[1],
-			k[2], k[3]);
-		cc->n++;
-	}
-	return cc->comp[(s - cc->key) / 4];
+	if (fresh)
+		*s = build(m, (int)k[0] - 1, k[1], k[2], k[3]);
+	return *s;
 }
 
 static uint32_t
@@ -304,15 +261,11 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 int
 pass_rng_expander(HloModule *m, PassCtx *ctx)
 {
-	Cache cc;
+	PrngCache cc;
 	int r;
 
-	cc.cap = 16;
-	cc.n = 0;
-	cc.key = xcalloc(4 * (size_t)cc.cap, sizeof *cc.key);
-	cc.comp = xcalloc(cc.cap, sizeof *cc.comp);
+	prng_cache_init(&cc, 4);
 	r = pass_expand(m, ctx, match, expand, &cc);
-	free(cc.key);
-	free(cc.comp);
+	prng_cache_free(&cc);
 	return r;
 }
