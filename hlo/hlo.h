@@ -332,6 +332,10 @@ uint32_t hlo_instr_clone(HloModule *m, uint32_t c, uint32_t i);
 				/* same op, shape, operands, attrs; new name */
 uint32_t hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix);
 int hlo_param_count(const HloModule *m, uint32_t c);
+int64_t hlo_header_int(const HloModule *m, const char *key, int64_t dflt);
+				/* the module header attribute key
+				 * (replica_count=, num_partitions=) as a
+				 * number; dflt if absent or not one */
 uint32_t hlo_param(const HloModule *m, uint32_t c, int64_t num);
 				/* the instruction id, HLO_NONE if absent */
 int hlo_comp_has_op(const HloModule *m, uint32_t c, int op);

@@ -1529,3 +1529,30 @@ hlo_has_side_effect(const HloModule *m, const HloInstr *in)
 		return hlo_attr_int(m, in, A_CUSTOM_CALL_SIDE_EFFECT, 0) != 0;
 	return 0;
 }
+
+int64_t
+hlo_header_int(const HloModule *m, const char *key, int64_t dflt)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < m->nhattrs; k++) {
+		const HloAttr *at = &m->attrv[m->hattrs + k];
+		int64_t v = 0;
+
+		if (at->key != A_OTHER || strcmp(hlo_cstr(m, at->name), key))
+			continue;
+		if (at->kind == K_INT)
+			return at->v;
+		if (at->kind != K_RAW || at->n == 0 || at->n > 18)
+			return dflt;
+		for (j = 0; j < at->n; j++) {
+			char c = m->bytes[at->v + j];
+
+			if (c < '0' || c > '9')
+				return dflt;
+			v = v * 10 + (c - '0');
+		}
+		return v;
+	}
+	return dflt;
+}

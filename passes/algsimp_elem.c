@@ -1307,36 +1307,6 @@ alg_h_minimum(Alg *a, uint32_t i)
 	return minmax_common(a, i, HOP_MIN);
 }
 
-/* the integer value of the module header attribute key
- * (num_partitions=, replica_count=), or dflt */
-static int64_t
-header_int(Alg *a, const char *key, int64_t dflt)
-{
-	const HloModule *m = a->m;
-	uint32_t k, j;
-
-	for (k = 0; k < m->nhattrs; k++) {
-		const HloAttr *at = &m->attrv[m->hattrs + k];
-		int64_t v = 0;
-
-		if (at->key != A_OTHER || strcmp(hlo_cstr(m, at->name), key))
-			continue;
-		if (at->kind == K_INT)
-			return at->v;
-		if (at->kind != K_RAW || at->n == 0 || at->n > 18)
-			return dflt;
-		for (j = 0; j < at->n; j++) {
-			char c = m->bytes[at->v + j];
-
-			if (c < '0' || c > '9')
-				return dflt;
-			v = v * 10 + (c - '0');
-		}
-		return v;
-	}
-	return dflt;
-}
-
 int
 alg_h_clamp(Alg *a, uint32_t i)
 {
@@ -1353,7 +1323,7 @@ alg_h_clamp(Alg *a, uint32_t i)
 	    !alg_const_scalar_is(a, lo, 0, 0) || !alg_is_const(a, hi) ||
 	    !alg_is_scalar(a, hi) || !alg_const_int(a, hi, &h))
 		return 0;
-	bound = header_int(a, is_op(a, x, HOP_PARTITIONID) ?
+	bound = hlo_header_int(a->m, is_op(a, x, HOP_PARTITIONID) ?
 		"num_partitions" : "replica_count", 1);
 	return bound > 1 && h >= 0 && bound <= h + 1 && alg_rep(a, i, x);
 }

@@ -334,35 +334,6 @@ fits_shape(HloEval *ev, const HloVal *v, uint32_t shape)
 
 /* collectives: the other replicas hold the same data as this one */
 
-/* the integer value of the module header attribute key (replica_count=,
- * num_partitions=), dflt if absent or not a number */
-static int64_t
-header_int(const HloModule *m, const char *key, int64_t dflt)
-{
-	uint32_t k, j;
-
-	for (k = 0; k < m->nhattrs; k++) {
-		const HloAttr *at = &m->attrv[m->hattrs + k];
-		int64_t v = 0;
-
-		if (at->key != A_OTHER || strcmp(hlo_cstr(m, at->name), key))
-			continue;
-		if (at->kind == K_INT)
-			return at->v;
-		if (at->kind != K_RAW || at->n == 0 || at->n > 12)
-			return dflt;
-		for (j = 0; j < at->n; j++) {
-			char ch = m->bytes[at->v + j];
-
-			if (ch < '0' || ch > '9')
-				return dflt;
-			v = v * 10 + (ch - '0');
-		}
-		return v;
-	}
-	return dflt;
-}
-
 /* the size of the first replica group ({{0,1},{2,3}}: 2; iota form
  * [2,4]<=[8]: 4); 0 when there are none or they cannot be read */
 static int64_t
@@ -399,8 +370,9 @@ first_group(const HloModule *m, const HloInstr *in)
 static int64_t
 group_size(const HloModule *m, const HloInstr *in)
 {
-	int64_t g = first_group(m, in), r = header_int(m, "replica_count", 1),
-		p = header_int(m, "num_partitions", 1), n;
+	int64_t g = first_group(m, in), n;
+	int64_t r = hlo_header_int(m, "replica_count", 1);
+	int64_t p = hlo_header_int(m, "num_partitions", 1);
 
 	if (r < 1)
 		r = 1;
