@@ -109,6 +109,8 @@ typedef struct {
 				 * fused into (see next_order) */
 	uint32_t nord, capord, ord_x, ord_kp, ord_n0;
 	int64_t fused;
+	int64_t grow;		/* fusion-merger:across: instructions it may
+				 * still add (copies of merged bodies) */
 } Fu;
 
 #define INS(f, x) (&(f)->m->comps[(f)->c].ins[x])
@@ -1698,7 +1700,24 @@ pass_fusion_all(HloModule *m, PassCtx *ctx)
  * and deleted, unless it holds an expensive instruction, the users
  * would read more than 1.1 times the bytes they move now, or a merged
  * fusion would have more than 96 operands and outputs. With across set
- * (the "merge across" strategy), only the structural conditions hold. */
+ * (the "merge across" strategy), only the structural conditions hold,
+ * and a growth limit: the copies of merged bodies it adds stay within
+ * 4 times the instructions the module had (a fusion merged into users
+ * that are merged in turn would otherwise multiply without bound). */
+
+/* the live instructions of fused computation c but its parameters */
+static int64_t
+body_size(const HloModule *m, uint32_t c)
+{
+	const HloComp *cp = &m->comps[c];
+	int64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < cp->nins; i++)
+		n += !(cp->ins[i].flags & HI_DEAD) &&
+			cp->ins[i].op != HOP_PARAMETER;
+	return n;
+}
 
 static uint32_t
 merge_into(Fu *f, uint32_t u, uint32_t p, int keep_names)
@@ -1792,8 +1811,13 @@ merge_ok(Fu *f, uint32_t p, const HloUsers *us, int across)
 		if (i < k)
 			return 0;	/* used twice by one user */
 	}
-	if (across)
+	if (across) {
+		wr = (double)nu * body_size(m, pf->comp);
+		if (wr > f->grow)
+			return 0;
+		f->grow -= (int64_t)wr;
 		return 1;
+	}
 	for (i = 0; i < pc->nins; i++) {
 		const HloInstr *in = &pc->ins[i];
 
@@ -1868,6 +1892,8 @@ merge_each(HloModule *m, PassCtx *ctx, int dup,
 
 	fu_init(&f, m, ctx, FU_GPU);
 	f.dup = dup;
+	for (c = 0; c < n0; c++)
+		f.grow += 4 * (int64_t)body_size(m, c);
 	f.fx = pass_comp_effects(m, ctx);
 	f.nfx = n0;
 	f.ncalls = xcalloc(n0 + 1, sizeof *f.ncalls);

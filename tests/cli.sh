@@ -240,6 +240,15 @@ check "the message gives the argument and its byte offset" -- grep -q 'add2_snap
 expect 0 "convert reads the module of a snapshot" -- $H convert $C/add2_snapshot.pb -o "$T/snap.hlo"
 check "the snapshot's module is add2" -- grep -q '^HloModule add2' "$T/snap.hlo"
 
+# fusion-merger:across has a growth limit: this sequence, from a PPO
+# rollout, ends with it on a module of 1149 instructions, which grew
+# without bound (24 GB) before the limit; under 1 GB of address space
+# it must finish within 5 times the module
+expect 0 "fusion-merger:across stays within its growth limit" -- sh -c \
+	"ulimit -v 1000000; $H optimize data/hloenv-jax/hlo_1656429f78cf7827.hlo --passes @$C/merger_across_growth.passes --format json > $T/mg.json"
+mg=$(sed -n 's/^  "instructions_after": \([0-9]*\),*$/\1/p' "$T/mg.json")
+check "the merged module is at most 5 times the size before ($mg)" -- test "${mg:-999999}" -le 5745
+
 # the README's count of data/ is the folder's and data/SOURCES.md's
 ndata=$(find data -type f ! -name SOURCES.md | wc -l)
 nrows=$(grep -c '^| `' data/SOURCES.md)
