@@ -52,6 +52,45 @@ step(Env *env, const char *pass, EnvInfo *info)
 		env_error(env));
 }
 
+/* stable-sort-expander doubles a comparator it already expanded, as
+ * XLA's does: repeating it ends the episode at the size cap instead of
+ * exhausting memory */
+START_TEST(size_cap_ends_episode)
+{
+	static const char *src =
+		"HloModule s\n\n"
+		"cmp {\n"
+		"  a = f32[] parameter(0)\n"
+		"  b = f32[] parameter(1)\n"
+		"  ROOT lt = pred[] compare(a, b), direction=LT\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  ROOT s = f32[8] sort(x), dimensions={0}, is_stable=true, "
+		"to_apply=cmp\n"
+		"}\n";
+	EnvOpts o;
+	Env *env;
+	EnvInfo info;
+	int k;
+
+	env_opts_default(&o);
+	o.episode_len = 1000;
+	env = mk(src, &o);
+	ck_assert_int_eq(env_reset(env, NULL), 0);
+	for (k = 0; k < 1000; k++) {
+		step(env, "stable-sort-expander", &info);
+		if (info.done)
+			break;
+	}
+	ck_assert_int_eq(info.capped, 1);
+	ck_assert_int_gt(info.after, ENV_SLACK);
+	ck_assert_int_le(info.after, 3 * (ENV_SLACK + 16 * 16));
+	ck_assert_int_ne(env_step(env, 0, NULL, &info), 0);
+	env_free(env);
+}
+END_TEST
+
 START_TEST(actions_and_sizes)
 {
 	Env *env = mk(small, NULL);
@@ -422,6 +461,7 @@ env_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, actions_and_sizes);
+	tcase_add_test(tc, size_cap_ends_episode);
 	tcase_add_test(tc, step_reward_and_cache);
 	tcase_add_test(tc, observation_layout);
 	tcase_add_test(tc, patience);

@@ -1,6 +1,7 @@
 /* env.c: the pass-ordering environment (env.h): episodes over a cached
  * clone of the input module, one registered pass per step, observations,
- * rewards, patience, and a transposition table of the states reached that
+ * rewards, patience, a size cap that ends an episode whose module grew
+ * past it, and a transposition table of the states reached that
  * remembers which actions changed nothing from each of them.
  */
 #include <math.h>
@@ -626,8 +627,10 @@ env_step(Env *env, int action, double *obs, EnvInfo *info)
 	} else {
 		env->since++;
 	}
+	info->capped = info->after > ENV_GROWTH *
+		env->in->cost.instructions + ENV_SLACK;
 	env->done = env->steps >= env->len || (env->o.patience > 0 &&
-		env->since >= env->o.patience);
+		env->since >= env->o.patience) || info->capped;
 	info->done = env->done;
 	if (obs)
 		env_observe(env, obs);

@@ -79,9 +79,18 @@ typedef struct {
 	int seen;		/* the state after the step was already in
 				 * the transposition table */
 	int64_t before, after;	/* live instructions before and after */
+	int capped;		/* the step took the module past its size cap
+				 * (ENV_GROWTH times the input's instructions
+				 * plus ENV_SLACK): the episode ends there */
 	double objective;	/* the objective after the step */
 	double ms;		/* wall time of the step */
 } EnvInfo;
+
+/* the size cap: some passes grow a module each time they run (XLA's
+ * stable-sort-expander doubles a comparator it already expanded), so a
+ * policy repeating them would exhaust memory */
+#define ENV_GROWTH 16
+#define ENV_SLACK 100000
 
 void env_opts_default(EnvOpts *o);
 int env_objective_by_name(const char *name);	/* ENV_OBJ_*, -1 */
