@@ -325,16 +325,18 @@ interleave(PrngB *b, uint32_t nw, uint32_t *w, int64_t len, int64_t n,
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
 	int64_t d[2] = {len, 1}, z = 0, dims[64];
+	int rank = sh->rank;
 	uint32_t k, x;
 
+	/* copied now: new shapes may move the shape pool */
+	memcpy(dims, hlo_dims(b->m, sh), rank * sizeof *dims);
 	for (k = 0; k < nw; k++)
 		w[k] = prng_reshape(b, w[k], 2, d);
 	x = prng_concat(b, nw, w, 1);
 	d[0] = len * nw;
 	x = prng_reshape(b, x, 1, d);
 	x = prng_slice(b, x, &z, &n);
-	memcpy(dims, hlo_dims(b->m, sh), sh->rank * sizeof *dims);
-	return prng_reshape(b, x, sh->rank, dims);
+	return prng_reshape(b, x, rank, dims);
 }
 
 uint32_t
@@ -342,7 +344,7 @@ prng_philox(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
-	int bits = hlo_typeinfo[sh->type].bits, k;
+	int type = sh->type, bits = hlo_typeinfo[type].bits, k;
 	int64_t n = 1, len;
 	uint32_t x[4], w[2], s;
 
@@ -360,7 +362,7 @@ prng_philox(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	philox_blocks(b, state, key, len, x, new_state);
 	s = interleave(b, 4, x, len, n, hlo_shape_with_type(b->m, shape,
 		TY_U32));
-	return bits < 32 ? prng_convert(b, s, prng_bits_type(sh->type)) : s;
+	return bits < 32 ? prng_convert(b, s, prng_bits_type(type)) : s;
 }
 
 static uint32_t
@@ -431,7 +433,8 @@ prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
-	int bits = hlo_typeinfo[sh->type].bits, r = sh->rank, k, split = -1;
+	int type = sh->type, bits = hlo_typeinfo[type].bits, r = sh->rank, k;
+	int split = -1;
 	int64_t d[65], hd[65], z[65] = {0}, lim[65];
 	uint32_t x[2], s;
 
@@ -468,7 +471,7 @@ prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 			s = prng_slice(b, s, z, lim);
 		}
 	}
-	return bits < 32 ? prng_convert(b, s, prng_bits_type(sh->type)) : s;
+	return bits < 32 ? prng_convert(b, s, prng_bits_type(type)) : s;
 }
 
 /* the cache */
