@@ -428,3 +428,22 @@ fu_instr_count(const HloModule *m, uint32_t c, uint32_t x)
 		n += !(m->comps[fc].ins[i].flags & HI_DEAD);
 	return n;
 }
+
+int
+fu_edit_run(FuEdit *e, int (*comp)(void *arg, uint32_t c), void *arg)
+{
+	uint32_t *comps, n, t;
+	int changed = 0, r = 0;
+
+	comps = fu_edit_comps(e, &n);
+	for (t = 0; t < n && r >= 0; t++) {
+		r = comp(arg, comps[t]);
+		changed |= r > 0;
+	}
+	free(comps);
+	if (r < 0) {
+		fu_edit_free(e);
+		return -1;
+	}
+	return fu_edit_finish(e, changed);
+}

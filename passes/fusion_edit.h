@@ -45,6 +45,11 @@ int fu_edit_finish(FuEdit *e, int changed);
 				 * new ones in front of their callers, frees;
 				 * returns changed */
 void fu_edit_free(FuEdit *e);
+int fu_edit_run(FuEdit *e, int (*comp)(void *arg, uint32_t c), void *arg);
+				/* comp on every fu_edit_comps computation
+				 * while none fails, then fu_edit_finish (or
+				 * fu_edit_free after a failure): -1, 0 or
+				 * 1 changed */
 
 uint32_t fu_edit_name(HloModule *m, const char *base);
 				/* base if unused, else a fresh base.N */

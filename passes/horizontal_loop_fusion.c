@@ -547,8 +547,9 @@ fuse_operands(Hf *h, uint32_t consumer, int sliced)
 }
 
 static int
-run_comp(Hf *h, uint32_t c)
+run_comp(void *arg, uint32_t c)
 {
+	Hf *h = arg;
 	HloModule *m = M(h);
 	uint32_t n = m->comps[c].nins, x;
 	int changed = 0;
@@ -577,22 +578,12 @@ int
 pass_horizontal_loop_fusion(HloModule *m, PassCtx *ctx)
 {
 	Hf h;
-	uint32_t *comps, n, t;
-	int changed = 0, r = 0;
+	int r;
 
 	memset(&h, 0, sizeof h);
 	fu_edit_init(&h.e, m, ctx);
-	comps = fu_edit_comps(&h.e, &n);
-	for (t = 0; t < n && r >= 0; t++) {
-		r = run_comp(&h, comps[t]);
-		changed |= r > 0;
-	}
-	free(comps);
+	r = fu_edit_run(&h.e, run_comp, &h);
 	free(h.stack);
 	free(h.mark);
-	if (r < 0) {
-		fu_edit_free(&h.e);
-		return -1;
-	}
-	return fu_edit_finish(&h.e, changed);
+	return r;
 }

@@ -759,8 +759,9 @@ grow_marks(Mp *p, uint32_t need)
 }
 
 static int
-run_comp(Mp *p, uint32_t c)
+run_comp(void *arg, uint32_t c)
 {
+	Mp *p = arg;
 	HloModule *m = M(p);
 	uint32_t n = m->comps[c].nins, *po, cnt, t, x, u;
 	int changed = 0;
@@ -786,22 +787,12 @@ int
 pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
 {
 	Mp p;
-	uint32_t *comps, n, t;
-	int changed = 0, r = 0;
+	int r;
 
 	memset(&p, 0, sizeof p);
 	fu_edit_init(&p.e, m, ctx);
-	comps = fu_edit_comps(&p.e, &n);
-	for (t = 0; t < n && r >= 0; t++) {
-		r = run_comp(&p, comps[t]);
-		changed |= r > 0;
-	}
-	free(comps);
+	r = fu_edit_run(&p.e, run_comp, &p);
 	free(p.mark);
 	free(p.stack);
-	if (r < 0) {
-		fu_edit_free(&p.e);
-		return -1;
-	}
-	return fu_edit_finish(&p.e, changed);
+	return r;
 }
