@@ -428,13 +428,37 @@ threefry_run(PrngB *b, uint32_t key, uint32_t state, int rank,
 	threefry2x32(b, x, key);
 }
 
+int
+prng_split(int r, const int64_t *d, int64_t *hd)
+{
+	int k, split = -1;
+
+	if (r == 0) {
+		hd[0] = 1;
+		return -1;
+	}
+	for (k = 0; k < r && split < 0; k++)
+		if (d[k] % 2 == 0)
+			split = k;
+	if (split < 0) {
+		split = 0;
+		for (k = 1; k < r; k++)
+			if (d[k] > d[split])
+				split = k;
+	}
+	for (k = 0; k <= r; k++)
+		hd[k] = k < split ? d[k] : k == split ? (d[k] + 1) / 2 :
+			k == split + 1 ? 1 : d[k - 1];
+	return split;
+}
+
 uint32_t
 prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
-	int type = sh->type, bits = hlo_typeinfo[type].bits, r = sh->rank, k;
-	int split = -1;
+	int type = sh->type, bits = hlo_typeinfo[type].bits, r = sh->rank;
+	int split;
 	int64_t d[65], hd[65], z[65] = {0}, lim[65];
 	uint32_t x[2], s;
 
@@ -443,23 +467,11 @@ prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 		threefry_run(b, key, state, r, d, x, new_state);
 		return u32s_to_u64(b, x[0], x[1]);
 	}
-	for (k = 0; k < r && split < 0; k++)
-		if (d[k] % 2 == 0)
-			split = k;
-	if (split < 0 && r > 0) {
-		split = 0;
-		for (k = 1; k < r; k++)
-			if (d[k] > d[split])
-				split = k;
-	}
+	split = prng_split(r, d, hd);
 	if (r == 0) {
-		hd[0] = 1;
 		threefry_run(b, key, state, 1, hd, x, new_state);
 		s = prng_reshape(b, x[0], 0, NULL);
 	} else {
-		for (k = 0; k <= r; k++)
-			hd[k] = k < split ? d[k] : k == split ? (d[k] + 1) / 2 :
-				k == split + 1 ? 1 : d[k - 1];
 		threefry_run(b, key, state, r + 1, hd, x, new_state);
 		s = prng_concat(b, 2, x, split + 1);
 		lim[0] = d[split];

@@ -21,6 +21,14 @@ typedef struct {
 	uint32_t cap, n, width;
 } PrngCache;
 
+int prng_split(int r, const int64_t *d, int64_t *hd);
+				/* how xla's generators halve a shape of dims
+				 * d[0..r): the dimension split (the first
+				 * even one, else the largest; -1 for a
+				 * scalar) and in hd the r + 1 dims of the
+				 * halves, its half and a new 1 after it
+				 * ({1} for a scalar) */
+
 void prng_cache_init(PrngCache *cc, uint32_t width);
 void prng_cache_free(PrngCache *cc);
 uint32_t *prng_cache_slot(PrngCache *cc, const uint32_t *k, int *fresh);

@@ -127,33 +127,15 @@ normal(PrngB *b, uint32_t key, uint32_t state, uint32_t shape)
 {
 	HloModule *m = b->m;
 	const HloShape *sh = hlo_sh(m, shape);
-	int type = sh->type, r = sh->rank, hr, k, split = -1;
+	int type = sh->type, r = sh->rank, hr, k, split;
 	int64_t d[65], hd[65], cd[65], z[65] = {0}, st[65] = {0}, lim[65];
 	uint32_t bits, ns, x0, x1, u1, v1, u2, s, o[2];
 
 	memcpy(d, hlo_dims(m, sh), r * sizeof *d);
-	for (k = 0; k < r && split < 0; k++)
-		if (d[k] % 2 == 0)
-			split = k;
-	if (split < 0 && r > 0) {
-		split = 0;
-		for (k = 1; k < r; k++)
-			if (d[k] > d[split])
-				split = k;
-	}
-	if (r == 0) {
-		hr = 1;
-		hd[0] = 1;
-		cd[0] = 2;
-		split = -1;
-	} else {
-		hr = r + 1;
-		for (k = 0; k <= r; k++) {
-			hd[k] = k < split ? d[k] : k == split ? (d[k] + 1) / 2 :
-				k == split + 1 ? 1 : d[k - 1];
-			cd[k] = k == split + 1 ? 2 : hd[k];
-		}
-	}
+	split = prng_split(r, d, hd);
+	hr = r ? r + 1 : 1;
+	for (k = 0; k < hr; k++)
+		cd[k] = k == split + 1 ? 2 : hd[k];
 	bits = prng_philox(b, key, state, pass_b_array(m, type, hr, cd), &ns);
 	bits = uniform_float(b, bits, prng_fconst(b, type, 0.0), prng_fconst(b,
 		type, 1.0), type);
