@@ -88,6 +88,7 @@ const char *const pass_may_raise[] = {
 	"horizontal_loop_fusion",	/* get-tuple-elements, bitcasts,
 				 * concatenate and slices */
 	"multi_output_fusion:producer-consumer",
+	"change-op-data-type", "all-reduce-promotion",	/* converts */
 	NULL
 };
 
