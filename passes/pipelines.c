@@ -89,6 +89,9 @@ const char *const pass_may_raise[] = {
 				 * concatenate and slices */
 	"multi_output_fusion:producer-consumer",
 	"change-op-data-type", "all-reduce-promotion",	/* converts */
+	"reduce-window-rewriter", "reduce-window-resizer",	/* a
+				 * reduce-window becomes reshapes around one,
+				 * or a tree of two and a map */
 	NULL
 };
 

@@ -105,7 +105,7 @@ START_TEST(default_follows_table)
 			last = i;
 		}
 	}
-	ck_assert_int_eq(nfix, 2);
+	ck_assert_int_eq(nfix, 3);
 	ck_assert_msg(last >= 0 && !strcmp(p->steps[last].action,
 		"flatten-call-graph"), "default ends with flatten-call-graph, "
 		"no dce after it, as XLA");
