@@ -92,6 +92,7 @@ const char *const pass_may_raise[] = {
 	"reduce-window-rewriter", "reduce-window-resizer",	/* a
 				 * reduce-window becomes reshapes around one,
 				 * or a tree of two and a map */
+	"gather_scatter_normalizer",	/* iotas, concatenate, convert */
 	NULL
 };
 
