@@ -544,7 +544,9 @@ cmd_search(int argc, char **argv)
 			"sequence length at most (default: none)"),
 		arg_int0(NULL, "patience", "N", "random: end an episode after "
 			"N steps without improvement (default 1.25 x passes); "
-			"beam: stop after N depths without (default 5)"),
+			"beam: stop after N depths without (default 5); "
+			"ppo, dqn, a2c: end an episode after N steps without "
+			"(default 30)"),
 		arg_int0("j", "jobs", "N", "worker threads (default 1; the "
 			"result does not depend on N)"),
 		arg_int0(NULL, "beam-width", "K", "beam: states kept per "

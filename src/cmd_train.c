@@ -23,6 +23,11 @@
 #define AGENT_LEN (2 * PASS_COUNT)	/* the agents' episodes: twice the
 					 * passes (random search's run longer
 					 * than the number of passes too) */
+#define AGENT_PATIENCE 30	/* the agents' episodes end after this many
+				 * steps without a better objective: at a
+				 * few thousand steps, long episodes spent
+				 * most of the budget far from the input
+				 * after the useful passes (bench-agents) */
 #define RL_SEARCH_BUDGET_NONE 1000000	/* --time alone: the schedules'
 					 * budget */
 
@@ -176,15 +181,38 @@ train_budget(long budget, const EnvOpts *eo, Env *env, int nmod)
 	return budget > 2 * len * nmod ? budget - len * nmod : budget;
 }
 
-/* Stable-Baselines3 sizes two defaults for a million steps: unless
- * given, PPO's rollout is a sixteenth of the budget per environment (a
+/* a default of hlopt's own for parameter flag, unless given */
+static void
+own_default(CmdRl *c, const char *flag, double v)
+{
+	RlParams *p = &c->ro.params;
+	int i = rl_param_find(flag);
+
+	if (c->param[i]->count)
+		return;
+	if (rl_param_info[i].type == RL_DBL)
+		*(double *)((char *)p + rl_param_info[i].off) = v;
+	else
+		*(long *)((char *)p + rl_param_info[i].off) = (long)v;
+}
+
+/* Stable-Baselines3 sizes its defaults for a million steps. Unless
+ * given: PPO's rollout is a sixteenth of the budget per environment (a
  * multiple of 64, 64 to 2048) and DQN's target network follows every
- * twentieth of it (100 to 10000), so that a short budget still learns */
+ * twentieth of it (100 to 10000), so that a short budget still learns;
+ * DQN explores over half the budget (CleanRL's dqn.py; SB3's tenth left
+ * it acting greedily on an untrained network after 200 of 2000 steps)
+ * and learns at 1e-3 (CompilerGym's leaderboard DQN; SB3: 1e-4) */
 static void
 scale_defaults(CmdRl *c)
 {
 	RlParams *p = &c->ro.params;
 	long n;
+
+	if (p->algo == RL_DQN) {
+		own_default(c, "exploration-fraction", 0.5);
+		own_default(c, "lr", 1e-3);
+	}
 
 	if (p->algo == RL_PPO && !c->param[rl_param_find("n-steps")]->count) {
 		n = p->total_steps / 16 / p->n_envs / 64 * 64;
@@ -244,12 +272,13 @@ cmd_rl_search(CmdRl *c, const HloModule *in, const SearchOpts *so,
 
 	c->eo.objective = so->objective;
 	c->eo.episode_len = so->episode_len ? so->episode_len : AGENT_LEN;
-	c->eo.patience = so->patience;
+	c->eo.patience = so->patience ? so->patience : AGENT_PATIENCE;
 	c->eo.seed = so->seed;
 	env = env_create_module(hlo_module_clone(in), &c->eo);
 	c->ro.params.total_steps = train_budget(so->budget > 0 ? so->budget :
 		RL_SEARCH_BUDGET_NONE, &c->eo, env, 1);
 	scale_defaults(c);
+	c->ro.budget = so->budget > 0 ? so->budget : 0;
 	c->ro.seed = so->seed;
 	c->ro.jobs = so->jobs;
 	c->ro.seconds = so->seconds;
@@ -298,17 +327,20 @@ cmd_rl_report(const CmdRl *c, HloBuf *b, int json)
 		first = 0;
 	}
 	if (!json) {
-		hlo_buf_printf(b, "\nenvironment    shaping %s, last-k %d, "
-			"training %ld steps; %ld updates, %ld episodes\n",
-			c->eo.shaping ? "on" : "off", c->eo.last_k,
+		hlo_buf_printf(b, "\nenvironment    episode-len %d, patience "
+			"%d, shaping %s, last-k %d, training %ld steps; %ld "
+			"updates, %ld episodes\n", c->eo.episode_len,
+			c->eo.patience, c->eo.shaping ? "on" : "off", c->eo.last_k,
 			p->total_steps, c->run.ncurve ? c->run.curve[
 			c->run.ncurve - 1].st.updates : 0L, c->run.ncurve ?
 			c->run.curve[c->run.ncurve - 1].st.episodes : 0L);
 		return;
 	}
-	hlo_buf_printf(b, "}, \"shaping\": %s, \"last_k\": %d, "
-		"\"training_steps\": %ld, \"updates\": %ld, \"episodes\": %ld}",
-		c->eo.shaping ? "true" : "false", c->eo.last_k, p->total_steps,
+	hlo_buf_printf(b, "}, \"episode_len\": %d, \"patience\": %d, "
+		"\"shaping\": %s, \"last_k\": %d, \"training_steps\": %ld, "
+		"\"updates\": %ld, \"episodes\": %ld}", c->eo.episode_len,
+		c->eo.patience, c->eo.shaping ? "true" : "false", c->eo.last_k,
+		p->total_steps,
 		c->run.ncurve ? c->run.curve[c->run.ncurve - 1].st.updates : 0L,
 		c->run.ncurve ? c->run.curve[c->run.ncurve - 1].st.episodes :
 		0L);
@@ -656,7 +688,8 @@ train_opts(CmdRl *c, TrainArgs *a, int *status)
 		env_objective_by_name(a->objective->sval[0]) :
 		ENV_OBJ_INSTRUCTIONS;
 	c->eo.episode_len = a->elen->count ? a->elen->ival[0] : AGENT_LEN;
-	c->eo.patience = a->patience->count ? a->patience->ival[0] : 0;
+	c->eo.patience = a->patience->count && a->patience->ival[0] ?
+		a->patience->ival[0] : AGENT_PATIENCE;
 	c->ro.jobs = a->jobs->count ? a->jobs->ival[0] : 1;
 	c->ro.seconds = a->time->count ? a->time->dval[0] : 0;
 	if (c->eo.objective < 0 || c->eo.episode_len < 0 ||
@@ -694,7 +727,8 @@ cmd_train(int argc, char **argv)
 		arg_int0(NULL, "episode-len", "N", "steps per episode (default: "
 			"twice the number of passes)"),
 		arg_int0(NULL, "patience", "N", "end an episode after N steps "
-			"without improvement (default: never)"),
+			"without improvement (default 30; N at least --episode-len: "
+			"never)"),
 		arg_int0("j", "jobs", "N", "threads stepping the --n-envs "
 			"environments (the result does not depend on N)"),
 		arg_dbl0(NULL, "time", "SECONDS", "stop training after this "

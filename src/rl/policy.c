@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "rl.h"
+#include "vec.h"
 
 #define POL_MAGIC "HLOPTPOL"
 #define POL_VERSION 1
@@ -181,7 +182,10 @@ rl_policy_act(RlPolicy *pol, const double *obs, const unsigned char *mask,
 	if (rl_mlp_forward(&pol->net[0], pol->x1, &out, e) < 0)
 		return -1;
 	z = gsl_matrix_const_ptr(&out.matrix, 0, 0);
-	if (greedy || pol->algo == RL_DQN)
+	if (!greedy && pol->algo == RL_DQN && gsl_rng_uniform(r) <
+	    pol->params.exploration_final_eps)
+		*action = rl_random_valid(mask, pol->nact, r);
+	else if (greedy || pol->algo == RL_DQN)
 		*action = rl_argmax(z, mask, pol->nact);
 	else if (rl_log_softmax(z, mask, pol->nact, pol->logp) < 0)
 		*action = -1;

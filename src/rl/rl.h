@@ -114,7 +114,8 @@ int rl_policy_name(RlPolicy *pol, const RlEnv *env, RlError *e);
 int rl_policy_act(RlPolicy *pol, const double *obs,
 	const unsigned char *mask, int greedy, gsl_rng *r, int *action,
 	RlError *e);	/* greedy: the most likely (highest Q) valid action;
-			 * else sampled (DQN: always greedy) */
+			 * else sampled (DQN: epsilon-greedy with its
+			 * exploration-final-eps) */
 int rl_policy_save(const RlPolicy *pol, const char *path, RlError *e);
 RlPolicy *rl_policy_load(const char *path, RlError *e);
 int rl_policy_check(const RlPolicy *pol, const RlEnv *env, RlError *e);

@@ -1,6 +1,7 @@
 /* run.c: the agents on the pass-ordering environment (see run.h): the
  * RlEnv table over Envs, the best state per module, the learning curve,
  * the wall-time limit, and a trained policy applied to a module */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,22 +345,47 @@ shared_init(Shared *sh, Env *const *mods, int nmod, int E, RlEnv *envs,
 	return 0;
 }
 
-/* greedy rollouts of the trained policy on every module, from slot 0 */
+/* the steps left of the run's budget (LONG_MAX: no budget) */
+static long
+budget_left(const Shared *sh)
+{
+	if (sh->o->budget <= 0)
+		return LONG_MAX;
+	return sh->run->steps < sh->o->budget ? sh->o->budget -
+		(long)sh->run->steps : 0;
+}
+
+/* greedy rollouts of the trained policy on every module, from slot 0;
+ * then, with a budget, sampled rollouts (module after module) until it
+ * is spent: the best state seen is the result, so the steps the greedy
+ * rollouts did not need still search where the policy points */
 static int
 final_rollouts(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
 {
 	double ret;
-	long steps;
+	long steps, left;
 	int m, k;
 
 	sh->phase = "greedy rollout";
 	for (k = 0; k < sh->o->final_rollouts; k++)
 		for (m = 0; m < sh->nmod; m++) {
+			if ((left = budget_left(sh)) == 0)
+				return 0;
 			sh->slots[0].force = m;
 			if (rl_rollout(sh->run->policy, env, rl_seed64(r), 1,
-			    1L << 30, r, &ret, &steps, e) < 0)
+			    left < (1L << 30) ? left : 1L << 30, r, &ret,
+			    &steps, e) < 0)
 				return -1;
 		}
+	sh->phase = "sampled rollout";
+	for (m = 0; sh->o->budget > 0 && !sh->run->timed_out &&
+	    (left = budget_left(sh)) > 0; m = (m + 1) % sh->nmod) {
+		sh->slots[0].force = m;
+		if (rl_rollout(sh->run->policy, env, rl_seed64(r), 0, left, r,
+		    &ret, &steps, e) < 0)
+			return -1;
+		on_poll(sh, 0);
+	}
 	return 0;
 }
 

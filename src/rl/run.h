@@ -60,6 +60,12 @@ typedef struct {
 	double seconds;		/* wall-time limit; 0: none */
 	int final_rollouts;	/* greedy rollouts of the trained policy per
 				 * module, counted in the steps (default 1) */
+	long budget;		/* every step of the run, training and
+				 * final rollouts; 0: none. the steps that
+				 * training and the greedy rollouts leave
+				 * go to sampled rollouts of the policy
+				 * (module after module), then the run ends
+				 * at exactly this many steps */
 	void (*progress)(void *arg, const RlRun *run, double fraction);
 	void *arg;		/* progress: about every 0.2 s */
 } RlRunOpts;
