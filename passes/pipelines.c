@@ -93,6 +93,7 @@ const char *const pass_may_raise[] = {
 				 * reduce-window becomes reshapes around one,
 				 * or a tree of two and a map */
 	"gather_scatter_normalizer",	/* iotas, concatenate, convert */
+	"triangular_solve_expander", "cholesky_expander",
 	NULL
 };
 
