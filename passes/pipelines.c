@@ -93,7 +93,12 @@ const char *const pass_may_raise[] = {
 				 * reduce-window becomes reshapes around one,
 				 * or a tree of two and a map */
 	"gather_scatter_normalizer",	/* iotas, concatenate, convert */
-	"triangular_solve_expander", "cholesky_expander",
+	"float-normalization-f8e5m2", "float-normalization-f8e4m3",
+	"float-normalization-f8e4m3fn", "float-normalization-f8e4m3b11fnuz",
+	"float-normalization-f8e5m2fnuz", "float-normalization-f8e4m3fnuz",
+	"float-normalization-f8e3m4", "float-normalization-s4",
+	"float-normalization-u4", "float-normalization-f4e2m1fn",
+	"float-normalization-f8e8m0fnu",
 	NULL
 };
 
