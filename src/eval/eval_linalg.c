@@ -969,12 +969,16 @@ trisolve(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	M = bd[rb - 2];
 	N = bd[rb - 1];
 	n = ad[ra - 1];
-	if (ad[ra - 2] != n || (left ? M : N) != n || ops[1]->n == 0)
+	if (ad[ra - 2] != n || (left ? M : N) != n)
 		return ev_unsupported(ev, c, i, "bad operand dims");
-	nb = ops[1]->n / (M * N);
 	v = hlo_val_array(ev, in->shape);
 	if (!v)
 		return -1;
+	if (ops[1]->n == 0) {	/* b of zero elements: so is x */
+		*out = v;
+		return 0;
+	}
+	nb = ops[1]->n / (M * N);
 	A = todouble(ev, ops[0], ops[0]->n);
 	B = A ? todouble(ev, ops[1], ops[1]->n) : NULL;
 	if (!B) {

@@ -1,0 +1,697 @@
+/* linalg_build.c: XlaBuilder's ops and lib/ helpers as the linear-algebra
+ * expanders use them (linalg_build.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "build.h"
+#include "linalg_build.h"
+
+int
+pass_la_dims(const PassLaB *b, uint32_t x, int64_t *d)
+{
+	const HloShape *sh = hlo_sh(b->m, b->m->comps[b->c].ins[x].shape);
+
+	memcpy(d, hlo_dims(b->m, sh), sh->rank * sizeof *d);
+	return sh->rank;
+}
+
+int
+pass_la_type(const PassLaB *b, uint32_t x)
+{
+	return hlo_sh(b->m, b->m->comps[b->c].ins[x].shape)->type;
+}
+
+uint32_t
+pass_la_shape(const PassLaB *b, uint32_t x)
+{
+	return b->m->comps[b->c].ins[x].shape;
+}
+
+/* x's shape without its layout, for the results of ops on x */
+static uint32_t
+plain(const PassLaB *b, uint32_t x)
+{
+	return hlo_shape_no_layout(b->m, pass_la_shape(b, x));
+}
+
+uint32_t
+pass_la_array(HloModule *m, int type, int rank, const int64_t *d)
+{
+	return hlo_shape(m, type, rank, d, NULL, 0, 0);
+}
+
+int
+pass_la_real_type(int type)
+{
+	return type == TY_C64 ? TY_F32 : type == TY_C128 ? TY_F64 : type;
+}
+
+/* name if unused, else a fresh name.N: one probe in the common case
+ * (pass_unique_name probes name.1, name.2, ... each time, quadratic over
+ * many expansions) */
+static uint32_t
+fresh(HloModule *m, const char *name)
+{
+	if (hlo_find_str(m, name, strlen(name)) == HLO_NONE)
+		return hlo_strz(m, name);
+	return hlo_fresh_name(m, name);
+}
+
+uint32_t
+pass_la_comp(HloModule *m, const char *name)
+{
+	return hlo_comp_add(m, fresh(m, name));
+}
+
+void
+pass_la_root(PassLaB *b, uint32_t x)
+{
+	b->m->comps[b->c].root = x;
+}
+
+uint32_t
+pass_la_op(PassLaB *b, int op, uint32_t shape, uint32_t n,
+	const uint32_t *ops)
+{
+	return hlo_instr_add(b->m, b->c, op, shape, hlo_fresh_name(b->m,
+		hlo_opinfo[op].name), n, ops);
+}
+
+uint32_t
+pass_la_param(PassLaB *b, int64_t num, uint32_t shape, const char *name)
+{
+	uint32_t p = hlo_instr_add(b->m, b->c, HOP_PARAMETER, shape,
+		fresh(b->m, name), 0, NULL);
+
+	b->m->comps[b->c].ins[p].num = num;
+	return p;
+}
+
+static void
+set_ints(PassLaB *b, uint32_t i, int key, const int64_t *v, uint32_t n)
+{
+	HloAttr a = hlo_mk_ints(b->m, key, v, n);
+
+	hlo_attr_set(b->m, b->c, i, &a);
+}
+
+static void
+set_int(PassLaB *b, uint32_t i, int key, int64_t v)
+{
+	HloAttr a = hlo_mk_int(key, v);
+
+	hlo_attr_set(b->m, b->c, i, &a);
+}
+
+static void
+set_raw(PassLaB *b, uint32_t i, int key, int kind, const char *s)
+{
+	HloAttr a = hlo_mk_bytes(b->m, key, kind, s, (uint32_t)strlen(s));
+
+	hlo_attr_set(b->m, b->c, i, &a);
+}
+
+uint32_t
+pass_la_const(PassLaB *b, int type, double v)
+{
+	const HloTypeInfo *t = &hlo_typeinfo[type];
+	unsigned char buf[16];
+	uint64_t bits;
+	int n = hlo_type_bytes(type), k, half = n / 2;
+	uint32_t i;
+	HloAttr a;
+
+	memset(buf, 0, sizeof buf);
+	if (t->cls == C_FLOAT)
+		bits = hlo_float_encode(type, v);
+	else if (t->cls == C_CPLX)
+		bits = hlo_float_encode(pass_la_real_type(type), v);
+	else if (t->cls == C_PRED)
+		bits = v != 0;
+	else if (t->cls == C_UINT)
+		bits = (uint64_t)v;
+	else
+		bits = (uint64_t)(int64_t)v;
+	for (k = 0; k < (t->cls == C_CPLX ? half : n) && k < 8; k++)
+		buf[k] = (unsigned char)(bits >> (8 * k));
+	i = pass_la_op(b, HOP_CONSTANT, hlo_shape_scalar(b->m, type), 0, NULL);
+	a = hlo_mk_bytes(b->m, A_LITERAL, K_LITERAL, buf, n);
+	hlo_attr_set(b->m, b->c, i, &a);
+	return i;
+}
+
+uint32_t
+pass_la_iota_dim(PassLaB *b, uint32_t shape, int64_t dim)
+{
+	uint32_t i = pass_la_op(b, HOP_IOTA, shape, 0, NULL);
+
+	set_int(b, i, A_IOTA_DIM, dim);
+	return i;
+}
+
+uint32_t
+pass_la_iota(PassLaB *b, int type, int64_t n)
+{
+	return pass_la_iota_dim(b, pass_la_array(b->m, type, 1, &n), 0);
+}
+
+uint32_t
+pass_la_in_dim_bcast(PassLaB *b, uint32_t x, int rank, const int64_t *dims,
+	const int64_t *bdims)
+{
+	int64_t d[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, d);
+	uint32_t i = pass_la_op(b, HOP_BROADCAST, pass_la_array(b->m,
+		pass_la_type(b, x), rank, dims), 1, &x);
+
+	set_ints(b, i, A_DIMENSIONS, bdims, (uint32_t)xr);
+	return i;
+}
+
+uint32_t
+pass_la_bcast(PassLaB *b, uint32_t x, int n, const int64_t *sizes)
+{
+	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR], bd[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, d), k;
+
+	memcpy(od, sizes, n * sizeof *od);
+	for (k = 0; k < xr; k++) {
+		od[n + k] = d[k];
+		bd[k] = n + k;
+	}
+	return pass_la_in_dim_bcast(b, x, n + xr, od, bd);
+}
+
+/* AddBroadcastSequence: x (scalar, or of rank `rank` with 1s where dims
+ * differ) to dims */
+static uint32_t
+bcast_seq(PassLaB *b, uint32_t x, int rank, const int64_t *dims)
+{
+	int64_t d[PASS_LA_MAXR], rd[PASS_LA_MAXR], bd[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, d), k, n = 0;
+
+	if (xr == 0)
+		return pass_la_in_dim_bcast(b, x, rank, dims, NULL);
+	for (k = 0; k < xr; k++)
+		if (d[k] == dims[k]) {
+			bd[n] = k;
+			rd[n++] = d[k];
+		}
+	x = pass_la_reshape(b, x, n, rd);
+	return pass_la_in_dim_bcast(b, x, rank, dims, bd);
+}
+
+uint32_t
+pass_la_bcast_in_dim(PassLaB *b, uint32_t x, int rank, const int64_t *dims,
+	const int64_t *bdims)
+{
+	int64_t d[PASS_LA_MAXR], in[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, d), k;
+
+	memcpy(in, dims, rank * sizeof *in);
+	for (k = 0; k < xr; k++)
+		in[bdims[k]] = d[k];
+	x = pass_la_in_dim_bcast(b, x, rank, in, bdims);
+	if (!memcmp(in, dims, rank * sizeof *in))
+		return x;
+	return bcast_seq(b, x, rank, dims);
+}
+
+uint32_t
+pass_la_reshape(PassLaB *b, uint32_t x, int rank, const int64_t *dims)
+{
+	return pass_la_op(b, HOP_RESHAPE, pass_la_array(b->m,
+		pass_la_type(b, x), rank, dims), 1, &x);
+}
+
+uint32_t
+pass_la_transpose(PassLaB *b, uint32_t x, const int64_t *perm)
+{
+	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t i;
+
+	for (k = 0; k < r; k++)
+		od[k] = d[perm[k]];
+	i = pass_la_op(b, HOP_TRANSPOSE, pass_la_array(b->m,
+		pass_la_type(b, x), r, od), 1, &x);
+	set_ints(b, i, A_DIMENSIONS, perm, (uint32_t)r);
+	return i;
+}
+
+uint32_t
+pass_la_transpose_minor(PassLaB *b, uint32_t x)
+{
+	int64_t d[PASS_LA_MAXR], p[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+
+	for (k = 0; k < r; k++)
+		p[k] = k;
+	p[r - 2] = r - 1;
+	p[r - 1] = r - 2;
+	return pass_la_transpose(b, x, p);
+}
+
+uint32_t
+pass_la_slice(PassLaB *b, uint32_t x, const int64_t *start,
+	const int64_t *limit)
+{
+	int64_t d[PASS_LA_MAXR], t[3 * PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t i;
+	HloAttr a;
+
+	for (k = 0; k < r; k++) {
+		d[k] = limit[k] - start[k];
+		t[3 * k] = start[k];
+		t[3 * k + 1] = limit[k];
+		t[3 * k + 2] = 1;
+	}
+	i = pass_la_op(b, HOP_SLICE, pass_la_array(b->m, pass_la_type(b, x),
+		r, d), 1, &x);
+	a = hlo_mk_ints(b->m, A_SLICE, t, 3 * r);
+	a.kind = K_SLICE;
+	hlo_attr_set(b->m, b->c, i, &a);
+	return i;
+}
+
+uint32_t
+pass_la_slice_minor(PassLaB *b, uint32_t x, int n, const int64_t *start,
+	const int64_t *end)
+{
+	int64_t d[PASS_LA_MAXR], st[PASS_LA_MAXR], lim[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+
+	for (k = 0; k < r - n; k++) {
+		st[k] = 0;
+		lim[k] = d[k];
+	}
+	memcpy(st + r - n, start, n * sizeof *st);
+	memcpy(lim + r - n, end, n * sizeof *lim);
+	return pass_la_slice(b, x, st, lim);
+}
+
+uint32_t
+pass_la_ds(PassLaB *b, uint32_t x, const uint32_t *idx, const int64_t *sizes)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d);
+	uint32_t o[PASS_LA_MAXR + 1], i;
+
+	o[0] = x;
+	memcpy(o + 1, idx, r * sizeof *o);
+	i = pass_la_op(b, HOP_DYNSLICE, pass_la_array(b->m, pass_la_type(b,
+		x), r, sizes), (uint32_t)r + 1, o);
+	set_ints(b, i, A_DYN_SLICE_SIZES, sizes, (uint32_t)r);
+	return i;
+}
+
+uint32_t
+pass_la_ds_minor(PassLaB *b, uint32_t x, int n, const uint32_t *idx,
+	const int64_t *sizes)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t o[PASS_LA_MAXR], zero = pass_la_const(b, TY_S32, 0);
+
+	for (k = 0; k < r - n; k++)
+		o[k] = zero;
+	memcpy(o + r - n, idx, n * sizeof *o);
+	memcpy(d + r - n, sizes, n * sizeof *d);
+	return pass_la_ds(b, x, o, d);
+}
+
+uint32_t
+pass_la_dus(PassLaB *b, uint32_t x, uint32_t u, const uint32_t *idx)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d);
+	uint32_t o[PASS_LA_MAXR + 2];
+
+	o[0] = x;
+	o[1] = u;
+	memcpy(o + 2, idx, r * sizeof *o);
+	return pass_la_op(b, HOP_DYNUPDSLICE, plain(b, x),
+		(uint32_t)r + 2, o);
+}
+
+uint32_t
+pass_la_update_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+	const int64_t *start)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t o[PASS_LA_MAXR];
+
+	for (k = 0; k < r; k++)
+		o[k] = pass_la_const(b, TY_S32, k < r - n ? 0 :
+			(double)start[k - (r - n)]);
+	return pass_la_dus(b, x, u, o);
+}
+
+uint32_t
+pass_la_concat(PassLaB *b, uint32_t n, const uint32_t *xs, int64_t dim)
+{
+	int64_t d[PASS_LA_MAXR], e[PASS_LA_MAXR];
+	int r = pass_la_dims(b, xs[0], d);
+	uint32_t k, i;
+
+	for (k = 1; k < n; k++) {
+		pass_la_dims(b, xs[k], e);
+		d[dim] += e[dim];
+	}
+	i = pass_la_op(b, HOP_CONCAT, pass_la_array(b->m, pass_la_type(b,
+		xs[0]), r, d), n, xs);
+	set_ints(b, i, A_DIMENSIONS, &dim, 1);
+	return i;
+}
+
+uint32_t
+pass_la_pad(PassLaB *b, uint32_t x, uint32_t v, const int64_t *cfg)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t o[2] = {x, v}, i;
+	HloAttr a;
+
+	for (k = 0; k < r; k++)
+		d[k] += cfg[3 * k] + cfg[3 * k + 1] + (d[k] ? (d[k] - 1) *
+			cfg[3 * k + 2] : 0);
+	i = pass_la_op(b, HOP_PAD, pass_la_array(b->m, pass_la_type(b, x), r,
+		d), 2, o);
+	a = hlo_mk_ints(b->m, A_PADDING, cfg, 3 * r);
+	a.kind = K_PAD;
+	hlo_attr_set(b->m, b->c, i, &a);
+	return i;
+}
+
+uint32_t
+pass_la_tuple(PassLaB *b, uint32_t n, const uint32_t *xs)
+{
+	uint32_t s[64], k;
+
+	for (k = 0; k < n; k++)
+		s[k] = pass_la_shape(b, xs[k]);
+	return pass_la_op(b, HOP_TUPLE, hlo_shape_tuple(b->m, n, s), n, xs);
+}
+
+uint32_t
+pass_la_gte(PassLaB *b, uint32_t x, int64_t k)
+{
+	const HloShape *sh = hlo_sh(b->m, pass_la_shape(b, x));
+	uint32_t i = pass_la_op(b, HOP_GTE, hlo_tuple_elems(b->m, sh)[k], 1,
+		&x);
+
+	set_int(b, i, A_INDEX, k);
+	return i;
+}
+
+/* XlaBuilder::BinaryOp's shapes and broadcasts; the operation's element
+ * type is type (-1: x's) */
+static uint32_t
+binop(PassLaB *b, int op, int type, uint32_t x, uint32_t y, int n,
+	const int64_t *bd)
+{
+	int64_t xd[PASS_LA_MAXR], yd[PASS_LA_MAXR], od[PASS_LA_MAXR];
+	int64_t to[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, xd), yr = pass_la_dims(b, y, yd), r, k;
+	uint32_t o[2];
+
+	r = xr > yr ? xr : yr;
+	if (xr == yr)
+		for (k = 0; k < r; k++)
+			od[k] = xd[k] == 1 ? yd[k] : xd[k];
+	else
+		memcpy(od, xr > yr ? xd : yd, r * sizeof *od);
+	if (n && xr != yr) {
+		int lx = xr < yr;
+		const int64_t *fd = lx ? xd : yd;
+
+		memcpy(to, od, r * sizeof *to);
+		for (k = 0; k < (lx ? xr : yr); k++)
+			to[bd[k]] = fd[k];
+		if (lx)
+			x = pass_la_in_dim_bcast(b, x, r, to, bd);
+		else
+			y = pass_la_in_dim_bcast(b, y, r, to, bd);
+		xr = pass_la_dims(b, x, xd);
+		yr = pass_la_dims(b, y, yd);
+	}
+	if (xr != r || memcmp(xd, od, r * sizeof *od))
+		x = bcast_seq(b, x, r, od);
+	if (yr != r || memcmp(yd, od, r * sizeof *od))
+		y = bcast_seq(b, y, r, od);
+	o[0] = x;
+	o[1] = y;
+	return pass_la_op(b, op, pass_la_array(b->m, type < 0 ?
+		pass_la_type(b, x) : type, r, od), 2, o);
+}
+
+uint32_t
+pass_la_bin(PassLaB *b, int op, uint32_t x, uint32_t y, int n,
+	const int64_t *bd)
+{
+	return binop(b, op, -1, x, y, n, bd);
+}
+
+uint32_t
+pass_la_cmp(PassLaB *b, uint32_t x, uint32_t y, const char *dir, int n,
+	const int64_t *bd)
+{
+	uint32_t i = binop(b, HOP_COMPARE, TY_PRED, x, y, n, bd);
+
+	set_raw(b, i, A_DIRECTION, K_WORD, dir);
+	return i;
+}
+
+uint32_t
+pass_la_unary(PassLaB *b, int op, uint32_t x)
+{
+	uint32_t s = plain(b, x);
+
+	if (op == HOP_REAL || op == HOP_IMAG)
+		s = hlo_shape_with_type(b->m, s, pass_la_real_type(
+			pass_la_type(b, x)));
+	return pass_la_op(b, op, s, 1, &x);
+}
+
+uint32_t
+pass_la_complex(PassLaB *b, uint32_t re, uint32_t im)
+{
+	uint32_t o[2] = {re, im};
+	int t = pass_la_type(b, re) == TY_F64 ? TY_C128 : TY_C64;
+
+	return pass_la_op(b, HOP_COMPLEX, hlo_shape_with_type(b->m,
+		plain(b, re), t), 2, o);
+}
+
+uint32_t
+pass_la_select(PassLaB *b, uint32_t p, uint32_t x, uint32_t y)
+{
+	uint32_t o[3] = {p, x, y};
+
+	return pass_la_op(b, HOP_SELECT, plain(b, x), 3, o);
+}
+
+uint32_t
+pass_la_convert(PassLaB *b, uint32_t x, int type)
+{
+	return pass_la_op(b, HOP_CONVERT, hlo_shape_with_type(b->m,
+		plain(b, x), type), 1, &x);
+}
+
+uint32_t
+pass_la_zeros(PassLaB *b, int type, int rank, const int64_t *d)
+{
+	return pass_la_bcast(b, pass_la_const(b, type, 0), rank, d);
+}
+
+uint32_t
+pass_la_full_like(PassLaB *b, uint32_t x, double v)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d);
+
+	return pass_la_bcast(b, pass_la_const(b, pass_la_type(b, x), v), r,
+		d);
+}
+
+uint32_t
+pass_la_conj(PassLaB *b, uint32_t x, int conjugate)
+{
+	uint32_t re, im;
+
+	if (!conjugate || hlo_typeinfo[pass_la_type(b, x)].cls != C_CPLX)
+		return x;
+	re = pass_la_unary(b, HOP_REAL, x);
+	im = pass_la_unary(b, HOP_IMAG, x);
+	return pass_la_complex(b, re, pass_la_unary(b, HOP_NEGATE, im));
+}
+
+uint32_t
+pass_la_is_nan(PassLaB *b, uint32_t x)
+{
+	return pass_la_cmp(b, x, x, "NE", 0, NULL);
+}
+
+uint32_t
+pass_la_identity(PassLaB *b, int type, int64_t m, int64_t n)
+{
+	uint32_t x = pass_la_iota(b, TY_U32, m), y = pass_la_iota(b, TY_U32, n);
+	int64_t zero = 0;
+
+	y = pass_la_bcast(b, y, 1, &m);
+	return pass_la_convert(b, pass_la_cmp(b, x, y, "EQ", 1, &zero), type);
+}
+
+uint32_t
+pass_la_triangle_mask(PassLaB *b, uint32_t x, int64_t diagonal)
+{
+	int64_t d[PASS_LA_MAXR], zero = 0;
+	int r = pass_la_dims(b, x, d);
+	uint32_t ia = pass_la_iota(b, TY_S32, d[r - 1]), ib;
+
+	ib = pass_la_iota(b, TY_S32, d[r - 2]);
+	ib = pass_la_bin(b, HOP_ADD, ib, pass_la_const(b, TY_S32,
+		(double)diagonal), 0, NULL);
+	ia = pass_la_bcast(b, ia, 1, &d[r - 2]);
+	return pass_la_bcast(b, pass_la_cmp(b, ib, ia, "GE", 1, &zero), r - 2,
+		d);
+}
+
+uint32_t
+pass_la_triangle(PassLaB *b, uint32_t x, int lower)
+{
+	uint32_t mask;
+
+	if (lower) {
+		mask = pass_la_triangle_mask(b, x, 0);
+		return pass_la_select(b, mask, x, pass_la_full_like(b, x, 0));
+	}
+	mask = pass_la_triangle_mask(b, x, -1);
+	return pass_la_select(b, mask, pass_la_full_like(b, x, 0), x);
+}
+
+uint32_t
+pass_la_dot(PassLaB *b, uint32_t x, uint32_t y, int nbatch, int64_t lc,
+	int64_t rc, int grads)
+{
+	int64_t xd[PASS_LA_MAXR], yd[PASS_LA_MAXR], od[PASS_LA_MAXR];
+	int64_t bat[PASS_LA_MAXR];
+	int xr = pass_la_dims(b, x, xd), yr = pass_la_dims(b, y, yd), k, n = 0;
+	uint32_t o[2] = {x, y}, i;
+
+	for (k = 0; k < nbatch; k++) {
+		bat[k] = k;
+		od[n++] = xd[k];
+	}
+	for (k = nbatch; k < xr; k++)
+		if (k != lc)
+			od[n++] = xd[k];
+	for (k = nbatch; k < yr; k++)
+		if (k != rc)
+			od[n++] = yd[k];
+	i = pass_la_op(b, HOP_DOT, pass_la_array(b->m, pass_la_type(b, x), n,
+		od), 2, o);
+	if (nbatch) {
+		set_ints(b, i, A_LHS_BATCH, bat, (uint32_t)nbatch);
+		set_ints(b, i, A_RHS_BATCH, bat, (uint32_t)nbatch);
+	}
+	set_ints(b, i, A_LHS_CONTRACT, &lc, 1);
+	set_ints(b, i, A_RHS_CONTRACT, &rc, 1);
+	set_raw(b, i, A_OPERAND_PRECISION, K_RAW, "{highest,highest}");
+	if (grads)
+		set_raw(b, i, A_FRONTEND_ATTRIBUTES, K_RAW,
+			"{grad_x=\"false\",grad_y=\"false\"}");
+	return i;
+}
+
+uint32_t
+pass_la_batch_dot(PassLaB *b, uint32_t x, int tx, uint32_t y, int ty)
+{
+	int64_t d[PASS_LA_MAXR], perm[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t dot;
+
+	/* "...mk,...kn->...mn" with m/k and k/n swapped for tx, ty: the
+	 * batch dims, m then n, come out in order: an identity transpose */
+	dot = pass_la_dot(b, x, y, r - 2, tx ? r - 2 : r - 1, ty ? r - 1 :
+		r - 2, 1);
+	for (k = 0; k < r; k++)
+		perm[k] = k;
+	return pass_la_transpose(b, dot, perm);
+}
+
+uint32_t
+pass_la_add_comp(HloModule *m, int type)
+{
+	char name[32];
+	const char *t = hlo_typeinfo[type].name;
+	int k;
+	PassLaB b;
+	uint32_t p[2];
+
+	snprintf(name, sizeof name, "add_");
+	for (k = 0; t[k] && k < 16; k++)
+		name[4 + k] = (char)(t[k] >= 'a' && t[k] <= 'z' ? t[k] - 'a' +
+			'A' : t[k]);
+	name[4 + k] = 0;
+	b.m = m;
+	b.c = pass_la_comp(m, name);
+	p[0] = pass_la_param(&b, 0, hlo_shape_scalar(m, type), "lhs");
+	p[1] = pass_la_param(&b, 1, hlo_shape_scalar(m, type), "rhs");
+	pass_la_root(&b, pass_la_op(&b, HOP_ADD, hlo_shape_scalar(m, type), 2,
+		p));
+	return b.c;
+}
+
+void
+pass_la_for_each(PassLaB *b, int64_t n, uint32_t nvars,
+	const uint32_t *init, const char *name, PassLaBodyFn body, void *arg,
+	uint32_t *out)
+{
+	HloModule *m = b->m;
+	uint32_t shapes[PASS_LA_MAXV + 1], vals[PASS_LA_MAXV + 1];
+	uint32_t st[PASS_LA_MAXV + 1], nx[PASS_LA_MAXV + 1], ls, k, p, w;
+	uint32_t called[2];
+	char buf[256];
+	PassLaB cb, bb;
+
+	vals[0] = pass_la_const(b, TY_S32, 0);
+	memcpy(vals + 1, init, nvars * sizeof *init);
+	for (k = 0; k <= nvars; k++)
+		shapes[k] = pass_la_shape(b, vals[k]);
+	ls = hlo_shape_tuple(m, nvars + 1, shapes);
+
+	snprintf(buf, sizeof buf, "%s_condition", name);
+	cb.m = m;
+	cb.c = pass_la_comp(m, buf);
+	p = pass_la_param(&cb, 0, ls, "parameter");
+	for (k = 0; k <= nvars; k++)
+		st[k] = pass_la_gte(&cb, p, k);
+	pass_la_root(&cb, pass_la_cmp(&cb, st[0], pass_la_const(&cb, TY_S32,
+		(double)n), "LT", 0, NULL));
+
+	snprintf(buf, sizeof buf, "%s_body", name);
+	bb.m = m;
+	bb.c = pass_la_comp(m, buf);
+	p = pass_la_param(&bb, 0, ls, "parameter");
+	for (k = 0; k <= nvars; k++)
+		st[k] = pass_la_gte(&bb, p, k);
+	nx[0] = pass_la_bin(&bb, HOP_ADD, st[0], pass_la_const(&bb, TY_S32,
+		1), 0, NULL);
+	body(&bb, st[0], st + 1, nx + 1, arg);
+	pass_la_root(&bb, pass_la_tuple(&bb, nvars + 1, nx));
+
+	w = pass_la_tuple(b, nvars + 1, vals);
+	w = pass_la_op(b, HOP_WHILE, ls, 1, &w);
+	called[0] = bb.c;
+	called[1] = cb.c;
+	hlo_set_called(m, b->c, w, 2, called);
+	for (k = 0; k <= nvars; k++) {
+		p = pass_la_gte(b, w, k);
+		if (k)
+			out[k - 1] = p;
+	}
+}
