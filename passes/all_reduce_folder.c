@@ -351,7 +351,7 @@ fold_pair(PassEdit *ed, uint32_t i, void *arg)
 	Arf *st = arg;
 	HloModule *m = ed->m;
 	uint32_t a0, nw, k, nops, *ops, f, name;
-	Groups g0, g1;
+	Groups g0 = {0}, g1 = {0};
 	HloBuf txt = {0};
 	HloAttr at[3];
 	int na = 0, ok;
