@@ -26,6 +26,10 @@
  *   the groups cross-partition; with no groups it is the module's
  *   replica_count (times num_partitions, as above), 1 when the header
  *   gives none. all-gather's and reduce-scatter's come from the shapes.
+ * - PadToStatic and SliceToDynamic, xla's dynamic-shape custom-calls,
+ *   run with every dynamic dimension at its bound (as get-dimension-size
+ *   reads it): PadToStatic(x) is (x, each dimension's size as s32[]),
+ *   SliceToDynamic(x, sizes...) is x.
  * - Other custom-calls (targets hlopt does not know: AwsNeuronGelu,
  *   RmsNorm, ...) and collectives whose shapes fit none of the above:
  *   float element i of output leaf l is tanh(b + w0 x0 + w1 x1 + w2 x2 +
@@ -332,45 +336,71 @@ fits_shape(HloEval *ev, const HloVal *v, uint32_t shape)
 		hlo_shape_elems(ev->m, shape) == v->n;
 }
 
-/* collectives: the other replicas hold the same data as this one */
-
-/* the size of the first replica group ({{0,1},{2,3}}: 2; iota form
- * [2,4]<=[8]: 4); 0 when there are none or they cannot be read */
-static int64_t
-first_group(const HloModule *m, const HloInstr *in)
+static int
+is_target(const HloModule *m, const HloInstr *in, const char *name)
 {
-	uint32_t n, k;
-	const char *t = hlo_attr_word(m, in, A_REPLICA_GROUPS, &n);
-	int64_t g = 0, d = 0;
+	uint32_t n;
+	const char *t = hlo_attr_word(m, in, A_CUSTOM_CALL_TARGET, &n);
 
-	if (!t || n < 3)
-		return 0;
-	if (t[0] == '{' && t[1] == '{') {
-		if (t[2] == '}')
-			return 0;
-		for (k = 2, g = 1; k < n && t[k] != '}'; k++)
-			g += t[k] == ',';
-		return k < n ? g : 0;
-	}
-	if (t[0] != '[')
-		return 0;
-	for (k = 1; k < n && t[k] != ']'; k++) {
-		if (t[k] == ',')
-			d = 0;
-		else if (t[k] >= '0' && t[k] <= '9' && d < INT32_MAX)
-			d = d * 10 + (t[k] - '0');
-		else if (t[k] != ' ')
-			return 0;
-	}
-	return k < n ? d : 0;
+	return t && n == strlen(name) && !memcmp(t, name, n);
 }
+
+/* xla's dynamic-shape custom-calls, every dynamic dimension at its bound
+ * as the evaluator runs them (get-dimension-size reads the bound):
+ * PadToStatic(x) is (x, each dimension's size as s32[]) and
+ * SliceToDynamic(x, sizes...) is x; 0 when in is neither, or malformed */
+static int
+dynamic_call(HloEval *ev, const HloInstr *in, HloVal **ops, HloVal **out)
+{
+	const HloModule *m = ev->m;
+	const HloShape *sh = hlo_sh(m, in->shape), *x;
+	const uint32_t *el;
+	HloVal *t;
+	Lane l;
+	int k;
+
+	if (in->nops >= 1 && is_target(m, in, "SliceToDynamic") &&
+	    fits_shape(ev, ops[0], in->shape)) {
+		*out = ev_view(ev, ops[0], in->shape);
+		return 1;
+	}
+	if (in->nops != 1 || !is_target(m, in, "PadToStatic") ||
+	    sh->type != TY_TUPLE || ops[0]->type >= TY_TUPLE)
+		return 0;
+	x = hlo_sh(m, ops[0]->shape);
+	el = hlo_tuple_elems(m, sh);
+	if (sh->ntuple != (uint32_t)x->rank + 1 ||
+	    !fits_shape(ev, ops[0], el[0]))
+		return 0;
+	for (k = 0; k < x->rank; k++)
+		if (hlo_sh(m, el[k + 1])->type != TY_S32 ||
+		    hlo_shape_elems(m, el[k + 1]) != 1)
+			return 0;
+	t = hlo_val_tuple(ev, in->shape);
+	if (!t)
+		return -1;
+	t->elems[0] = ev_view(ev, ops[0], el[0]);
+	for (k = 0; k < x->rank; k++) {
+		t->elems[k + 1] = hlo_val_array(ev, el[k + 1]);
+		if (!t->elems[k + 1]) {
+			hlo_val_unref(ev, t);
+			return -1;
+		}
+		l.s = hlo_dims(m, x)[k];
+		ev_lane_store(TY_S32, &l, 1, t->elems[k + 1]->data);
+	}
+	*out = t;
+	return 1;
+}
+
+/* collectives: the other replicas hold the same data as this one */
 
 /* how many participants an all-reduce combines (xla's collective group
  * modes: cross-replica, cross-replica-and-partition, flattened ids) */
 static int64_t
 group_size(const HloModule *m, const HloInstr *in)
 {
-	int64_t g = first_group(m, in), n;
+	int64_t g = hlo_replica_group_size(m, in), n;
 	int64_t r = hlo_header_int(m, "replica_count", 1);
 	int64_t p = hlo_header_int(m, "num_partitions", 1);
 
@@ -864,6 +894,8 @@ ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	case HOP_CUSTOMCALL:
 		if (identity_call(ev, in, ops, out))
 			return 0;
+		if ((rc = dynamic_call(ev, in, ops, out)) != 0)
+			return rc < 0 ? -1 : 0;
 		if (is_topk_call(ev->m, in))
 			return ev_topk_call(ev, c, i, ops, out);
 		return mixed_result(ev, in, ops, in->shape, out);
