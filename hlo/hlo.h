@@ -332,6 +332,9 @@ uint32_t hlo_instr_clone(HloModule *m, uint32_t c, uint32_t i);
 				/* same op, shape, operands, attrs; new name */
 uint32_t hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix);
 int hlo_param_count(const HloModule *m, uint32_t c);
+int64_t hlo_replica_group_size(const HloModule *m, const HloInstr *in);
+				/* first replica group's size; {{}}: 0;
+				 * -1 if unknown */
 int64_t hlo_header_int(const HloModule *m, const char *key, int64_t dflt);
 				/* the module header attribute key
 				 * (replica_count=, num_partitions=) as a

@@ -1592,32 +1592,14 @@ inf_tupleel(V *v, const HloInstr *in, uint32_t k, uint32_t *out)
 /* collectives */
 
 /* the size of the first replica group, when the groups are written out
- * ({{0,1},{2,3}}) or in iota form ([2,2]<=[4]); 0 if not known */
+ * ({{0,1},{2,3}}; {{}} counts as 1) or in iota form ([2,2]<=[4]); 0 if
+ * not known */
 static int64_t
 groupsize(V *v, const HloInstr *in)
 {
-	uint32_t n, k;
-	const char *t = hlo_attr_word(v->m, in, A_REPLICA_GROUPS, &n);
-	int64_t g = 0;
+	int64_t g = hlo_replica_group_size(v->m, in);
 
-	if (!t || n < 3)
-		return 0;
-	if (t[0] == '{' && t[1] == '{') {
-		for (k = 2, g = 1; k < n && t[k] != '}'; k++)
-			g += t[k] == ',';
-		return k < n ? g : 0;
-	}
-	if (t[0] != '[')
-		return 0;
-	for (k = 1; k < n && t[k] != ']'; k++) {
-		if (t[k] == ',')
-			g = 0;
-		else if (t[k] >= '0' && t[k] <= '9' && g < INT32_MAX)
-			g = g * 10 + (t[k] - '0');
-		else if (t[k] != ' ')
-			return 0;
-	}
-	return k < n ? g : 0;
+	return g < 0 ? 0 : g == 0 ? 1 : g;
 }
 
 /* all-gather (out[d] a multiple of in[d]) or reduce-scatter (in[d] a

@@ -1530,6 +1530,38 @@ hlo_has_side_effect(const HloModule *m, const HloInstr *in)
 	return 0;
 }
 
+/* the size of the first replica group of a collective, when the groups
+ * are written out ({{0,1},{2,3}}: 2; {{}}: 0) or in iota form
+ * ([2,4]<=[8]: 4); -1 when there are none or they cannot be read */
+int64_t
+hlo_replica_group_size(const HloModule *m, const HloInstr *in)
+{
+	uint32_t n, k;
+	const char *t = hlo_attr_word(m, in, A_REPLICA_GROUPS, &n);
+	int64_t g = 0;
+
+	if (!t || n < 3)
+		return -1;
+	if (t[0] == '{' && t[1] == '{') {
+		if (t[2] == '}')
+			return 0;
+		for (k = 2, g = 1; k < n && t[k] != '}'; k++)
+			g += t[k] == ',';
+		return k < n ? g : -1;
+	}
+	if (t[0] != '[')
+		return -1;
+	for (k = 1; k < n && t[k] != ']'; k++) {
+		if (t[k] == ',')
+			g = 0;
+		else if (t[k] >= '0' && t[k] <= '9' && g < INT32_MAX)
+			g = g * 10 + (t[k] - '0');
+		else if (t[k] != ' ')
+			return -1;
+	}
+	return k < n ? g : -1;
+}
+
 int64_t
 hlo_header_int(const HloModule *m, const char *key, int64_t dflt)
 {

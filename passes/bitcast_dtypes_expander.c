@@ -25,16 +25,7 @@
 #include <string.h>
 
 #include "build.h"
-
-typedef struct {
-	uint32_t *key, *comp;	/* open addressing on the name's string id */
-	uint32_t cap, n;
-} Cache;
-
-typedef struct {
-	HloModule *m;
-	uint32_t c;
-} B;
+#include "prng_build.h"
 
 static int
 utype(int bits)
@@ -70,28 +61,13 @@ match(PassEdit *ed, uint32_t i, void *arg)
 }
 
 static uint32_t
-add(B *b, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
+add1(PrngB *b, int op, uint32_t shape, uint32_t x)
 {
-	return hlo_instr_add(b->m, b->c, op, shape, hlo_fresh_name(b->m,
-		hlo_opinfo[op].name), n, ops);
+	return prng_op(b, op, shape, 1, &x);
 }
 
 static uint32_t
-add1(B *b, int op, uint32_t shape, uint32_t x)
-{
-	return add(b, op, shape, 1, &x);
-}
-
-static uint32_t
-add2(B *b, int op, uint32_t x, uint32_t y)
-{
-	uint32_t o[2] = {x, y};
-
-	return add(b, op, b->m->comps[b->c].ins[x].shape, 2, o);
-}
-
-static uint32_t
-bcast(B *b, uint32_t x, uint32_t shape, uint32_t n, const int64_t *dims)
+bcast(PrngB *b, uint32_t x, uint32_t shape, uint32_t n, const int64_t *dims)
 {
 	uint32_t i = add1(b, HOP_BROADCAST, shape, x);
 	HloAttr a = hlo_mk_ints(b->m, A_DIMENSIONS, dims, n);
@@ -101,25 +77,9 @@ bcast(B *b, uint32_t x, uint32_t shape, uint32_t n, const int64_t *dims)
 }
 
 static uint32_t
-konst(B *b, int type, uint64_t v)
+iota(PrngB *b, uint32_t shape, int64_t dim)
 {
-	unsigned char buf[8];
-	int k, n = hlo_type_bytes(type);
-	uint32_t i = add(b, HOP_CONSTANT, hlo_shape_scalar(b->m, type), 0,
-		NULL);
-	HloAttr a;
-
-	for (k = 0; k < n && k < 8; k++)
-		buf[k] = (unsigned char)(v >> (8 * k));
-	a = hlo_mk_bytes(b->m, A_LITERAL, K_LITERAL, buf, n);
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-static uint32_t
-iota(B *b, uint32_t shape, int64_t dim)
-{
-	uint32_t i = add(b, HOP_IOTA, shape, 0, NULL);
+	uint32_t i = prng_op(b, HOP_IOTA, shape, 0, NULL);
 	HloAttr a = hlo_mk_int(A_IOTA_DIM, dim);
 
 	hlo_set_attrs(b->m, b->c, i, 1, &a);
@@ -128,16 +88,16 @@ iota(B *b, uint32_t shape, int64_t dim)
 
 /* width_out * iota along dim, in type ut over dims */
 static uint32_t
-shifts(B *b, int ut, int rank, const int64_t *dims, int width)
+shifts(PrngB *b, int ut, int rank, const int64_t *dims, int width)
 {
 	uint32_t s = hlo_shape(b->m, ut, rank, dims, NULL, 0, 0);
-	uint32_t k = bcast(b, konst(b, ut, (uint64_t)width), s, 0, NULL);
+	uint32_t k = bcast(b, prng_const(b, ut, (uint64_t)width), s, 0, NULL);
 
-	return add2(b, HOP_MUL, k, iota(b, s, rank - 1));
+	return prng_bin(b, HOP_MUL, k, iota(b, s, rank - 1));
 }
 
 static uint32_t
-narrow(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+narrow(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 {
 	HloModule *m = b->m;
 	int r = from->rank, k, ui = utype(wi), uo = utype(wo);
@@ -157,17 +117,17 @@ narrow(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 	x = bcast(b, x, hlo_shape(m, from->type, r + 1, d, NULL, 0, 0),
 		(uint32_t)r, id);
 	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r + 1, d, NULL, 0, 0), x);
-	x = add2(b, HOP_SHRL, x, shifts(b, ui, r + 1, d, wo));
-	mask = bcast(b, konst(b, ui, ((uint64_t)1 << wo) - 1),
+	x = prng_bin(b, HOP_SHRL, x, shifts(b, ui, r + 1, d, wo));
+	mask = bcast(b, prng_const(b, ui, ((uint64_t)1 << wo) - 1),
 		hlo_shape(m, ui, r + 1, d, NULL, 0, 0), 0, NULL);
-	x = add2(b, HOP_AND, x, mask);
+	x = prng_bin(b, HOP_AND, x, mask);
 	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r + 1, d, NULL, 0, 0), x);
 	return add1(b, HOP_BITCASTCVT, hlo_shape(m, to, r + 1, d, NULL, 0, 0),
 		x);
 }
 
 static uint32_t
-widen(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+widen(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 {
 	HloModule *m = b->m;
 	int r = from->rank, ui = utype(wi), uo = utype(wo);
@@ -179,12 +139,12 @@ widen(B *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 	memcpy(d, hlo_dims(m, from), r * sizeof *d);
 	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r, d, NULL, 0, 0), x);
 	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r, d, NULL, 0, 0), x);
-	x = add2(b, HOP_SHL, x, shifts(b, uo, r, d, wi));
+	x = prng_bin(b, HOP_SHL, x, shifts(b, uo, r, d, wi));
 	o[0] = x;
-	o[1] = konst(b, uo, 0);
+	o[1] = prng_const(b, uo, 0);
 	snprintf(name, sizeof name, "or_U%d", wo);
 	or = pass_b_scalar_comp(m, name, HOP_OR, uo, "lhs", "rhs");
-	red = add(b, HOP_REDUCE, hlo_shape(m, uo, r - 1, d, NULL, 0, 0), 2, o);
+	red = prng_op(b, HOP_REDUCE, hlo_shape(m, uo, r - 1, d, NULL, 0, 0), 2, o);
 	a = hlo_mk_ints(m, A_DIMENSIONS, &last, 1);
 	hlo_set_attrs(m, b->c, red, 1, &a);
 	hlo_set_called(m, b->c, red, 1, &or);
@@ -197,14 +157,12 @@ make_comp(HloModule *m, uint32_t name, uint32_t opshape, int to)
 {
 	const HloShape *from = hlo_sh(m, opshape);
 	int wi = hlo_typeinfo[from->type].bits, wo = hlo_typeinfo[to].bits;
-	B b;
+	PrngB b;
 	uint32_t p;
 
 	b.m = m;
 	b.c = hlo_comp_add(m, name);
-	p = hlo_instr_add(m, b.c, HOP_PARAMETER, opshape,
-		pass_unique_name(m, "a"), 0, NULL);
-	m->comps[b.c].ins[p].num = 0;
+	p = prng_param(&b, 0, opshape, "a");
 	from = hlo_sh(m, opshape);
 	m->comps[b.c].root = wi > wo ? narrow(&b, p, from, wi, wo, to) :
 		widen(&b, p, from, wi, wo, to);
@@ -223,60 +181,28 @@ shape_name(HloModule *m, uint32_t s, HloBuf *b)
 			b->buf[k] = '_';
 }
 
-static uint32_t *
-slot(Cache *cc, uint32_t key)
-{
-	uint32_t h = (key * 2654435761u) & (cc->cap - 1);
-
-	while (cc->key[h] && cc->key[h] != key + 1)
-		h = (h + 1) & (cc->cap - 1);
-	return &cc->key[h];
-}
-
+/* the computation of this pair of shapes, made on first use (named
+ * after the shapes, uniqued if a computation has the name already) */
 static uint32_t
-lookup(HloModule *m, Cache *cc, uint32_t opshape, uint32_t toshape)
+lookup(HloModule *m, PrngCache *cc, uint32_t opshape, uint32_t toshape)
 {
 	HloBuf b = {0};
-	uint32_t name, *k, c;
-	int fresh;
+	uint32_t name, key, *k;
+	int unused, fresh;
 
 	hlo_buf_puts(&b, "xla.bitcast_convert_");
 	shape_name(m, opshape, &b);
 	hlo_buf_puts(&b, "_2_");
 	shape_name(m, toshape, &b);
-	fresh = hlo_find_str(m, b.buf, b.len) == HLO_NONE;
+	unused = hlo_find_str(m, b.buf, b.len) == HLO_NONE;
 	name = hlo_str(m, b.buf, b.len);
-	k = slot(cc, name);
-	if (*k) {
-		hlo_buf_free(&b);
-		return cc->comp[k - cc->key];
-	}
-	if (2 * (cc->n + 1) > cc->cap) {	/* keep the load under 1/2 */
-		Cache nc;
-		uint32_t j, *t;
-
-		nc.cap = cc->cap * 2;
-		nc.n = cc->n;
-		nc.key = xcalloc(nc.cap, sizeof *nc.key);
-		nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
-		for (j = 0; j < cc->cap; j++)
-			if (cc->key[j]) {
-				t = slot(&nc, cc->key[j] - 1);
-				*t = cc->key[j];
-				nc.comp[t - nc.key] = cc->comp[j];
-			}
-		free(cc->key);
-		free(cc->comp);
-		*cc = nc;
-		k = slot(cc, name);
-	}
-	c = make_comp(m, fresh ? name : pass_unique_name(m, b.buf), opshape,
-		hlo_sh(m, toshape)->type);
+	key = name + 1;
+	k = prng_cache_slot(cc, &key, &fresh);
+	if (fresh)
+		*k = make_comp(m, unused ? name : pass_unique_name(m, b.buf),
+			opshape, hlo_sh(m, toshape)->type);
 	hlo_buf_free(&b);
-	*k = name + 1;
-	cc->n++;
-	cc->comp[k - cc->key] = c;
-	return c;
+	return *k;
 }
 
 static uint32_t
@@ -295,15 +221,11 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 int
 pass_bitcast_dtypes_expander(HloModule *m, PassCtx *ctx)
 {
-	Cache cc;
+	PrngCache cc;
 	int r;
 
-	cc.cap = 16;
-	cc.n = 0;
-	cc.key = xcalloc(cc.cap, sizeof *cc.key);
-	cc.comp = xcalloc(cc.cap, sizeof *cc.comp);
+	prng_cache_init(&cc, 1);
 	r = pass_expand(m, ctx, match, expand, &cc);
-	free(cc.key);
-	free(cc.comp);
+	prng_cache_free(&cc);
 	return r;
 }

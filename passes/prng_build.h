@@ -2,7 +2,9 @@
  * lib/prng.cc) as HLO into a new computation, for rng-expander and
  * rng-bit-generator-expander (prng_build.c). Ops are emitted as
  * XlaBuilder emits them, scalars broadcast implicitly where an operation
- * mixes a scalar with an array. */
+ * mixes a scalar with an array. The builder (PrngB, prng_op, ...) and
+ * the cache of computations made once per key (PrngCache) also serve
+ * bitcast_dtypes_expander, which builds its computations the same way. */
 #ifndef PRNG_BUILD_H
 #define PRNG_BUILD_H
 
