@@ -302,6 +302,22 @@ START_TEST(convert_float_int)
 }
 END_TEST
 
+/* xla's evaluator: round |x| up when the random bits are below the
+ * fraction in fixed point, truncated (fraction * 2^16 < 1 never rounds
+ * up); NaN is 0, values past the range saturate */
+START_TEST(stochastic_convert)
+{
+	double x[] = {-0x1p-20, 0x1p-20, 2.5, 2.5, -2.5, NAN, 300, -300,
+		0x1p-16, 0x1p-16};
+	double r[] = {0, 0, 32767, 32768, 0, 0, 0, 0, 0, 1};
+	double want[] = {0, 0, 3, 2, -3, 0, 127, -128, 1, 0};
+
+	expect2("ENTRY e { a = f32[10] parameter(0)\n"
+		"b = u16[10] parameter(1)\n"
+		"ROOT r = s8[10] stochastic-convert(a, b) }", x, r, want, 10);
+}
+END_TEST
+
 START_TEST(convert_narrow_floats)
 {
 	double a[] = {1.00390625, 1.01171875, 1.00390649, NAN, -0.0, 3.4e38,
@@ -2184,6 +2200,7 @@ main(void)
 	tcase_add_test(t, int_division);
 	tcase_add_test(t, int_shifts_bits);
 	tcase_add_test(t, convert_float_int);
+	tcase_add_test(t, stochastic_convert);
 	tcase_add_test(t, convert_narrow_floats);
 	tcase_add_test(t, bitcast_convert);
 	tcase_add_test(t, data_movement);

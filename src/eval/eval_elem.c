@@ -1160,8 +1160,10 @@ stochconvert(const EwOp *o, int64_t n, Lane *r, const Lane *a,
 		ax = fabs(x);
 		t = ax >= 1.8e19 ? UINT64_MAX : (uint64_t)ax;
 		fr = ax - floor(ax);
+		/* xla compares the random bits with the fraction in fixed
+		 * point, truncated (static_cast<Uint>(ldexp(fr, bits))) */
 		if (fr > 0 && (double)(b[k].u & imask(o->t1)) <
-		    ldexp(fr, rb))
+		    floor(ldexp(fr, rb)))
 			t++;
 		r[k].u = f2i(x < 0 ? -(double)t : (double)t, o->type);
 	}
