@@ -262,8 +262,9 @@ expensive(Fu *f, uint32_t x)
 			TY_BF16 && hlo_sh(m, INS(f, opnd(f, x, 0))->shape)->type
 			== TY_F32;
 	case HOP_DIVIDE: case HOP_SQRT: case HOP_RSQRT: case HOP_EXP:
-		if (f->rules == FU_GPU && hlo_typeinfo[hlo_sh(m,
-		    in->shape)->type].cls == C_FLOAT)
+		/* ElementIsF32OrF16: not bf16, f64 nor the 8-bit floats */
+		if (f->rules == FU_GPU && (hlo_sh(m, in->shape)->type ==
+		    TY_F32 || hlo_sh(m, in->shape)->type == TY_F16))
 			return 0;
 		if (in->op != HOP_DIVIDE)
 			return 1;
@@ -672,8 +673,9 @@ gpu_loop_fusible(Fu *f, uint32_t x)
 		return 1;
 	case HOP_FUSION:
 		return f->fid[x] >= 0 && f->fus[f->fid[x]].kind == FK_LOOP;
-	case HOP_COPY:
-		return 0;
+	case HOP_COPY:	/* IsUniversallyLoopFusible */
+		return !pass_copy_tiled_transpose(f->m, INS(f, opnd(f, x,
+			0))->shape, in->shape);
 	default:
 		return fu_elementwise(in) && in->nops > 0;
 	}

@@ -299,6 +299,14 @@ int pass_shape_same(const HloModule *m, int ls, uint32_t a, uint32_t b);
 				 * ignored */
 int pass_copy_is_bitcast(const HloModule *m, uint32_t a, uint32_t b);
 				/* a copy from a to b keeps the memory order */
+int pass_copy_tiled_transpose(const HloModule *m, uint32_t a, uint32_t b);
+				/* a copy from a to b is what xla:GPU's
+				 * FindTiledTranspose calls a tiled
+				 * transpose: its physical reordering,
+				 * size-1 dims dropped and adjacent runs
+				 * merged, is 1-0, 0-2-1 or 2-1-0 with the
+				 * swapped extents >= 16 (or >= 8 and their
+				 * product >= 64*128) */
 int pass_transpose_is_bitcast(const HloModule *m, uint32_t in, uint32_t out,
 	const int64_t *perm, uint32_t n);
 int pass_reshape_is_bitcast(const HloModule *m, uint32_t in, uint32_t out);

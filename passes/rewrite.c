@@ -636,6 +636,55 @@ pass_copy_is_bitcast(const HloModule *m, uint32_t a, uint32_t b)
 	return na == nb && !memcmp(pa, pb, (size_t)na * 8);
 }
 
+/* the copy's swapped extents x and y make a tiled transpose */
+static int
+tiled_extents(int64_t x, int64_t y)
+{
+	return (x >= 16 && y >= 16) || (x >= 8 && y >= 8 && x * y >= 64 * 128);
+}
+
+int
+pass_copy_tiled_transpose(const HloModule *m, uint32_t a, uint32_t b)
+{
+	const HloShape *x = &m->shapes[a], *y = &m->shapes[b];
+	int64_t pa[64], pb[64], pos[64], first[64], ext[64];
+	int na, nb, k, j, ng = 0, rank[3];
+
+	if (!hlo_shape_eq_nolayout(m, a, b) || x->type == TY_TUPLE ||
+	    x->rank > 64 || x->dynmask || x->tail || y->tail)
+		return 0;
+	na = phys_dims(m, a, pa);
+	nb = phys_dims(m, b, pb);
+	if (na != nb)
+		return 0;
+	for (k = 0; k < nb; k++)
+		pos[pb[k]] = k;
+	/* runs of the operand's order that stay adjacent in the result's
+	 * are one dimension */
+	for (k = 0; k < na; k++) {
+		int64_t d = hlo_dims(m, x)[pa[k]];
+
+		if (k > 0 && pos[pa[k]] == pos[pa[k - 1]] + 1) {
+			ext[ng - 1] *= d;
+			continue;
+		}
+		first[ng] = pos[pa[k]];
+		ext[ng++] = d;
+	}
+	if (ng == 2)	/* 1-0, read as 0-2-1 with a leading 1 */
+		return tiled_extents(ext[0], ext[1]);
+	if (ng != 3)
+		return 0;
+	for (k = 0; k < 3; k++)
+		for (rank[k] = 0, j = 0; j < 3; j++)
+			rank[k] += first[j] < first[k];
+	if (rank[0] == 0 && rank[1] == 2 && rank[2] == 1)
+		return tiled_extents(ext[1], ext[2]);
+	if (rank[0] == 2 && rank[1] == 1 && rank[2] == 0)
+		return tiled_extents(ext[0], ext[2]);
+	return 0;
+}
+
 int
 pass_transpose_is_bitcast(const HloModule *m, uint32_t in, uint32_t out,
 	const int64_t *perm, uint32_t n)
