@@ -32,7 +32,8 @@ pass_rw_at(PassEdit *ed, uint32_t x, uint32_t j)
 	return pass_b_gte(ed, x, j);
 }
 
-/* the shape s with a dimension of size d appended */
+/* the shape s with a dimension of size d appended (its dynamic
+ * dimensions kept, as xla's AppendMajorDimension) */
 static uint32_t
 append_dim(HloModule *m, uint32_t s, int64_t d)
 {
@@ -42,7 +43,7 @@ append_dim(HloModule *m, uint32_t s, int64_t d)
 
 	memcpy(dims, hlo_dims(m, sh), (size_t)r * sizeof *dims);
 	dims[r] = d;
-	return pass_b_array(m, sh->type, r + 1, dims);
+	return hlo_shape(m, sh->type, r + 1, dims, NULL, sh->dynmask, 0);
 }
 
 void

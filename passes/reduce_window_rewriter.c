@@ -38,13 +38,16 @@
  * identity: the tree folds the init value in twice.
  *
  * It does not fire on reduce-windows with several or no non-trivial
- * dimensions, scans of at most 16 elements, strided, dilated or
+ * dimensions, scans of at most 16 elements or along a dynamic dimension
+ * (<=N: xla's fix for openxla/xla issue 44944), strided, dilated or
  * reversed windows, or padding on both sides, except for the rank-1 to
  * rank-2 rewrite. Run to a fixed point, every rank-1 reduce-window ends
  * rank 2 and every scan longer than 16 a tree of scans of at most 16.
  * A reduce-window with control dependencies is left alone (xla's
- * RemoveInstruction fails on it). New intermediate shapes carry no
- * layout (xla gives the new dimensions the most major place).
+ * RemoveInstruction fails on it). New intermediate shapes of the tree
+ * carry no layout (xla gives the new dimensions the most major place)
+ * and no dynamic marks on the batch dimensions (xla keeps them); the
+ * rank-2 rewrite keeps dynamic marks.
  */
 #include <stdio.h>
 #include <string.h>
@@ -96,7 +99,7 @@ is_scan(PassEdit *ed, uint32_t i, Scan *s)
 	if (s->dim < 0)
 		return 0;
 	s->len = hlo_dims(m, x)[s->dim];
-	if (s->len <= BASE)
+	if (s->len <= BASE || (s->dim < 64 && (x->dynmask >> s->dim & 1)))
 		return 0;
 	c = m->ids[in->called];
 	root = &m->comps[c].ins[m->comps[c].root];
