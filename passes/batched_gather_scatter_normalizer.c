@@ -32,8 +32,10 @@
  *
  * Must not fire: gathers and scatters without batching dims. Left alone
  * where xla would fail a CHECK or the text cannot hold the result:
- * batching dim lists of unequal length, ranks above 63, instructions
- * with control dependencies (pass_expand).
+ * batching dim lists of unequal length, ranks above 63; instructions
+ * with control dependencies (pass_expand; xla's ReplaceInstruction skips
+ * them too, but leaves the iotas and concatenate it built, dead).
+ * Gathers and scatters inside fusion computations are not visited.
  */
 #include <string.h>
 
