@@ -207,6 +207,24 @@ match_argminmax(Alg *a, uint32_t i, int is_max)
 	return argminmax_comp(a, called(a, i), is_max);
 }
 
+/* a copy of the reducer comp whose root is a tuple of one element,
+ * rooted at that element instead; HLO_NONE if the tuple has not one */
+static uint32_t
+untupled_reducer(Alg *a, uint32_t comp)
+{
+	const HloComp *cp = &a->m->comps[comp];
+	uint32_t nc, nr;
+
+	if (cp->ins[cp->root].op != HOP_TUPLE || cp->ins[cp->root].nops != 1)
+		return HLO_NONE;
+	nc = hlo_comp_clone(a->m, comp, ".clone");
+	nr = a->m->ids[a->m->comps[nc].ins[a->m->comps[nc].root].ops];
+	a->m->comps[nc].ins[a->m->comps[nc].root].flags |= HI_DEAD;
+	a->m->comps[nc].root = nr;
+	hlo_comp_compact(a->m, nc);
+	return nc;
+}
+
 static int
 reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 {
@@ -218,16 +236,10 @@ reduce_multi(Alg *a, uint32_t i, uint32_t rs)
 	 * of a copy of the reducer without the tuple */
 	if (a->m->shapes[shape_of(a, i)].ntuple == 1 && n == 1 &&
 	    alg_comp_root_op(a, comp) == HOP_TUPLE) {
-		const HloComp *cp = &a->m->comps[comp];
-		uint32_t nc, nr;
+		uint32_t nc = untupled_reducer(a, comp);
 
-		if (cp->ins[cp->root].nops != 1)
+		if (nc == HLO_NONE)
 			return 0;
-		nc = hlo_comp_clone(a->m, comp, ".clone");
-		nr = a->m->ids[a->m->comps[nc].ins[a->m->comps[nc].root].ops];
-		a->m->comps[nc].ins[a->m->comps[nc].root].flags |= HI_DEAD;
-		a->m->comps[nc].root = nr;
-		hlo_comp_compact(a->m, nc);
 		d = alg_ints_copy(a, i, A_DIMENSIONS, &nd);
 		k = alg_mk_reduce(a, rs, arg, init, d, nd, nc);
 		return alg_rep(a, i, alg_mk_tuple(a, 1, &k));
@@ -895,6 +907,27 @@ rw_fold_pad(Alg *a, uint32_t i, uint32_t x, uint32_t init, uint32_t comp,
 	}
 }
 
+/* xla's "trivial variadic reduce windows into normal reduce windows": a
+ * variadic reduce-window of one input whose reducer returns a tuple
+ * becomes tuple(reduce-window) with a copy of the reducer rooted at the
+ * tuple's element */
+static int
+rw_untuple(Alg *a, uint32_t i, uint32_t n, uint32_t comp)
+{
+	uint32_t nc, nw, ops[2];
+
+	if (n != 1 || alg_comp_root_op(a, comp) != HOP_TUPLE)
+		return 0;
+	nc = untupled_reducer(a, comp);
+	if (nc == HLO_NONE)
+		return 0;
+	ops[0] = op0(a, i);
+	ops[1] = opnd(a, i, 1);
+	nw = alg_mk_clone(a, i, tuple_elem(a, shape_of(a, i), 0), 2, ops);
+	hlo_set_called(a->m, a->c, nw, 1, &nc);
+	return alg_rep(a, i, alg_mk_tuple(a, 1, &nw));
+}
+
 int
 alg_h_reduce_window(Alg *a, uint32_t i)
 {
@@ -920,7 +953,7 @@ alg_h_reduce_window(Alg *a, uint32_t i)
 		return multi ? alg_rep(a, i, alg_mk_tuple(a, n, el)) : alg_rep(a, i, el[0]);
 	}
 	if (multi)
-		return 0;	/* the trivial variadic case stays */
+		return rw_untuple(a, i, n, comp);
 	init = opnd(a, i, 1);
 	r = rank(a, x);
 	w = alg_tmp(a, ((size_t)r + 1) * sizeof *w);
