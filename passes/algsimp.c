@@ -15,6 +15,33 @@ static const AlgOpts cpu_opts = {
 	.minmax_nan = 1,
 	.dot_strength = 0,
 	.dot_to_mul = 1,
+	.non_canonical = 0,
+	.cpu = 0,
+	.sink_bcast = 1,
+	.bcast_degenerate = 1,
+	.reduce_of_reshape = 1,
+	.reduce_concat = 1,
+	.window_to_reduce = 1,
+	.neg_pad = 1,
+	.conv_swap = 1,
+	.fold_conv_pad = 1,
+	.dus_to_pad = 1,
+	.reshape_transpose_concat = 1,
+	.uncond_reduce_tr = 0,
+	.small_gather = 4,
+	.max_runs = 50,
+	.limit = -1,
+};
+
+/* xla's default AlgebraicSimplifierOptions, which its unit tests use:
+ * XLA:CPU's but for dot strength reduction and non-canonical dots (the
+ * rest of hlopt's XLA:CPU set already has xla's default values) */
+static const AlgOpts default_opts = {
+	.fast_math = 0,
+	.minmax_nan = 1,
+	.dot_strength = 1,
+	.dot_to_mul = 1,
+	.non_canonical = 1,
 	.cpu = 0,
 	.sink_bcast = 1,
 	.bcast_degenerate = 1,
@@ -36,6 +63,12 @@ const AlgOpts *
 algsimp_cpu_opts(void)
 {
 	return &cpu_opts;
+}
+
+const AlgOpts *
+algsimp_default_opts(void)
+{
+	return &default_opts;
 }
 
 /* accessors */
@@ -1740,4 +1773,13 @@ int
 pass_algsimp(HloModule *m, PassCtx *ctx)
 {
 	return algsimp_run(m, ctx, &cpu_opts);
+}
+
+/* "algsimp:default": the simplifier with xla's default options (its unit
+ * tests' AlgebraicSimplifierOptions): dot strength reduction and the
+ * reduce of a batch dot fire, which XLA:CPU turns off */
+int
+pass_algsimp_default(HloModule *m, PassCtx *ctx)
+{
+	return algsimp_run(m, ctx, &default_opts);
 }

@@ -15,12 +15,14 @@
 
 #include "pass.h"
 
-/* AlgebraicSimplifierOptions as XLA:CPU sets them */
+/* AlgebraicSimplifierOptions (algsimp.c: as XLA:CPU sets them, and xla's
+ * defaults) */
 typedef struct {
 	int fast_math;		/* enable_fast_math */
 	int minmax_nan;		/* minmax_propagate_nan */
 	int dot_strength;	/* enable_dot_strength_reduction */
 	int dot_to_mul;		/* enable_dot_to_multiply_rewrite */
+	int non_canonical;	/* supports_non_canonical_dots */
 	int cpu;		/* executing_on_cpu */
 	int sink_bcast;		/* enable_sink_broadcast */
 	int bcast_degenerate;	/* enable_broadcast_degenerate_dimension */
@@ -378,6 +380,7 @@ void *alg_tmp(Alg *a, size_t n);	/* pass scratch */
 
 /* algsimp.c: runs the simplifier with the options given */
 const AlgOpts *algsimp_cpu_opts(void);
+const AlgOpts *algsimp_default_opts(void);
 int algsimp_run(HloModule *m, PassCtx *ctx, const AlgOpts *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "algsimp.h"
+#include "build.h"
 
 static uint32_t
 tuple_elem(Alg *a, uint32_t s, uint32_t k)
@@ -596,6 +597,9 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	}
 }
 
+static int reduce_batch_dot(Alg *a, uint32_t i, uint32_t x, const int64_t *d,
+	uint32_t nd, uint32_t comp);
+
 int
 alg_h_reduce(Alg *a, uint32_t i)
 {
@@ -662,6 +666,8 @@ alg_h_reduce(Alg *a, uint32_t i)
 		return 1;
 	if (is_op(a, arg, HOP_CONCAT) &&
 	    reduce_concat(a, i, arg, d, nd, comp, rs))
+		return 1;
+	if (is_op(a, arg, HOP_DOT) && reduce_batch_dot(a, i, arg, d, nd, comp))
 		return 1;
 	if (reduce_argmax_user(a, i, arg, 1) || reduce_argmax_user(a, i, arg, 0))
 		return 1;
@@ -1125,6 +1131,82 @@ dot_to_multiply(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	return alg_rep(a, i, alg_mk_bin(a, HOP_MUL, shape_of(a, i), nl, nr));
 }
 
+/* operand_precision={packed_nibble,...} */
+static int
+packed_nibble(Alg *a, uint32_t i)
+{
+	uint32_t n, k;
+	const char *s = hlo_attr_word(a->m, INS(a, i), A_OPERAND_PRECISION, &n);
+
+	for (k = 0; s && k + 13 <= n; k++)
+		if (!strncmp(s + k, "packed_nibble", 13) ||
+		    !strncmp(s + k, "PACKED_NIBBLE", 13))
+			return 1;
+	return 0;
+}
+
+/* x converted to type t unless it has it (xla's AsType) */
+static uint32_t
+as_type(Alg *a, uint32_t x, int t)
+{
+	if (ety(a, x) == t)
+		return x;
+	return alg_mk_convert(a, alg_shp_type(a, shape_of(a, x), t), x);
+}
+
+/* broadcast x (batch dims, then nb.. its other dims) into shape s, whose
+ * dims are batch, outer (no dims of x), then x's other dims */
+static uint32_t
+bcast_past_outer(Alg *a, uint32_t x, uint32_t s, uint32_t nb, int outer)
+{
+	int r = rank(a, x), q;
+	int64_t *bd = alg_tmp(a, ((size_t)r + 1) * 8);
+
+	for (q = 0; q < r; q++)
+		bd[q] = q < (int)nb ? q : q + outer;
+	return alg_mk_bcast(a, s, x, bd, (uint32_t)r);
+}
+
+/* xla's RewriteBatchPlusContractingAsReduce (enable_dot_strength_reduction,
+ * off on XLA:CPU, on with xla's default options): a dot one of whose
+ * operands has only batch and contracting dims becomes the reduce-add over
+ * the contracting dims of the product of the operands, both made batch
+ * major and contracting minor, the smaller one broadcast over the other's
+ * free dims; floats other than f64 are multiplied in the dot's type and
+ * summed in f32 (xla's rounding), integers and complex in their type */
+static int
+dot_strength(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
+{
+	int t = ety(a, i), at, lo, ro, q;
+	uint32_t nl, nr, pr, cmp, rs;
+	int64_t *rd;
+
+	lo = rank(a, l) - (int)(d->nlb + d->nlc);
+	ro = rank(a, r) - (int)(d->nrb + d->nrc);
+	if (!a->o->dot_strength || packed_nibble(a, i) ||
+	    !supported_precision(a, i) || (lo && ro))
+		return 0;
+	nl = as_type(a, normalize_operand(a, l, d->lb, d->nlb, d->lc, d->nlc),
+		t);
+	nr = as_type(a, normalize_operand(a, r, d->rb, d->nrb, d->rc, d->nrc),
+		t);
+	if (ro > 0)
+		nl = bcast_past_outer(a, nl, shape_of(a, nr), d->nlb, ro);
+	else if (lo > 0)
+		nr = bcast_past_outer(a, nr, shape_of(a, nl), d->nrb, lo);
+	pr = alg_mk_bin(a, HOP_MUL, shape_of(a, nl), nl, nr);
+	at = alg_t_float(t) ? (t == TY_F64 ? TY_F64 : TY_F32) : t;
+	pr = as_type(a, pr, at);
+	rd = alg_tmp(a, ((size_t)d->nlc + 1) * 8);
+	for (q = 0; q < (int)d->nlc; q++)
+		rd[q] = (lo > ro ? lo : ro) + (int)d->nlb + q;
+	cmp = pass_b_scalar_comp(a->m, "scalar_add_computation", HOP_ADD, at,
+		"scalar_lhs", "scalar_rhs");
+	rs = alg_mk_reduce(a, alg_shp_type(a, shape_of(a, i), at), pr,
+		alg_mk_scalar_i(a, at, 0), rd, d->nlc, cmp);
+	return alg_rep(a, i, as_type(a, rs, t));
+}
+
 /* the operands of a reordered dot: the lhs free of its transpose, the
  * constant with the inverse reorder (see dot_reorder) */
 typedef struct {
@@ -1287,6 +1369,58 @@ dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), nd));
 }
 
+/* xla's reduce of a batch dot (supports_non_canonical_dots and
+ * enable_dot_strength_reduction, both off on XLA:CPU): an add-reduce over
+ * some batch dims of a dot with one user makes those dims contracting
+ * dims of a new dot, reduced over the remaining dims if any. xla drops
+ * the init value when no dim remains; hlopt then requires it to be zero */
+static int
+reduce_batch_dot(Alg *a, uint32_t i, uint32_t x, const int64_t *d,
+	uint32_t nd, uint32_t comp)
+{
+	Dnums o, n;
+	uint32_t k, m = 0, nb = 0, nx, init = opnd(a, i, 1);
+	int64_t *rd;
+
+	if (!a->o->dot_strength || !a->o->non_canonical || nops(a, x) != 2 ||
+	    !alg_one_user(a, x) || !root_is(a, comp, HOP_ADD))
+		return 0;
+	dnums(a, x, &o);
+	for (k = 0; k < nd; k++)
+		nb += d[k] < (int64_t)o.nlb;
+	if (!nb || o.nlb != o.nrb)
+		return 0;
+	if (nb == nd && !alg_scalar_zero(a, init))
+		return 0;
+	n.lb = alg_tmp(a, ((size_t)o.nlb + 1) * 8);
+	n.rb = alg_tmp(a, ((size_t)o.nlb + 1) * 8);
+	n.lc = alg_tmp(a, ((size_t)o.nlc + o.nlb + 1) * 8);
+	n.rc = alg_tmp(a, ((size_t)o.nlc + o.nlb + 1) * 8);
+	memcpy(n.lc, o.lc, o.nlc * 8u);
+	memcpy(n.rc, o.rc, o.nrc * 8u);
+	n.nlb = n.nrb = 0;
+	n.nlc = o.nlc;
+	n.nrc = o.nrc;
+	for (k = 0; k < o.nlb; k++) {
+		if (hlo_ints_has(d, nd, k)) {
+			n.lc[n.nlc++] = o.lb[k];
+			n.rc[n.nrc++] = o.rb[k];
+		} else {
+			n.lb[n.nlb++] = o.lb[k];
+			n.rb[n.nrb++] = o.rb[k];
+		}
+	}
+	nx = mk_dot(a, x, op0(a, x), opnd(a, x, 1), &n);
+	if (nb == nd)
+		return alg_rep(a, i, nx);
+	rd = alg_tmp(a, ((size_t)nd + 1) * 8);
+	for (k = 0; k < nd; k++)
+		if (d[k] >= (int64_t)o.nlb)
+			rd[m++] = d[k] - nb;
+	return alg_rep(a, i, alg_mk_reduce(a, shape_of(a, i), nx, init, rd, m,
+		comp));
+}
+
 /* dot(transpose(a), transpose(b)) => transpose(dot(b, a)) */
 static int
 dot_transposes(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
@@ -1405,6 +1539,8 @@ alg_h_dot(Alg *a, uint32_t i)
 		return dot_to_multiply(a, i, l, r, &d);
 	if (sharding_unreduced(a, i))
 		return 0;
+	if (dot_strength(a, i, l, r, &d))
+		return 1;
 	if (dot_reorder(a, i, l, r, &d))
 		return 1;
 	if (dot_degenerate(a, i, l, r, &d))

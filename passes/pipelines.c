@@ -43,7 +43,7 @@ const char *const pass_saturate_members[] = {
 /* may add instructions: expanders, canonicalizers, code motion, cloning,
  * fusion (a fusion computation's parameters count) */
 const char *const pass_may_raise[] = {
-	"algsimp",		/* xla's rules are not all shrinking: on
+	"algsimp", "algsimp:default",	/* xla's rules are not all shrinking: on
 				 * data/ it raised BERT's training step after
 				 * default 663 -> 669 (reshape of a transpose
 				 * into slices and a concatenate), jax-md's
