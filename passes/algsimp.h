@@ -336,6 +336,7 @@ int alg_h_broadcast(Alg *a, uint32_t i);
 int alg_h_reshape(Alg *a, uint32_t i);
 int alg_h_transpose(Alg *a, uint32_t i);
 int alg_h_bitcast(Alg *a, uint32_t i);
+int alg_swap_copy_bitcast_copy(Alg *a, uint32_t i);	/* algsimp_copy.c */
 int alg_h_copy(Alg *a, uint32_t i);
 int alg_h_slice(Alg *a, uint32_t i);
 int alg_h_pad(Alg *a, uint32_t i);

@@ -1009,6 +1009,8 @@ alg_h_copy(Alg *a, uint32_t i)
 	uint32_t x = op0(a, i);
 	HloComp *e;
 
+	if (a->lay && alg_swap_copy_bitcast_copy(a, i))
+		return 1;
 	if (is_op(a, x, HOP_COPY)) {
 		uint32_t y = op0(a, x);
 
