@@ -1,5 +1,6 @@
 /* constant_folding.c: "constant_folding", xla's HloConstantFolding at its
- * default level, evaluating with hlopt's reference evaluator (src/eval/).
+ * default level, evaluating with hlopt's reference evaluator (src/eval/);
+ * "constant_folding:aggressive" (variants.c) at its kAgressive level.
  *
  * In every non-fusion, non-composite computation, in xla's post order, an
  * instruction with users (or the root) is folded into a constant when
@@ -17,6 +18,12 @@
  * optimization barriers; operands holding an elided constant ({...}) are
  * never folded. The folded instruction's uses take the new constant and
  * it is deleted with the operands that died with it.
+ * kAgressive (ctx->opt.cf_aggressive): while loops are folded too (xla's
+ * evaluator then runs loops without an iteration limit; hlopt's stops at
+ * 2^20 evaluated instructions for an instruction that calls computations
+ * and leaves it) and no operand need be a
+ * constant; xla also lifts the 45,000,000-element limit, which hlopt
+ * keeps (its evaluator holds every value in memory).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +33,11 @@
 
 #define MAX_ELEMS 45000000
 #define EVAL_LIMIT ((uint64_t)2 << 30)
+#define LOOP_STEPS ((uint64_t)1 << 20)	/* kAgressive, an instruction
+					 * that calls computations: the
+					 * instructions evaluated at most (a
+					 * loop that never ends is given up
+					 * in about a second) */
 
 typedef struct {
 	HloModule *m;
@@ -34,6 +46,7 @@ typedef struct {
 	uint8_t *fx;
 	uint8_t *compok;	/* per computation: 0 unknown, 1 foldable,
 				 * 2 not */
+	int aggressive;		/* kAgressive */
 	uint32_t ncomps;	/* real computations (the scratch one
 				 * excluded) */
 } Cf;
@@ -58,8 +71,12 @@ foldable(Cf *s, uint32_t c, const HloInstr *in, int depth)
 	uint32_t k;
 
 	switch (in->op) {
-	case HOP_BROADCAST: case HOP_IOTA: case HOP_FFT: case HOP_WHILE:
+	case HOP_BROADCAST: case HOP_IOTA: case HOP_FFT:
 		return 0;
+	case HOP_WHILE:
+		if (!s->aggressive)
+			return 0;
+		break;
 	}
 	if (not_evaluable(in->op) || depth > 32)
 		return 0;
@@ -194,7 +211,7 @@ put_val(const HloVal *v, HloBuf *b, int depth)
 /* the literal bytes of instruction x evaluated, in b; -1 if it cannot be
  * evaluated */
 static int
-evaluate(PassEdit *ed, uint32_t x, HloBuf *b)
+evaluate(PassEdit *ed, uint32_t x, HloBuf *b, uint64_t steps)
 {
 	HloModule *m = ed->m;
 	uint32_t t, n = pass_ins(ed, x)->nops, k, *ops, root;
@@ -211,6 +228,8 @@ evaluate(PassEdit *ed, uint32_t x, HloBuf *b)
 	root = scratch_copy(ed, t, x, n, ops);
 	m->comps[t].root = root;
 	hlo_eval_init(&ev, m, EVAL_LIMIT, &err);
+	if (steps)
+		ev.maxsteps = steps;
 	if (hlo_eval_comp(&ev, t, NULL, 0, &out) == 0 && out) {
 		put_val(out, b, 0);
 		r = 0;
@@ -286,7 +305,8 @@ fold(Cf *s, uint32_t x)
 	uint32_t k, shape = in->shape;
 	HloAttr a;
 
-	if (pass_is_dead(ed, x) || !operands_constant(ed, x, 0, 0) ||
+	if (pass_is_dead(ed, x) || (!s->aggressive &&
+	    !operands_constant(ed, x, 0, 0)) ||
 	    !operands_constant(ed, x, 1, 0) || in->op == HOP_PARAMETER ||
 	    in->op == HOP_CONSTANT || in->op == HOP_TUPLE || ed->ctl[x] ||
 	    hlo_sh(m, shape)->dynmask || !foldable(s, ed->c, in, 0))
@@ -295,7 +315,8 @@ fold(Cf *s, uint32_t x)
 	    pass_ins(ed, pass_opnd(ed, x, 0))->op == HOP_BROADCAST &&
 	    pass_ins(ed, pass_opnd(ed, x, 1))->op == HOP_CONSTANT)
 		return 0;
-	if (evaluate(ed, x, &b) < 0 || !literal_fits(m, shape, b.len) ||
+	if (evaluate(ed, x, &b, s->aggressive && in->ncalled ? LOOP_STEPS :
+	    0) < 0 || !literal_fits(m, shape, b.len) ||
 	    m->nbytes > UINT32_MAX / 2 ||
 	    b.len > UINT32_MAX / 2 - m->nbytes) {
 		hlo_buf_free(&b);
@@ -332,6 +353,7 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	s.fx = xmalloc(m->ncomps + 1);
 	memcpy(s.fx, pass_comp_effects(m, ctx), m->ncomps);
 	s.compok = xcalloc(m->ncomps + 1, 1);
+	s.aggressive = ctx->opt.cf_aggressive;
 	v.fx = s.fx;
 	v.nfx = m->ncomps;
 	v.skips = PASS_SKIP_FUSION_COMPOSITE;

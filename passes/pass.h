@@ -133,6 +133,9 @@ typedef struct {
 	int topk_ops_only;	/* topk-decomposer: topk instructions only,
 				 * not TopK custom-calls (XLA:CPU's
 				 * predicate) */
+	int cf_aggressive;	/* constant_folding: HloConstantFolding's
+				 * kAgressive level (whiles folded, no size
+				 * limit, no constant operand needed) */
 } PassOptions;
 
 /* filled by passes, reset by the driver before each pass */

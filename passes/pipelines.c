@@ -30,6 +30,7 @@ static const PassXlaStep xla_cpu_steps[] = {
  * are classified in advance) */
 const char *const pass_saturate_members[] = {
 	"cse", "dce", "tuple-simplifier", "constant_folding",
+	"constant_folding:aggressive",
 	"transpose-folding", "zero_sized_hlo_elimination",
 	"call-inliner:single-call-site", "simplify-sorts",
 	"computation-deduplicator",

@@ -81,3 +81,12 @@ pass_topk_decomposer_ops(HloModule *m, PassCtx *ctx)
 {
 	return with(m, ctx, &ctx->opt.topk_ops_only, 1, pass_topk_decomposer);
 }
+
+/* HloConstantFolding(Level::kAgressive), as XLA:CPU runs it with
+ * xla_cpu's fold-all-constants option */
+int
+pass_constant_folding_aggressive(HloModule *m, PassCtx *ctx)
+{
+	return with(m, ctx, &ctx->opt.cf_aggressive, 1,
+	    pass_constant_folding);
+}
