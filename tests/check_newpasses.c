@@ -199,6 +199,22 @@ walk(const char *dir, char ***v, size_t *n, size_t *cap)
 	closedir(d);
 }
 
+/* a sequence holding a pass that changes rounding on purpose (its golden
+ * tests are NOVERIFY): simplify-fp-conversions drops f32->f16->f32
+ * round trips, so after change-op-data-type computes an f16 dot in f32 the
+ * output differs beyond f16's tolerance (data/xla-tests fuzz rand_000022) */
+static int
+drops_rounding(const char *seq)
+{
+	static const char *const passes[] = {"simplify-fp-conversions", NULL};
+	int k;
+
+	for (k = 0; passes[k]; k++)
+		if (strstr(seq, passes[k]))
+			return 1;
+	return 0;
+}
+
 START_TEST(random_sequences_all_data)
 {
 	const char *data = getenv("HLOPT_DATA");
@@ -233,7 +249,8 @@ START_TEST(random_sequences_all_data)
 		if (r < 0 && nfail++ < 20)
 			hlo_buf_printf(&fails, "%s: %s: %s\n", files[i], b.buf,
 				msg);
-		else if (r > 0 && cheap(o) && differs(o, m, files[i], &fails))
+		else if (r > 0 && cheap(o) && !drops_rounding(b.buf) &&
+		    differs(o, m, files[i], &fails))
 			nfail++;
 		hlo_module_free(m);
 		hlo_module_free(o);
