@@ -99,7 +99,8 @@ hlo_push_attrs(HloModule *m, const HloAttr *v, uint32_t n)
 
 /* strings */
 
-/* a fast multiplicative hash, eight bytes at a time */
+/* a fast multiplicative hash, eight bytes at a time, its low bits
+ * well mixed (the tables take them as the slot) */
 static uint32_t
 hashbytes(const void *p, size_t n, uint32_t seed)
 {
@@ -115,7 +116,11 @@ hashbytes(const void *p, size_t n, uint32_t seed)
 	if (n)
 		memcpy(&w, s, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
+	/* a second round folds the high bytes (the last characters of a
+	 * name, "add.1000" .. "add.1999") into the low bits the tables use */
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 32;
 	return (uint32_t)h;
 }
 

@@ -48,8 +48,10 @@ enum { MAX_OPERANDS = 96, MAX_UNNESTED = 8, SHARED_BYTES = 48 * 1024,
 typedef struct {
 	FuEdit e;
 	uint32_t *mark;		/* per instruction: reached from the producer */
+	unsigned char *big;	/* per instruction: reaches > REACH_BUDGET */
 	uint32_t capmark, stamp;
 	uint32_t *stack;
+	uint32_t *from;		/* per instruction: whose user reach found it */
 	uint32_t capstack;
 } Mp;
 
@@ -434,7 +436,16 @@ budget_ok(Mp *p, uint32_t a, uint32_t b)
 	return n + outs <= MAX_OPERANDS;
 }
 
-/* marks what x reaches (stamp); 0 if more than REACH_BUDGET */
+/* marks what x reaches (stamp); 0 if more than REACH_BUDGET.
+ * Producers are taken from the end of the post order, and a fusion only
+ * adds edges into the consumer's users and the producer's users, so
+ * nothing x reaches reaches an instruction still to come, and what it
+ * reaches never shrinks (a consumer it reaches becomes the fusion, which
+ * reaches all the consumer did). Hence big[u], once set, stays true, and
+ * a search that meets u reaches more than REACH_BUDGET too: it stops
+ * there, and so do x and the instructions on its way to u (without this,
+ * every producer early in a training step walks the budget's 4,096
+ * instructions). */
 static int
 reach(Mp *p, uint32_t x)
 {
@@ -448,9 +459,15 @@ reach(Mp *p, uint32_t x)
 			u = p->e.usr[y].v[k];
 			if (p->mark[u] == p->stamp)
 				continue;
-			if (++seen > REACH_BUDGET)
+			if (p->big[u])
+				for (; y != x; y = p->from[y])
+					p->big[y] = 1;
+			if (++seen > REACH_BUDGET || p->big[u]) {
+				p->big[x] = 1;
 				return 0;
+			}
 			p->mark[u] = p->stamp;
+			p->from[u] = y;
 			p->stack[n++] = u;
 		}
 	}
@@ -753,8 +770,11 @@ grow_marks(Mp *p, uint32_t need)
 	cap = 2 * need + 16;
 	p->mark = xreallocarray(p->mark, cap, sizeof *p->mark);
 	memset(p->mark + p->capmark, 0, (cap - p->capmark) * sizeof *p->mark);
+	p->big = xreallocarray(p->big, cap, sizeof *p->big);
+	memset(p->big + p->capmark, 0, cap - p->capmark);
 	p->capmark = cap;
 	p->stack = xreallocarray(p->stack, cap, sizeof *p->stack);
+	p->from = xreallocarray(p->from, cap, sizeof *p->from);
 	p->capstack = cap;
 }
 
@@ -767,6 +787,8 @@ run_comp(void *arg, uint32_t c)
 	int changed = 0;
 
 	fu_edit_begin(&p->e, c);
+	if (p->capmark)
+		memset(p->big, 0, p->capmark);
 	po = xreallocarray(NULL, n + 1, sizeof *po);
 	cnt = pass_post_order(m, c, po, p->e.ctx);
 	for (t = cnt; t-- > 0;) {
@@ -793,6 +815,8 @@ pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
 	fu_edit_init(&p.e, m, ctx);
 	r = fu_edit_run(&p.e, run_comp, &p);
 	free(p.mark);
+	free(p.big);
 	free(p.stack);
+	free(p.from);
 	return r;
 }
