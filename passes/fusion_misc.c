@@ -11,9 +11,22 @@
 
 #include "fusion.h"
 
-/* inlines fusion i of computation c; 1 done */
+/* x through the fusions already defused in this round (fwd[y]: what
+ * replaces y, y itself if nothing; n entries) */
+static uint32_t
+fwd_res(const uint32_t *fwd, uint32_t n, uint32_t x)
+{
+	while (x < n && fwd[x] != x)
+		x = fwd[x];
+	return x;
+}
+
+/* inlines fusion i of computation c; 1 done. Its users are not rewritten
+ * here (one scan of c per fusion was quadratic): fwd[i] records its
+ * replacement, and defuse_comp forwards every operand once at the end */
 static int
-defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
+defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop, uint32_t *fwd,
+	uint32_t nfwd)
 {
 	HloInstr in = m->comps[c].ins[i];
 	uint32_t fc, n, cnt, t, k, j, *map, *order, *ops, root;
@@ -36,7 +49,8 @@ defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
 		if (fi->op == HOP_PARAMETER) {
 			if (fi->num < 0 || fi->num >= (int64_t)in.nops)
 				goto fail;
-			map[order[t]] = m->ids[in.ops + fi->num];
+			map[order[t]] = fwd_res(fwd, nfwd,
+				m->ids[in.ops + fi->num]);
 			continue;
 		}
 		ops = xreallocarray(NULL, fi->nops + 1, sizeof *ops);
@@ -50,7 +64,7 @@ defuse(HloModule *m, uint32_t c, uint32_t i, uint8_t *drop)
 		free(ops);
 	}
 	root = map[m->comps[fc].root];
-	hlo_replace_uses(m, c, i, root);
+	fwd[i] = root;
 	if (m->comps[c].root == i)
 		m->comps[c].root = root;
 	m->comps[c].ins[i].flags |= HI_DEAD;
@@ -64,11 +78,45 @@ fail:
 	return 0;
 }
 
+/* one round over the fusions computation c had when it began; 1 if any
+ * was defused */
+static int
+defuse_comp(HloModule *m, PassCtx *ctx, uint32_t c, uint8_t *drop)
+{
+	uint32_t n = m->comps[c].nins, i, k, *fwd;
+	int any = 0;
+
+	fwd = xreallocarray(NULL, n + 1, sizeof *fwd);
+	for (i = 0; i < n; i++)
+		fwd[i] = i;
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &m->comps[c].ins[i];
+
+		if ((in->flags & HI_DEAD) || in->op != HOP_FUSION)
+			continue;
+		if (defuse(m, c, i, drop, fwd, n)) {
+			any = 1;
+			ctx->stats.rewrites++;
+		}
+	}
+	for (i = 0; any && i < m->comps[c].nins; i++) {
+		const HloInstr *in = &m->comps[c].ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			m->ids[in->ops + k] = fwd_res(fwd, n,
+				m->ids[in->ops + k]);
+	}
+	free(fwd);
+	return any;
+}
+
 int
 pass_defuser(HloModule *m, PassCtx *ctx)
 {
 	uint8_t *drop = xcalloc(m->ncomps + 1, 1), *touched;
-	uint32_t c, i, n;
+	uint32_t c;
 	int changed = 0, again = 1;
 
 	touched = xcalloc(m->ncomps + 1, 1);
@@ -77,17 +125,9 @@ pass_defuser(HloModule *m, PassCtx *ctx)
 		for (c = 0; c < m->ncomps; c++) {
 			if (drop[c])
 				continue;
-			n = m->comps[c].nins;
-			for (i = 0; i < n; i++) {
-				const HloInstr *in = &m->comps[c].ins[i];
-
-				if ((in->flags & HI_DEAD) || in->op != HOP_FUSION)
-					continue;
-				if (defuse(m, c, i, drop)) {
-					touched[c] = 1;
-					again = changed = 1;
-					ctx->stats.rewrites++;
-				}
+			if (defuse_comp(m, ctx, c, drop)) {
+				touched[c] = 1;
+				again = changed = 1;
 			}
 		}
 	}
