@@ -2036,19 +2036,109 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 	free(order);
 }
 
-/* one sibling merge in the computation set up in f; 1 done */
+/* the names of the producers a round found no pair under: none will
+ * have one in a later round either (a merge only replaces two fusions by
+ * a tuple-shaped one, which is no candidate, and what reaches them then
+ * reaches it: no pair becomes independent, no search budget shrinks), so
+ * later rounds skip them (they start over from the post order's first
+ * instruction, and each walked all of them again: quadratic). Names,
+ * since setup_comp renumbers; a merge's new names are fresh strings. */
+typedef struct {
+	uint32_t *v;	/* name + 1, 0: empty */
+	uint32_t cap, n;
+} MofSeen;
+
+static uint32_t
+mof_slot(const MofSeen *s, uint32_t name)
+{
+	uint32_t j = (name * 0x9e3779b1u) & (s->cap - 1);
+
+	while (s->v[j] && s->v[j] != name + 1)
+		j = (j + 1) & (s->cap - 1);
+	return j;
+}
+
 static int
-mof_once(Fu *f, uint8_t *dropc)
+mof_seen(const MofSeen *s, uint32_t name)
+{
+	return s->cap && s->v[mof_slot(s, name)];
+}
+
+static void
+mof_see(MofSeen *s, uint32_t name)
+{
+	uint32_t *old = s->v, oc = s->cap, k;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = xcalloc(s->cap, sizeof *s->v);
+		for (k = 0; k < oc; k++)
+			if (old[k])
+				s->v[mof_slot(s, old[k] - 1)] = old[k];
+		free(old);
+	}
+	k = mof_slot(s, name);
+	if (!s->v[k]) {
+		s->v[k] = name + 1;
+		s->n++;
+	}
+}
+
+/* the pairs of users of p; 1 if two were merged. a's descendants are
+ * searched once for all its partners (rb: a second set of marks for b's;
+ * both share the budget memo, the graph does not change in a round) */
+static int
+mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
+	uint8_t *dropc)
 {
 	HloModule *m = f->m;
-	uint32_t n = m->comps[f->c].nins, *po, cnt, t, i, j, a, b, p, *stack;
-	FuReach r;
+	uint32_t i, j, a, b;
+	int aok;
+
+	for (i = r->u.start[p]; i < r->u.start[p + 1]; i++) {
+		a = r->u.list[i];
+		if (!mof_candidate(f, a))
+			continue;
+		aok = -1;
+		for (j = i + 1; j < r->u.start[p + 1]; j++) {
+			b = r->u.list[j];
+			if (b == a || !mof_candidate(f, b) ||
+			    !pass_shape_same(m, 0, INS(f, a)->shape,
+			    INS(f, b)->shape) ||
+			    gpu_operands_after(f, a, b) + 1 > GPU_MAX_OPERANDS)
+				continue;
+			if (aok < 0) {
+				r->stamp++;
+				aok = descendants(f, r, a, stack);
+			}
+			if (!aok || r->mark[b] == r->stamp)
+				continue;
+			rb->stamp++;
+			if (!descendants(f, rb, b, stack) ||
+			    rb->mark[a] == rb->stamp)
+				continue;
+			mof_merge(f, a, b, dropc);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* one sibling merge in the computation set up in f; 1 done */
+static int
+mof_once(Fu *f, uint8_t *dropc, MofSeen *seen)
+{
+	HloModule *m = f->m;
+	uint32_t n = m->comps[f->c].nins, *po, cnt, t, p, *stack;
+	FuReach r, rb;
 	int done = 0;
 
 	memset(&r, 0, sizeof r);
 	hlo_users(m, f->c, &r.u);
 	r.mark = xcalloc(n + 1, sizeof *r.mark);
 	r.over = xcalloc(n + 1, 1);
+	rb = r;
+	rb.mark = xcalloc(n + 1, sizeof *rb.mark);
 	stack = xreallocarray(NULL, n + 1, sizeof *stack);
 	po = xreallocarray(NULL, n + 1, sizeof *po);
 	cnt = pass_post_order(m, f->c, po, f->ctx);
@@ -2057,35 +2147,15 @@ mof_once(Fu *f, uint8_t *dropc)
 
 		if ((pi->op == HOP_CONSTANT && eff_scalar(m, pi->shape)) ||
 		    (pi->op == HOP_BROADCAST && eff_scalar(m, INS(f,
-		    hlo_ops(m, pi)[0])->shape)))
+		    hlo_ops(m, pi)[0])->shape)) || mof_seen(seen, pi->name))
 			continue;
-		for (i = r.u.start[p]; i < r.u.start[p + 1] && !done; i++) {
-			a = r.u.list[i];
-			if (!mof_candidate(f, a))
-				continue;
-			for (j = i + 1; j < r.u.start[p + 1] && !done; j++) {
-				b = r.u.list[j];
-				if (b == a || !mof_candidate(f, b) ||
-				    !pass_shape_same(m, 0, INS(f, a)->shape,
-				    INS(f, b)->shape) ||
-				    gpu_operands_after(f, a, b) + 1 >
-				    GPU_MAX_OPERANDS)
-					continue;
-				r.stamp++;
-				if (!descendants(f, &r, a, stack) ||
-				    r.mark[b] == r.stamp)
-					continue;
-				r.stamp++;
-				if (!descendants(f, &r, b, stack) ||
-				    r.mark[a] == r.stamp)
-					continue;
-				mof_merge(f, a, b, dropc);
-				done = 1;
-			}
-		}
+		done = mof_pairs(f, &r, &rb, p, stack, dropc);
+		if (!done)
+			mof_see(seen, INS(f, p)->name);
 	}
 	hlo_users_free(&r.u);
 	free(r.mark);
+	free(rb.mark);
 	free(r.over);
 	free(stack);
 	free(po);
@@ -2097,14 +2167,16 @@ static int
 mof_comp(Fu *f, uint32_t c, uint8_t *dropc, int *r)
 {
 	int changed = 0, once = 1, rounds;
+	MofSeen seen = { NULL, 0, 0 };
 
 	for (rounds = 0; once && *r == 0 && rounds < 1000; rounds++) {
 		setup_comp(f, c);
-		once = f->nfus > 1 && mof_once(f, dropc);
+		once = f->nfus > 1 && mof_once(f, dropc, &seen);
 		changed |= once;
 		f->fused += once;
 		*r = finish_comp(f);
 	}
+	free(seen.v);
 	return changed;
 }
 
