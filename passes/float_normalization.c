@@ -2,10 +2,14 @@
  * FloatNormalization (xla/hlo/transforms/simplifiers/float_normalization.cc,
  * openxla/xla 3d6d865; tests float_normalization_test.cc 2ff73de) with the
  * base FloatSupport(low, high) (xla/service/float_support.cc), as XLA:CPU
- * runs it for f8e5m2, f8e4m3, f8e4m3fn, f8e4m3b11fnuz, f8e5m2fnuz,
- * f8e4m3fnuz, f8e3m4 and f4e2m1fn (to f16), s4 (to s8), u4 (to u8) and
- * f8e8m0fnu (to f32): one action per type, named as XLA's name(). The
- * bf16 run uses CpuFloatSupport, target dependent: not here.
+ * runs it for bf16 (to f32), f8e5m2, f8e4m3, f8e4m3fn, f8e4m3b11fnuz,
+ * f8e5m2fnuz, f8e4m3fnuz, f8e3m4 and f4e2m1fn (to f16), s4 (to s8), u4
+ * (to u8) and f8e8m0fnu (to f32): one action per type, named as XLA's
+ * name(). For bf16 XLA:CPU (cpu_compiler.cc) uses this base
+ * FloatSupport(BF16) in every build without oneDNN (INTEL_MKL) and in
+ * every thunk-runtime or AOT build; only a oneDNN JIT build uses
+ * CpuFloatSupport, which also keeps bf16 in data movement, collectives
+ * and the dots and convolutions oneDNN rewrites (target dependent).
  *
  * Contract. The base FloatSupport supports the low type nowhere but in
  * count-leading-zeros and the right shifts (whose results would change
@@ -507,6 +511,7 @@ normalize(HloModule *m, PassCtx *ctx, int lo, int hi)
 }
 
 #define FLOAT_NORMALIZATION(X) \
+	X(bf16, TY_BF16, TY_F32) \
 	X(f8e5m2, TY_F8E5M2, TY_F16) \
 	X(f8e4m3, TY_F8E4M3, TY_F16) \
 	X(f8e4m3fn, TY_F8E4M3FN, TY_F16) \

@@ -99,7 +99,7 @@ const char *const pass_may_raise[] = {
 	"float-normalization-f8e5m2fnuz", "float-normalization-f8e4m3fnuz",
 	"float-normalization-f8e3m4", "float-normalization-s4",
 	"float-normalization-u4", "float-normalization-f4e2m1fn",
-	"float-normalization-f8e8m0fnu",
+	"float-normalization-f8e8m0fnu", "float-normalization-bf16",
 	"triangular_solve_expander", "cholesky_expander",
 	NULL
 };
