@@ -184,7 +184,7 @@ shape_name(HloModule *m, uint32_t s, HloBuf *b)
 /* the computation of this pair of shapes, made on first use (named
  * after the shapes, uniqued if a computation has the name already) */
 static uint32_t
-lookup(HloModule *m, PrngCache *cc, uint32_t opshape, uint32_t toshape)
+lookup(HloModule *m, PassCache *cc, uint32_t opshape, uint32_t toshape)
 {
 	HloBuf b = {0};
 	uint32_t name, key, *k;
@@ -197,7 +197,7 @@ lookup(HloModule *m, PrngCache *cc, uint32_t opshape, uint32_t toshape)
 	unused = hlo_find_str(m, b.buf, b.len) == HLO_NONE;
 	name = hlo_str(m, b.buf, b.len);
 	key = name + 1;
-	k = prng_cache_slot(cc, &key, &fresh);
+	k = pass_cache_slot(cc, &key, &fresh);
 	if (fresh)
 		*k = make_comp(m, unused ? name : pass_unique_name(m, b.buf),
 			opshape, hlo_sh(m, toshape)->type);
@@ -209,23 +209,14 @@ static uint32_t
 expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
-	uint32_t x = pass_opnd(ed, i, 0), shape = pass_ins(ed, i)->shape, c;
-	uint32_t call;
+	uint32_t x = pass_opnd(ed, i, 0), shape = pass_ins(ed, i)->shape;
 
-	c = lookup(m, arg, pass_b_shape(ed, x), shape);
-	call = pass_b_op(ed, HOP_CALL, shape, 1, &x);
-	hlo_set_called(m, ed->c, call, 1, &c);
-	return call;
+	return pass_b_call(ed, lookup(m, arg, pass_b_shape(ed, x), shape),
+		shape, 1, &x);
 }
 
 int
 pass_bitcast_dtypes_expander(HloModule *m, PassCtx *ctx)
 {
-	PrngCache cc;
-	int r;
-
-	prng_cache_init(&cc, 1);
-	r = pass_expand(m, ctx, match, expand, &cc);
-	prng_cache_free(&cc);
-	return r;
+	return pass_expand_cached(m, ctx, match, expand, 1);
 }

@@ -337,3 +337,95 @@ pass_b_gte(PassEdit *ed, uint32_t x, int64_t index)
 	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
 	return i;
 }
+
+/* the computations an expander built, by key */
+
+void
+pass_cache_init(PassCache *cc, uint32_t width)
+{
+	cc->cap = 16;
+	cc->n = 0;
+	cc->width = width;
+	cc->key = xcalloc((size_t)width * cc->cap, sizeof *cc->key);
+	cc->comp = xcalloc(cc->cap, sizeof *cc->comp);
+}
+
+void
+pass_cache_free(PassCache *cc)
+{
+	free(cc->key);
+	free(cc->comp);
+}
+
+static uint32_t
+cache_find(const PassCache *cc, const uint32_t *k)
+{
+	uint32_t h = 0, j, w = cc->width;
+
+	for (j = 0; j < w; j++)
+		h = (h ^ k[j]) * 2654435761u;
+	h &= cc->cap - 1;
+	while (cc->key[w * h] && memcmp(cc->key + w * h, k, w * sizeof *k))
+		h = (h + 1) & (cc->cap - 1);
+	return h;
+}
+
+static void
+cache_grow(PassCache *cc)
+{
+	PassCache nc;
+	uint32_t j, h, w = cc->width;
+
+	nc.cap = cc->cap * 2;
+	nc.n = cc->n;
+	nc.width = w;
+	nc.key = xcalloc((size_t)w * nc.cap, sizeof *nc.key);
+	nc.comp = xcalloc(nc.cap, sizeof *nc.comp);
+	for (j = 0; j < cc->cap; j++)
+		if (cc->key[w * j]) {
+			h = cache_find(&nc, cc->key + w * j);
+			memcpy(nc.key + w * h, cc->key + w * j, w * sizeof *nc.key);
+			nc.comp[h] = cc->comp[j];
+		}
+	pass_cache_free(cc);
+	*cc = nc;
+}
+
+uint32_t *
+pass_cache_slot(PassCache *cc, const uint32_t *k, int *fresh)
+{
+	uint32_t h;
+
+	if (2 * (cc->n + 1) > cc->cap)
+		cache_grow(cc);
+	h = cache_find(cc, k);
+	*fresh = !cc->key[cc->width * h];
+	if (*fresh) {
+		memcpy(cc->key + cc->width * h, k, cc->width * sizeof *k);
+		cc->n++;
+	}
+	return &cc->comp[h];
+}
+
+int
+pass_expand_cached(HloModule *m, PassCtx *ctx, PassMatchFn match,
+	PassExpandFn expand, uint32_t width)
+{
+	PassCache cc;
+	int r;
+
+	pass_cache_init(&cc, width);
+	r = pass_expand(m, ctx, match, expand, &cc);
+	pass_cache_free(&cc);
+	return r;
+}
+
+uint32_t
+pass_b_call(PassEdit *ed, uint32_t comp, uint32_t shape, uint32_t nops,
+	const uint32_t *ops)
+{
+	uint32_t call = pass_b_op(ed, HOP_CALL, shape, nops, ops);
+
+	hlo_set_called(ed->m, ed->c, call, 1, &comp);
+	return call;
+}

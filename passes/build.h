@@ -48,6 +48,27 @@ typedef uint32_t (*PassExpandFn)(PassEdit *ed, uint32_t i, void *arg);
 int pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
 	PassExpandFn expand, void *arg);
 
+/* the computations an expander built once per key of width words whose
+ * first word is never 0 (open addressing, doubled at half full);
+ * pass_expand_cached runs pass_expand with one as its arg */
+typedef struct {
+	uint32_t *key;
+	uint32_t *comp;
+	uint32_t cap, n, width;
+} PassCache;
+
+void pass_cache_init(PassCache *cc, uint32_t width);
+void pass_cache_free(PassCache *cc);
+uint32_t *pass_cache_slot(PassCache *cc, const uint32_t *k, int *fresh);
+				/* the computation slot of key k; *fresh 1
+				 * when k was not there (the caller fills the
+				 * slot) */
+int pass_expand_cached(HloModule *m, PassCtx *ctx, PassMatchFn match,
+	PassExpandFn expand, uint32_t width);
+uint32_t pass_b_call(PassEdit *ed, uint32_t comp, uint32_t shape,
+	uint32_t nops, const uint32_t *ops);
+				/* call(ops) of computation comp */
+
 /* names and computations for expanders that add computations */
 uint32_t pass_unique_name(HloModule *m, const char *base);
 				/* base if unused, else base.1, base.2, ...

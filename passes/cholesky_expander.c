@@ -35,7 +35,6 @@
 
 #include "build.h"
 #include "linalg_build.h"
-#include "prng_build.h"
 
 #define CH_BLOCK 128		/* BuildCholesky's block_size */
 
@@ -243,28 +242,20 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
-	uint32_t o, k[2], *slot, call, shape = in->shape;
+	uint32_t o, k[2], *slot, shape = in->shape;
 	int lower = hlo_attr_int(m, in, A_LOWER, 0) != 0, fresh;
 
 	o = pass_opnd(ed, i, 0);
 	k[0] = hlo_shape_no_layout(m, pass_b_shape(ed, o)) + 1;
 	k[1] = (uint32_t)lower;
-	slot = prng_cache_slot(arg, k, &fresh);
+	slot = pass_cache_slot(arg, k, &fresh);
 	if (fresh)
 		*slot = build(m, pass_b_shape(ed, o), lower);
-	call = pass_b_op(ed, HOP_CALL, shape, 1, &o);
-	hlo_set_called(m, ed->c, call, 1, slot);
-	return call;
+	return pass_b_call(ed, *slot, shape, 1, &o);
 }
 
 int
 pass_cholesky_expander(HloModule *m, PassCtx *ctx)
 {
-	PrngCache cc;
-	int r;
-
-	prng_cache_init(&cc, 2);
-	r = pass_expand(m, ctx, match, expand, &cc);
-	prng_cache_free(&cc);
-	return r;
+	return pass_expand_cached(m, ctx, match, expand, 2);
 }

@@ -2,9 +2,9 @@
  * lib/prng.cc) as HLO into a new computation, for rng-expander and
  * rng-bit-generator-expander (prng_build.c). Ops are emitted as
  * XlaBuilder emits them, scalars broadcast implicitly where an operation
- * mixes a scalar with an array. The builder (PrngB, prng_op, ...) and
- * the cache of computations made once per key (PrngCache) also serve
- * bitcast_dtypes_expander, which builds its computations the same way. */
+ * mixes a scalar with an array. The builder (PrngB, prng_op, ...) also
+ * serves bitcast_dtypes_expander, which builds its computations the same
+ * way. */
 #ifndef PRNG_BUILD_H
 #define PRNG_BUILD_H
 
@@ -15,14 +15,6 @@ typedef struct {
 	uint32_t c;	/* the computation being built */
 } PrngB;
 
-/* the computations a pass built, by a key of width words whose first
- * word is never 0 (open addressing, doubled at half full) */
-typedef struct {
-	uint32_t *key;
-	uint32_t *comp;
-	uint32_t cap, n, width;
-} PrngCache;
-
 int prng_split(int r, const int64_t *d, int64_t *hd);
 				/* how xla's generators halve a shape of dims
 				 * d[0..r): the dimension split (the first
@@ -30,13 +22,6 @@ int prng_split(int r, const int64_t *d, int64_t *hd);
 				 * scalar) and in hd the r + 1 dims of the
 				 * halves, its half and a new 1 after it
 				 * ({1} for a scalar) */
-
-void prng_cache_init(PrngCache *cc, uint32_t width);
-void prng_cache_free(PrngCache *cc);
-uint32_t *prng_cache_slot(PrngCache *cc, const uint32_t *k, int *fresh);
-				/* the computation slot of key k; *fresh 1
-				 * when k was not there (the caller fills the
-				 * slot) */
 
 uint32_t prng_param(PrngB *b, int num, uint32_t shape, const char *name);
 uint32_t prng_shape(PrngB *b, uint32_t x);

@@ -102,31 +102,23 @@ static uint32_t
 expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
-	PrngCache *cc = arg;	/* keys: data shape + 1, state shape,
+	PassCache *cc = arg;	/* keys: data shape + 1, state shape,
 				 * algorithm */
 	uint32_t x = pass_opnd(ed, i, 0), shape = pass_ins(ed, i)->shape;
-	uint32_t k[3], *s, call;
+	uint32_t k[3], *s;
 	int fresh;
 
 	k[0] = hlo_tuple_elems(m, hlo_sh(m, shape))[1] + 1;
 	k[1] = pass_b_shape(ed, x);
 	k[2] = (uint32_t)algorithm(m, pass_ins(ed, i));
-	s = prng_cache_slot(cc, k, &fresh);
+	s = pass_cache_slot(cc, k, &fresh);
 	if (fresh)
 		*s = build(m, k[0] - 1, k[1], (int)k[2]);
-	call = pass_b_op(ed, HOP_CALL, shape, 1, &x);
-	hlo_set_called(m, ed->c, call, 1, s);
-	return call;
+	return pass_b_call(ed, *s, shape, 1, &x);
 }
 
 int
 pass_rng_bit_generator_expander(HloModule *m, PassCtx *ctx)
 {
-	PrngCache cc;
-	int r;
-
-	prng_cache_init(&cc, 3);
-	r = pass_expand(m, ctx, match, expand, &cc);
-	prng_cache_free(&cc);
-	return r;
+	return pass_expand_cached(m, ctx, match, expand, 3);
 }

@@ -192,10 +192,10 @@ build(HloModule *m, int is_normal, uint32_t shape, uint32_t s0, uint32_t s1)
 
 /* the computation for key k (normal + 1, shape, operand shapes) */
 static uint32_t
-lookup(HloModule *m, PrngCache *cc, const uint32_t *k)
+lookup(HloModule *m, PassCache *cc, const uint32_t *k)
 {
 	int fresh;
-	uint32_t *s = prng_cache_slot(cc, k, &fresh);
+	uint32_t *s = pass_cache_slot(cc, k, &fresh);
 
 	if (fresh)
 		*s = build(m, (int)k[0] - 1, k[1], k[2], k[3]);
@@ -235,19 +235,12 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 		(int64_t[1]){2}), 0, NULL);
 	a = hlo_mk_int(A_DELTA, words);
 	hlo_set_attrs(m, ed->c, o[1], 1, &a);
-	call = pass_b_op(ed, HOP_CALL, shape, 4, o);
-	hlo_set_called(m, ed->c, call, 1, &comp);
+	call = pass_b_call(ed, comp, shape, 4, o);
 	return narrow ? pass_b_convert(ed, call, type) : call;
 }
 
 int
 pass_rng_expander(HloModule *m, PassCtx *ctx)
 {
-	PrngCache cc;
-	int r;
-
-	prng_cache_init(&cc, 4);
-	r = pass_expand(m, ctx, match, expand, &cc);
-	prng_cache_free(&cc);
-	return r;
+	return pass_expand_cached(m, ctx, match, expand, 4);
 }

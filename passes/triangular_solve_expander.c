@@ -41,7 +41,6 @@
 
 #include "build.h"
 #include "linalg_build.h"
-#include "prng_build.h"
 
 #define TS_BLOCK 128		/* TriangularSolveExpander's block_size_ */
 
@@ -484,7 +483,7 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
-	uint32_t o[2], k[3], *slot, call, shape = in->shape;
+	uint32_t o[2], k[3], *slot, shape = in->shape;
 	const char *tr = "NO_TRANSPOSE";
 	TsOpt opt;
 	int fresh;
@@ -504,23 +503,15 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 	k[1] = hlo_shape_no_layout(m, pass_b_shape(ed, o[1]));
 	k[2] = (uint32_t)(opt.left | opt.lower << 1 | opt.unit << 2 |
 		opt.trans << 3 | opt.conj << 4);
-	slot = prng_cache_slot(arg, k, &fresh);
+	slot = pass_cache_slot(arg, k, &fresh);
 	if (fresh)
 		*slot = build(m, pass_b_shape(ed, o[0]), pass_b_shape(ed, o[1]),
 			&opt, tr);
-	call = pass_b_op(ed, HOP_CALL, shape, 2, o);
-	hlo_set_called(m, ed->c, call, 1, slot);
-	return call;
+	return pass_b_call(ed, *slot, shape, 2, o);
 }
 
 int
 pass_triangular_solve_expander(HloModule *m, PassCtx *ctx)
 {
-	PrngCache cc;
-	int r;
-
-	prng_cache_init(&cc, 3);
-	r = pass_expand(m, ctx, match, expand, &cc);
-	prng_cache_free(&cc);
-	return r;
+	return pass_expand_cached(m, ctx, match, expand, 3);
 }
