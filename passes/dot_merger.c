@@ -22,7 +22,10 @@
  * the merged dot stays in the group in a's place and may merge again.
  * Merged dots are removed at the end.
  * It does not fire on dots with control dependencies, on pairs where one
- * dot depends on the other, or when any condition above fails.
+ * dot depends on the other, or when any condition above fails. Sparse
+ * dots (sparsity= and a metadata operand) are left alone (deviation: xla
+ * merges them, concatenating the metadata); merging them once dropped
+ * the metadata operand and broke the module.
  *
  * Reachability is a backward depth-first search pruned by a topological
  * numbering of the current graph, as xla's GraphCycles; the numbering is
@@ -348,6 +351,17 @@ merge_group(Dm *d, uint32_t *v, uint32_t n)
 	return merged;
 }
 
+/* a live dot without control dependencies and without sparsity
+ * metadata operands (hlopt does not merge sparse dots: deviation) */
+static int
+mergeable(PassEdit *ed, uint32_t i)
+{
+	const HloInstr *in = pass_ins(ed, i);
+
+	return !(in->flags & HI_DEAD) && in->op == HOP_DOT && !ed->ctl[i] &&
+		in->nops == 2;
+}
+
 static int
 comp(PassEdit *ed, void *arg)
 {
@@ -358,8 +372,7 @@ comp(PassEdit *ed, void *arg)
 
 	(void)arg;
 	for (i = 0; i < n; i++)
-		if (!(pass_ins(ed, i)->flags & HI_DEAD) &&
-		    pass_ins(ed, i)->op == HOP_DOT && !ed->ctl[i])
+		if (mergeable(ed, i))
 			nd++;
 	if (nd < 2)
 		return 0;
@@ -377,8 +390,7 @@ comp(PassEdit *ed, void *arg)
 	v = pass_zalloc(ed->ctx, nd, 4);
 	/* groups: the dots of each operand, by counting sort */
 	for (i = 0; i < n; i++) {
-		if ((pass_ins(ed, i)->flags & HI_DEAD) ||
-		    pass_ins(ed, i)->op != HOP_DOT || ed->ctl[i])
+		if (!mergeable(ed, i))
 			continue;
 		for (k = 0; k < pass_ins(ed, i)->nops && k < 2; k++)
 			if (!k || pass_opnd(ed, i, 1) != pass_opnd(ed, i, 0))
@@ -387,8 +399,7 @@ comp(PassEdit *ed, void *arg)
 	for (o = 0; o < n; o++)
 		cnt[o + 1] += cnt[o];
 	for (i = 0; i < n; i++) {
-		if ((pass_ins(ed, i)->flags & HI_DEAD) ||
-		    pass_ins(ed, i)->op != HOP_DOT || ed->ctl[i])
+		if (!mergeable(ed, i))
 			continue;
 		for (k = 0; k < pass_ins(ed, i)->nops && k < 2; k++)
 			if (!k || pass_opnd(ed, i, 1) != pass_opnd(ed, i, 0))
