@@ -101,6 +101,7 @@ const char *const pass_may_raise[] = {
 	"float-normalization-u4", "float-normalization-f4e2m1fn",
 	"float-normalization-f8e8m0fnu", "float-normalization-bf16",
 	"triangular_solve_expander", "cholesky_expander",
+	"all_to_all_decomposer",	/* slices, get-tuple-elements, concatenate */
 	NULL
 };
 

@@ -93,8 +93,9 @@ check "greedy beats default on $mid" -- test "$(jget best "$T/greedy.1.json")" -
 
 # another seed gives another random run
 expect 0 "random --seed 6" -- $H search --budget 1500 --seed 6 --format json "$mid"
-check "the seed changes the run" -- test "$(grep found_by "$T/out")" != \
-	"$(grep found_by "$T/random.1.json")"
+check "the seed changes the run" -- test \
+	"$(grep -E '"(found_by|sequence)"' "$T/out")" != \
+	"$(grep -E '"(found_by|sequence)"' "$T/random.1.json")"
 
 # --minimize: no longer, same R, attribution sums to I - R
 expect 0 "random, 3 passes per episode" -- $H search --budget 2000 --seed 3 --format json "$mid"
