@@ -447,3 +447,84 @@ fu_edit_run(FuEdit *e, int (*comp)(void *arg, uint32_t c), void *arg)
 	}
 	return fu_edit_finish(e, changed);
 }
+
+/* the operand's dimensions in physical order, major first */
+static void
+phys_order(const HloModule *m, uint32_t s, int64_t *ord)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	uint32_t d;
+
+	for (d = 0; d < sh->rank; d++)
+		ord[d] = sh->flags & SH_LAYOUT ? hlo_m2m(m, sh)[sh->rank - 1 -
+			d] : (int64_t)d;
+}
+
+/* xla's IsReductionFromOrToContiguousDimensions (with
+ * IsUnnestedReductionFasterThanElemental) on instruction x of comp c;
+ * *row: a row reduction */
+int
+fu_contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x, int *row)
+{
+	const HloInstr *in = hlo_ins(m, c, x);
+	const HloShape *sh;
+	const int64_t *dv;
+	int64_t ord[64], red[64], n = 0, first = -1, last = -1, minor = 1,
+		major = 1, sz;
+	uint32_t nd, d, k, op;
+	int kept_run = 1, red_run = 1, seen_k = 0, seen_r = 0, ended_k = 0,
+		ended_r = 0;
+
+	if (in->op != HOP_REDUCE || in->nops < 2)
+		return 0;
+	op = hlo_ops(m, in)[0];
+	sh = hlo_sh(m, hlo_ins(m, c, op)->shape);
+	if (sh->type >= TY_TUPLE || sh->rank > 64)
+		return 0;
+	dv = hlo_attr_list(m, in, A_DIMENSIONS, &nd);
+	phys_order(m, hlo_ins(m, c, op)->shape, ord);
+	for (d = 0; d < sh->rank; d++) {	/* degenerate dims dropped */
+		sz = hlo_dims(m, sh)[ord[d]];
+		if (sz == 1)
+			continue;
+		red[n] = hlo_ints_has(dv, nd, ord[d]);
+		ord[n++] = sz;
+	}
+	for (k = 0; k < n; k++) {
+		if (red[k]) {
+			if (ended_r)
+				red_run = 0;
+			seen_r = 1;
+			if (first < 0)
+				first = k;
+			last = k;
+			if (seen_k)
+				ended_k = 1;
+		} else {
+			if (ended_k)
+				kept_run = 0;
+			seen_k = 1;
+			if (seen_r)
+				ended_r = 1;
+		}
+	}
+	if (!kept_run && !red_run)
+		return 0;
+	if (first < 0) {	/* nothing really reduced */
+		*row = 1;
+		return 1;
+	}
+	*row = last == n - 1;
+	if (*row) {
+		for (k = last + 1; k-- > 0 && red[k];)
+			minor *= ord[k];
+		return minor >= FU_WARP || FU_WARP % minor == 0;
+	}
+	for (k = first; k <= (uint32_t)last; k++)
+		major *= ord[k];
+	for (k = last + 1; k < n; k++)
+		minor *= ord[k];
+	return !(major < FU_WARP || (major < 2 * FU_WARP && minor < FU_WARP) ||
+		(major < 4 * FU_WARP && minor < 8) || (major < 8 * FU_WARP &&
+		minor < 3));
+}

@@ -85,5 +85,10 @@ uint32_t fu_outputs(const HloModule *m, uint32_t c, uint32_t x,
 int fu_multi_output(const HloModule *m, uint32_t c, uint32_t x);
 uint32_t fu_instr_count(const HloModule *m, uint32_t c, uint32_t x);
 				/* GetInstrCountOfFusible */
+enum { FU_WARP = 32 };
+int fu_contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x,
+	int *row);		/* IsReductionFromOrToContiguousDimensions
+				 * (with IsUnnestedReductionFasterThan-
+				 * Elemental); *row: a row reduction */
 
 #endif

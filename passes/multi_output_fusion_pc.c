@@ -60,87 +60,6 @@ typedef struct {
 
 /* reductions */
 
-/* the operand's dimensions in physical order, major first */
-static void
-phys_order(const HloModule *m, uint32_t s, int64_t *ord)
-{
-	const HloShape *sh = hlo_sh(m, s);
-	uint32_t d;
-
-	for (d = 0; d < sh->rank; d++)
-		ord[d] = sh->flags & SH_LAYOUT ? hlo_m2m(m, sh)[sh->rank - 1 -
-			d] : (int64_t)d;
-}
-
-/* xla's IsReductionFromOrToContiguousDimensions (with
- * IsUnnestedReductionFasterThanElemental) on instruction x of comp c;
- * *row: a row reduction; *bytes its element size */
-static int
-contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x, int *row)
-{
-	const HloInstr *in = hlo_ins(m, c, x);
-	const HloShape *sh;
-	const int64_t *dv;
-	int64_t ord[64], red[64], n = 0, first = -1, last = -1, minor = 1,
-		major = 1, sz;
-	uint32_t nd, d, k, op;
-	int kept_run = 1, red_run = 1, seen_k = 0, seen_r = 0, ended_k = 0,
-		ended_r = 0;
-
-	if (in->op != HOP_REDUCE || in->nops < 2)
-		return 0;
-	op = hlo_ops(m, in)[0];
-	sh = hlo_sh(m, hlo_ins(m, c, op)->shape);
-	if (sh->type >= TY_TUPLE || sh->rank > 64)
-		return 0;
-	dv = hlo_attr_list(m, in, A_DIMENSIONS, &nd);
-	phys_order(m, hlo_ins(m, c, op)->shape, ord);
-	for (d = 0; d < sh->rank; d++) {	/* degenerate dims dropped */
-		sz = hlo_dims(m, sh)[ord[d]];
-		if (sz == 1)
-			continue;
-		red[n] = hlo_ints_has(dv, nd, ord[d]);
-		ord[n++] = sz;
-	}
-	for (k = 0; k < n; k++) {
-		if (red[k]) {
-			if (ended_r)
-				red_run = 0;
-			seen_r = 1;
-			if (first < 0)
-				first = k;
-			last = k;
-			if (seen_k)
-				ended_k = 1;
-		} else {
-			if (ended_k)
-				kept_run = 0;
-			seen_k = 1;
-			if (seen_r)
-				ended_r = 1;
-		}
-	}
-	if (!kept_run && !red_run)
-		return 0;
-	if (first < 0) {	/* nothing really reduced */
-		*row = 1;
-		return 1;
-	}
-	*row = last == n - 1;
-	if (*row) {
-		for (k = last + 1; k-- > 0 && red[k];)
-			minor *= ord[k];
-		return minor >= WARP || WARP % minor == 0;
-	}
-	for (k = first; k <= (uint32_t)last; k++)
-		major *= ord[k];
-	for (k = last + 1; k < n; k++)
-		minor *= ord[k];
-	return !(major < WARP || (major < 2 * WARP && minor < WARP) ||
-		(major < 4 * WARP && minor < 8) || (major < 8 * WARP &&
-		minor < 3));
-}
-
 /* FindNonTrivialHero, for reductions: from x of fc down through
  * bitcasts, reshapes and converts with one operand */
 static uint32_t
@@ -155,7 +74,7 @@ reduce_hero(const HloModule *m, uint32_t fc, uint32_t x)
 		x = hlo_ops(m, in)[0];
 		in = hlo_ins(m, fc, x);
 	}
-	return contiguous_reduce(m, fc, x, &row) ? x : HLO_NONE;
+	return fu_contiguous_reduce(m, fc, x, &row) ? x : HLO_NONE;
 }
 
 /* GetRealHeroForMultiOutputFusion: its computation in *hc */
@@ -187,7 +106,7 @@ input_reduction(const HloModule *m, uint32_t c, uint32_t x)
 	uint32_t hc, h = hero(m, c, x, &hc);
 	int row;
 
-	return contiguous_reduce(m, hc, h, &row);
+	return fu_contiguous_reduce(m, hc, h, &row);
 }
 
 /* reductions and shared memory (SharedMemoryUsage) of x */
@@ -207,7 +126,8 @@ reduce_usage(const HloModule *m, uint32_t c, uint32_t x, int64_t *nred,
 	}
 	for (i = at; i < at + n; i++) {
 		in = hlo_ins(m, c, i);
-		if ((in->flags & HI_DEAD) || !contiguous_reduce(m, c, i, &row))
+		if ((in->flags & HI_DEAD) || !fu_contiguous_reduce(m, c, i,
+		    &row))
 			continue;
 		(*nred)++;
 		*shmem += (row ? WARP : 2 * WARP * (WARP + 1)) *
@@ -353,7 +273,7 @@ loop_shape(const HloModule *m, uint32_t hc, uint32_t h)
 	const HloInstr *in = hlo_ins(m, hc, h);
 	int row;
 
-	if (contiguous_reduce(m, hc, h, &row))
+	if (fu_contiguous_reduce(m, hc, h, &row))
 		return hlo_ins(m, hc, hlo_ops(m, in)[0])->shape;
 	return in->shape;
 }
@@ -369,8 +289,8 @@ shapes_ok(Mp *p, uint32_t a, uint32_t b)
 	uint32_t na, nb;
 	const int64_t *da, *db;
 
-	ra = contiguous_reduce(m, ca, ha, &row);
-	rb = contiguous_reduce(m, cb, hb, &row);
+	ra = fu_contiguous_reduce(m, ca, ha, &row);
+	rb = fu_contiguous_reduce(m, cb, hb, &row);
 	if (ra && rb) {		/* AreReductionsMultiOutputFusionCompatible */
 		const HloInstr *ia = hlo_ins(m, ca, ha), *ib = hlo_ins(m, cb, hb);
 

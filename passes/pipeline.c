@@ -54,7 +54,8 @@ const PassFusionStrategy pass_fusion_strategies[] = {
 	{"none", ""},
 	{"xla-cpu", "fusion:cpu"},
 	{"xla-gpu", "fusion:gpu,fusion-merger,multi_output_fusion,"
-	    "multi_output_fusion:producer-consumer,horizontal_loop_fusion"},
+	    "multi_output_fusion:producer-consumer,horizontal_loop_fusion,"
+	    "fusion-wrapper"},
 	{"aggressive", "fusion:all,fusion-merger:across"},
 	{"merge-across", "fusion:gpu,fusion-merger:across"},
 	{"unfused", "defuser"},

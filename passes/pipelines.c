@@ -102,6 +102,8 @@ const char *const pass_may_raise[] = {
 	"float-normalization-f8e8m0fnu", "float-normalization-bf16",
 	"triangular_solve_expander", "cholesky_expander",
 	"all_to_all_decomposer",	/* slices, get-tuple-elements, concatenate */
+	"fusion-wrapper",	/* a fusion and a parameter per wrapped
+				 * instruction */
 	NULL
 };
 
