@@ -62,8 +62,10 @@ search_result_free(SearchResult *r)
 
 /* one episode of random search */
 typedef struct {
-	int done;		/* 1 complete, 0 not run or cut by time */
-	int64_t steps;
+	int done;		/* 1 complete, 0 not run, or cut by time or
+				 * as not needed */
+	int over;		/* its worker is done with it */
+	int64_t steps;		/* so far, while a worker runs it */
 	double best;
 	int *seq, nseq;		/* the prefix reaching best */
 } Episode;
@@ -87,6 +89,8 @@ typedef struct {
 	atomic_llong next;	/* next episode index */
 	Episode *eps;		/* by index, under mu */
 	int64_t neps, capeps;
+	int64_t prefix_end;	/* episodes before it are all over, */
+	int64_t prefix_sum;	/* and took this many steps; under mu */
 	uint64_t lookups, hits;	/* summed by the workers, under mu */
 	EnvTimes times;		/* likewise */
 	/* greedy and beam: one task per (state, action) */
@@ -223,10 +227,10 @@ setbest(SearchResult *r, double best, const int *seq, int n)
 
 /* random search */
 
-static void
-putepisode(Shared *sh, int64_t e, const Episode *ep)
+/* eps[e], growing the array; under mu */
+static Episode *
+epslot(Shared *sh, int64_t e)
 {
-	pthread_mutex_lock(&sh->mu);
 	if (e >= sh->capeps) {
 		int64_t cap = sh->capeps ? sh->capeps : 256;
 
@@ -237,12 +241,43 @@ putepisode(Shared *sh, int64_t e, const Episode *ep)
 			sizeof *sh->eps);
 		sh->capeps = cap;
 	}
-	sh->eps[e] = *ep;
 	if (e >= sh->neps)
 		sh->neps = e + 1;
+	return &sh->eps[e];
+}
+
+static void
+putepisode(Shared *sh, int64_t e, const Episode *ep)
+{
+	pthread_mutex_lock(&sh->mu);
+	*epslot(sh, e) = *ep;
+	sh->eps[e].over = 1;
+	while (sh->prefix_end < sh->neps && sh->eps[sh->prefix_end].over)
+		sh->prefix_sum += sh->eps[sh->prefix_end++].steps;
 	if (ep->done && ep->best < sh->best)
 		sh->best = ep->best;
 	pthread_mutex_unlock(&sh->mu);
+}
+
+/* whether episode e, having run steps so far, is still needed: the
+ * result counts episodes in index order until the budget is reached,
+ * so e is not once the episodes before it (over, or their steps so far)
+ * reach it. With one worker that is never so; with more, a worker that
+ * would finish an episode nobody counts stops it and the search ends */
+static int
+needed(Shared *sh, int64_t e, int64_t steps)
+{
+	int64_t j, sum;
+
+	if (sh->o->budget <= 0 || sh->o->jobs <= 1)
+		return 1;
+	pthread_mutex_lock(&sh->mu);
+	epslot(sh, e)->steps = steps;
+	sum = sh->prefix_sum;
+	for (j = sh->prefix_end; j < e && sum < sh->o->budget; j++)
+		sum += sh->eps[j].steps;
+	pthread_mutex_unlock(&sh->mu);
+	return sum < sh->o->budget;
 }
 
 static void
@@ -257,7 +292,8 @@ episode(Shared *sh, Env *env, int64_t e, Episode *ep)
 	ep->best = env_objective_initial(env);
 	ep->done = 1;
 	for (;;) {
-		if ((ep->steps & 15) == 0 && timeout(sh)) {
+		if ((ep->steps & 15) == 0 && (timeout(sh) ||
+		    !needed(sh, e, ep->steps))) {
 			ep->done = 0;
 			break;
 		}
