@@ -351,6 +351,20 @@ pass_la_update_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
 }
 
 uint32_t
+pass_la_dus_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+	const uint32_t *idx)
+{
+	int64_t d[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k;
+	uint32_t o[PASS_LA_MAXR], zero = pass_la_const(b, TY_S32, 0);
+
+	for (k = 0; k < r - n; k++)
+		o[k] = zero;
+	memcpy(o + r - n, idx, n * sizeof *o);
+	return pass_la_dus(b, x, u, o);
+}
+
+uint32_t
 pass_la_concat(PassLaB *b, uint32_t n, const uint32_t *xs, int64_t dim)
 {
 	int64_t d[PASS_LA_MAXR], e[PASS_LA_MAXR];
@@ -437,6 +451,8 @@ binop(PassLaB *b, int op, int type, uint32_t x, uint32_t y, int n,
 			y = pass_la_in_dim_bcast(b, y, r, to, bd);
 		xr = pass_la_dims(b, x, xd);
 		yr = pass_la_dims(b, y, yd);
+		for (k = 0; k < r; k++)	/* then degenerate dims broadcast */
+			od[k] = xd[k] == 1 ? yd[k] : xd[k];
 	}
 	if (xr != r || memcmp(xd, od, r * sizeof *od))
 		x = bcast_seq(b, x, r, od);
@@ -486,12 +502,22 @@ pass_la_complex(PassLaB *b, uint32_t re, uint32_t im)
 		plain(b, re), t), 2, o);
 }
 
+/* TernaryOp's implicit broadcast: scalars among non-scalars are
+ * broadcast to the dims of the first non-scalar */
 uint32_t
 pass_la_select(PassLaB *b, uint32_t p, uint32_t x, uint32_t y)
 {
-	uint32_t o[3] = {p, x, y};
+	uint32_t o[3] = {p, x, y}, k, big = HLO_NONE;
+	int64_t d[PASS_LA_MAXR];
+	int r = 0;
 
-	return pass_la_op(b, HOP_SELECT, plain(b, x), 3, o);
+	for (k = 0; k < 3 && big == HLO_NONE; k++)
+		if ((r = pass_la_dims(b, o[k], d)) > 0)
+			big = o[k];
+	for (k = 0; big != HLO_NONE && k < 3; k++)
+		if (hlo_sh(b->m, pass_la_shape(b, o[k]))->rank == 0)
+			o[k] = pass_la_bcast(b, o[k], r, d);
+	return pass_la_op(b, HOP_SELECT, plain(b, o[1]), 3, o);
 }
 
 uint32_t
@@ -644,6 +670,27 @@ pass_la_add_comp(HloModule *m, int type)
 	pass_la_root(&b, pass_la_op(&b, HOP_ADD, hlo_shape_scalar(m, type), 2,
 		p));
 	return b.c;
+}
+
+uint32_t
+pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp, int n,
+	const int64_t *dims)
+{
+	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR];
+	int r = pass_la_dims(b, x, d), k, j, nd = 0;
+	uint32_t o[2] = {x, init}, i;
+
+	for (k = 0; k < r; k++) {
+		for (j = 0; j < n && dims[j] != k; j++)
+			;
+		if (j == n)
+			od[nd++] = d[k];
+	}
+	i = pass_la_op(b, HOP_REDUCE, pass_la_array(b->m, pass_la_type(b, x),
+		nd, od), 2, o);
+	set_ints(b, i, A_DIMENSIONS, dims, (uint32_t)n);
+	hlo_set_called(b->m, b->c, i, 1, &comp);
+	return i;
 }
 
 void

@@ -2,7 +2,8 @@
  * (xla/hlo/builder/xla_builder.cc, lib/matrix.cc, lib/slicing.cc,
  * lib/loops.cc, lib/constants.cc, lib/math.cc) emit it, into a
  * computation being built, for the linear-algebra expanders
- * (triangular_solve_expander.c, cholesky_expander.c; linalg_build.c).
+ * (triangular_solve_expander.c, cholesky_expander.c, qr_expander.c;
+ * linalg_build.c).
  *
  * Every helper emits what its xla namesake emits, op for op: an identity
  * broadcast, transpose or slice stays, a scalar or degenerate operand of
@@ -70,6 +71,8 @@ uint32_t pass_la_dus(PassLaB *b, uint32_t x, uint32_t u,
 	const uint32_t *idx);	/* DynamicUpdateSlice */
 uint32_t pass_la_update_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
 	const int64_t *start);	/* UpdateSliceInMinorDims */
+uint32_t pass_la_dus_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+	const uint32_t *idx);	/* DynamicUpdateSliceInMinorDims */
 uint32_t pass_la_concat(PassLaB *b, uint32_t n, const uint32_t *xs,
 	int64_t dim);
 uint32_t pass_la_pad(PassLaB *b, uint32_t x, uint32_t v,
@@ -87,6 +90,7 @@ uint32_t pass_la_unary(PassLaB *b, int op, uint32_t x);
 				/* same shape; real/imag: the real type */
 uint32_t pass_la_complex(PassLaB *b, uint32_t re, uint32_t im);
 uint32_t pass_la_select(PassLaB *b, uint32_t p, uint32_t x, uint32_t y);
+				/* scalars among arrays broadcast */
 uint32_t pass_la_convert(PassLaB *b, uint32_t x, int type);
 uint32_t pass_la_zeros(PassLaB *b, int type, int rank, const int64_t *d);
 uint32_t pass_la_full_like(PassLaB *b, uint32_t x, double v);
@@ -110,6 +114,8 @@ uint32_t pass_la_batch_dot(PassLaB *b, uint32_t x, int tx, uint32_t y,
 	int ty);		/* BatchDot(x, tx, y, ty, HIGHEST): the
 				 * Einsum dot and its identity transpose */
 
+uint32_t pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp,
+	int n, const int64_t *dims);	/* Reduce over dims */
 uint32_t pass_la_add_comp(HloModule *m, int type);
 				/* CreateScalarAddComputation: add_<TYPE>
 				 * (lhs, rhs) */

@@ -30,6 +30,8 @@
  *   run with every dynamic dimension at its bound (as get-dimension-size
  *   reads it): PadToStatic(x) is (x, each dimension's size as s32[]),
  *   SliceToDynamic(x, sizes...) is x.
+ * - Qr and ProductOfElementaryHouseholderReflectors, the targets
+ *   qr_expander expands, are computed (eval_decomp.c); TopK sorts.
  * - Other custom-calls (targets hlopt does not know: AwsNeuronGelu,
  *   RmsNorm, ...) and collectives whose shapes fit none of the above:
  *   float element i of output leaf l is tanh(b + w0 x0 + w1 x1 + w2 x2 +
@@ -898,6 +900,8 @@ ev_opaque(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			return rc < 0 ? -1 : 0;
 		if (is_topk_call(ev->m, in))
 			return ev_topk_call(ev, c, i, ops, out);
+		if (ev_decomp_target(ev->m, in) >= 0)
+			return ev_decomp_call(ev, c, i, ops, out);
 		return mixed_result(ev, in, ops, in->shape, out);
 	case HOP_ALLREDUCE: case HOP_ALLREDUCESTART: case HOP_ALLGATHER:
 	case HOP_REDUCESCATTER: case HOP_ALLTOALL: case HOP_COLLPERMUTE:
