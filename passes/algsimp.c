@@ -24,6 +24,7 @@ static const AlgOpts cpu_opts = {
 	.window_to_reduce = 1,
 	.neg_pad = 1,
 	.conv_swap = 1,
+	.assoc_threshold = 2.0,
 	.fold_conv_pad = 1,
 	.dus_to_pad = 1,
 	.reshape_transpose_concat = 1,
@@ -50,6 +51,7 @@ static const AlgOpts default_opts = {
 	.window_to_reduce = 1,
 	.neg_pad = 1,
 	.conv_swap = 1,
+	.assoc_threshold = 2.0,
 	.fold_conv_pad = 1,
 	.dus_to_pad = 1,
 	.reshape_transpose_concat = 1,
@@ -1782,4 +1784,30 @@ int
 pass_algsimp_default(HloModule *m, PassCtx *ctx)
 {
 	return algsimp_run(m, ctx, &default_opts);
+}
+
+/* "algsimp:move-dot-param-to-rhs": xla's defaults with
+ * enable_move_dot_param_to_rhs (set by no backend; its test
+ * SwapDotOperands): a dot with a parameter-like lhs and a rhs that is not
+ * swaps its operands behind a transpose */
+int
+pass_algsimp_move_dot_param(HloModule *m, PassCtx *ctx)
+{
+	AlgOpts o = default_opts;
+
+	o.move_dot_param = 1;
+	return algsimp_run(m, ctx, &o);
+}
+
+/* "algsimp:conv-add-multiply-reorder": xla's defaults with
+ * enable_conv_add_multiply_reorder (XLA:GPU's setting; its test
+ * ReorderConvAddMul): (conv(x, constant) + bias) * broadcast(constant)
+ * becomes conv(x, constant * broadcast) + bias * broadcast */
+int
+pass_algsimp_conv_add_mul(HloModule *m, PassCtx *ctx)
+{
+	AlgOpts o = default_opts;
+
+	o.conv_add_mul = 1;
+	return algsimp_run(m, ctx, &o);
 }

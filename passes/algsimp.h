@@ -31,6 +31,10 @@ typedef struct {
 	int window_to_reduce;	/* enable_window_reduce_to_reduce_replacement */
 	int neg_pad;		/* enable_negative_padding_replacement */
 	int conv_swap;		/* enable_conv_operand_swap */
+	int move_dot_param;	/* enable_move_dot_param_to_rhs */
+	int conv_add_mul;	/* enable_conv_add_multiply_reorder */
+	int assoc_reorder;	/* use_associative_reordering */
+	double assoc_threshold;	/* associative_reordering_threshold */
 	int fold_conv_pad;	/* folding pad into convolution */
 	int dus_to_pad;		/* dynamic-update-slice to pad */
 	int reshape_transpose_concat;	/* rewrite_reshape_transpose_as_
@@ -367,6 +371,8 @@ int alg_no_nan(Alg *a, uint32_t i);	/* never NaN (integers: always) */
 int alg_reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
 				 * either order: HOP_ADD, ...; -1 if not */
 int alg_comp_root_op(Alg *a, uint32_t comp);
+int alg_param_like(Alg *a, uint32_t x);	/* IsParameterLike: a parameter,
+				 * through operand 0 of one-operand ops */
 int alg_perm_is_sorted(const int64_t *p, uint32_t n);
 int alg_reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins);

@@ -633,6 +633,90 @@ mul_reassoc(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
 	return 0;
 }
 
+/* every element of the float constant c is finite and > 0 */
+static int
+const_pos_finite(Alg *a, uint32_t c)
+{
+	uint32_t nb;
+	const unsigned char *p = alg_lit(a, c, &nb);
+	int t = ety(a, c), esz = hlo_type_bytes(t);
+	int64_t n = alg_elems(a, c), j;
+
+	if (!p || n < 0 || !alg_t_float(t) || esz < 1 ||
+	    (uint64_t)n * esz > nb)
+		return 0;
+	for (j = 0; j < n; j++, p += esz) {
+		double v = hlo_float_decode(t, alg_bits_at(p, esz));
+
+		if (!isfinite(v) || !(v > 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* xla's TryToReorderConvAddMultiply (enable_conv_add_multiply_reorder,
+ * which XLA:GPU sets: "algsimp:conv-add-multiply-reorder"):
+ * (conv(x, filter) + bias) * broadcast(c), the filter a constant, c a
+ * constant vector broadcast along the output feature dim, conv, bias and
+ * broadcast with one user each, becomes conv(x, filter * broadcast(c))
+ * + bias * broadcast(c), which constant folding finishes. Integers wrap
+ * alike either way; for floats hlopt requires every element of c finite
+ * and > 0 (xla does not): an inf or NaN scale turns a finite x * 0 into
+ * NaN, and a negative one the +0 of x + (-x) into -0 */
+static int
+conv_add_mul(Alg *a, uint32_t i, uint32_t lhs, uint32_t rhs)
+{
+	uint32_t ad, bc, cv, bias, f, c, nl, fb, fm, nc, bm, ops[2], k, nd;
+	const int64_t *bd;
+	const char *lab;
+	HloConvDnums dn;
+	int t = ety(a, i);
+
+	if (!a->o->conv_add_mul || !(alg_t_int(t) || alg_t_float(t)))
+		return 0;
+	for (k = 0; k < 2; k++) {
+		ad = k ? rhs : lhs;
+		bc = k ? lhs : rhs;
+		if (is_op(a, ad, HOP_ADD) && is_op(a, bc, HOP_BROADCAST))
+			break;
+	}
+	if (k == 2 || !alg_one_user(a, bc) || !alg_is_const(a, op0(a, bc)) ||
+	    rank(a, op0(a, bc)) != 1)
+		return 0;
+	c = op0(a, bc);
+	for (k = 0; k < 2; k++) {
+		cv = opnd(a, ad, k);
+		bias = opnd(a, ad, !k);
+		if (is_op(a, cv, HOP_CONV) && nops(a, cv) == 2 &&
+		    alg_is_const(a, opnd(a, cv, 1)) && alg_one_user(a, cv) &&
+		    alg_one_user(a, bias))
+			break;
+	}
+	if (k == 2)
+		return 0;
+	f = opnd(a, cv, 1);
+	lab = hlo_attr_word(a->m, INS(a, cv), A_DIM_LABELS, &nl);
+	bd = alg_ints_attr(a, bc, A_DIMENSIONS, &nd);
+	if (!lab || hlo_conv_dnums(lab, nl, rank(a, cv), &dn) < 0 || !bd ||
+	    nd != 1 || bd[0] != dn.out_feature || ety(a, f) != t ||
+	    ety(a, c) != t || ety(a, cv) != t || ety(a, bias) != t ||
+	    (alg_t_float(t) && !const_pos_finite(a, c)))
+		return 0;
+	{
+		int64_t kd = dn.k_out;
+
+		fb = alg_mk_bcast(a, shape_of(a, f), c, &kd, 1);
+	}
+	fm = alg_mk_bin(a, HOP_MUL, shape_of(a, f), f, fb);
+	ops[0] = op0(a, cv);
+	ops[1] = fm;
+	nc = alg_mk_clone(a, cv, shape_of(a, cv), 2, ops);
+	bm = alg_mk_bin(a, HOP_MUL, shape_of(a, bias), bias, bc);
+	ops[0] = nc;
+	ops[1] = bm;
+	return alg_rep(a, i, alg_mk_clone(a, ad, shape_of(a, ad), 2, ops));
+}
+
 int
 alg_h_multiply(Alg *a, uint32_t i)
 {
@@ -693,7 +777,7 @@ alg_h_multiply(Alg *a, uint32_t i)
 		return alg_rep(a, i, alg_mk_bin(a, HOP_DIVIDE, shape_of(a, i),
 			alg_scalar_like(a, x, 1), x));
 	}
-	return 0;
+	return conv_add_mul(a, i, lhs, rhs);
 }
 
 /* divide */

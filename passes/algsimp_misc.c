@@ -1518,6 +1518,53 @@ sharding_unreduced(Alg *a, uint32_t i)
 	return has_text(s, n, "unreduced");
 }
 
+/* xla's IsParameterLike: a parameter, or one reached through operand 0
+ * of instructions with one operand */
+int
+alg_param_like(Alg *a, uint32_t x)
+{
+	while (!is_op(a, x, HOP_PARAMETER)) {
+		if (nops(a, x) != 1)
+			return 0;
+		x = op0(a, x);
+	}
+	return 1;
+}
+
+/* xla's MoveDotParamToRhs (enable_move_dot_param_to_rhs, off in xla's
+ * defaults and on no backend: "algsimp:move-dot-param-to-rhs"): a dot
+ * whose lhs is parameter-like and whose rhs is not becomes a transpose of
+ * the dot of the swapped operands (batch, then the old lhs's free dims
+ * moved back before the old rhs's); the same products summed in the same
+ * order, so exact */
+static int
+move_dot_param(Alg *a, uint32_t i, uint32_t l, uint32_t r, const Dnums *d)
+{
+	Dnums n;
+	int64_t *perm;
+	uint32_t nd, k, m = 0;
+	int lo, ro, q;
+
+	if (!a->o->move_dot_param || !alg_param_like(a, l) || alg_param_like(a, r))
+		return 0;
+	n.lb = d->rb, n.nlb = d->nrb;
+	n.rb = d->lb, n.nrb = d->nlb;
+	n.lc = d->rc, n.nlc = d->nrc;
+	n.rc = d->lc, n.nrc = d->nlc;
+	nd = mk_dot(a, i, r, l, &n);
+	alg_swap_precision(a, nd);
+	lo = rank(a, r) - (int)(n.nlb + n.nlc);	/* free dims of the new lhs */
+	ro = rank(a, l) - (int)(n.nrb + n.nrc);
+	perm = alg_tmp(a, ((size_t)rank(a, i) + 1) * 8);
+	for (k = 0; k < n.nlb; k++)
+		perm[m++] = k;
+	for (q = 0; q < ro; q++)
+		perm[m++] = (int64_t)n.nlb + lo + q;
+	for (q = 0; q < lo; q++)
+		perm[m++] = (int64_t)n.nlb + q;
+	return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), nd, perm));
+}
+
 int
 alg_h_dot(Alg *a, uint32_t i)
 {
@@ -1545,7 +1592,9 @@ alg_h_dot(Alg *a, uint32_t i)
 		return 1;
 	if (dot_degenerate(a, i, l, r, &d))
 		return 1;
-	return dot_transposes(a, i, l, r, &d);
+	if (dot_transposes(a, i, l, r, &d))
+		return 1;
+	return move_dot_param(a, i, l, r, &d);
 }
 
 /* convolution */
@@ -1875,6 +1924,89 @@ gather_of_pad(Alg *a, uint32_t i)
 	}
 }
 
+/* gather(reshape(pad(x)), idx) => pad(gather(reshape(x), idx)) when the
+ * reshape is a bitcast, leaves every padded dim of the pad unmodified and
+ * every such dim passes through the gather whole; xla's
+ * GatherOfReshapeOfPad (a slice or any other op between the pad and the
+ * reshape stops it, GatherOfReshapeOfPad3) */
+static int
+gather_of_reshape_pad(Alg *a, uint32_t i)
+{
+	uint32_t rs = op0(a, i), p, x, no, nc, nb, ns, np, nu, k, g, pt;
+	int r, rp, ro = rank(a, i), q;
+	const int64_t *off, *col, *bat, *ss;
+	int64_t *cfg, *u, *nss, *ocfg, *od, *rd, *ptout;
+	int any = 0;
+
+	if (!is_op(a, rs, HOP_RESHAPE) || is_tuple(a, i) ||
+	    !is_op(a, op0(a, rs), HOP_PAD))
+		return 0;
+	p = op0(a, rs);
+	x = op0(a, p);
+	r = rank(a, rs);
+	rp = rank(a, p);
+	if (!pass_reshape_is_bitcast(a->m, shape_of(a, p), shape_of(a, rs)))
+		return 0;
+	off = alg_ints_attr(a, i, A_OFFSET_DIMS, &no);
+	col = alg_ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
+	bat = alg_ints_attr(a, i, A_OPERAND_BATCHING_DIMS, &nb);
+	ss = alg_ints_attr(a, i, A_SLICE_SIZES, &ns);
+	cfg = alg_ints_copy(a, p, A_PADDING, &np);
+	if (!ss || ns != (uint32_t)r || np != 3u * rp)
+		return 0;
+	/* the gather's pass-through dims: operand dim -> output dim */
+	ptout = alg_tmp(a, ((size_t)r + 1) * 8);
+	for (q = 0, g = 0; q < r; q++) {
+		ptout[q] = -1;
+		if (hlo_ints_has(col, nc, q) || hlo_ints_has(bat, nb, q))
+			continue;
+		if (g >= no || off[g] < 0 || off[g] >= ro)
+			return 0;
+		if (ss[q] == dim(a, rs, q))
+			ptout[q] = off[g];
+		g++;
+	}
+	u = alg_tmp(a, 2 * ((size_t)rp + r + 4) * 8);
+	nu = alg_unmodified_dims(dims(a, p), rp, dims(a, rs), r, u);
+	nss = alg_tmp(a, ((size_t)r + 1) * 8);
+	rd = alg_tmp(a, ((size_t)r + 1) * 8);
+	ocfg = alg_tmp(a, ((size_t)ro + 1) * 24);
+	od = alg_tmp(a, ((size_t)ro + 1) * 8);
+	memcpy(nss, ss, (size_t)r * 8);
+	memcpy(rd, dims(a, rs), (size_t)r * 8);
+	memset(ocfg, 0, (size_t)ro * 24);
+	memcpy(od, dims(a, i), (size_t)ro * 8);
+	for (q = 0; q < rp; q++) {
+		if (!cfg[3 * q] && !cfg[3 * q + 1] && !cfg[3 * q + 2])
+			continue;
+		for (k = 0; k < nu && u[2 * k] != q; k++)
+			;
+		if (k == nu)
+			return 0;	/* the reshape changes a padded dim */
+		pt = (uint32_t)u[2 * k + 1];
+		if (ptout[pt] < 0)
+			return 0;	/* not passed through whole */
+		rd[pt] = nss[pt] = dim(a, x, q);
+		od[ptout[pt]] = dim(a, x, q);
+		memcpy(ocfg + 3 * ptout[pt], cfg + 3 * q, 24);
+		any = 1;
+	}
+	if (!any)
+		return 0;
+	{
+		uint32_t ops[2], ng;
+
+		ops[0] = alg_mk_reshape(a, alg_shp(a, ety(a, rs), r, rd,
+			shape_of(a, rs)), x);
+		ops[1] = opnd(a, i, 1);
+		ng = alg_mk_clone(a, i, alg_shp(a, ety(a, i), ro, od,
+			shape_of(a, i)), 2, ops);
+		alg_set_ints(a, ng, A_SLICE_SIZES, nss, r);
+		return alg_rep(a, i, alg_mk_pad(a, shape_of(a, i), ng,
+			opnd(a, p, 1), ocfg));
+	}
+}
+
 int
 alg_h_gather(Alg *a, uint32_t i)
 {
@@ -1892,7 +2024,7 @@ alg_h_gather(Alg *a, uint32_t i)
 	alg_ints_attr(a, i, A_COLLAPSED_SLICE_DIMS, &nc);
 	if (rank(a, x) != 1 || dim(a, x, 0) > a->o->small_gather ||
 	    ivd != rank(a, ix) || nc != 1 || is_tuple(a, ix))
-		return gather_of_pad(a, i);
+		return gather_of_pad(a, i) || gather_of_reshape_pad(a, i);
 	n = dim(a, x, 0);
 	{
 		uint32_t ps = alg_shp_type(a, shape_of(a, i), TY_PRED), res = 0, m;

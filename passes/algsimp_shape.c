@@ -749,7 +749,13 @@ transpose_of_dot(Alg *a, uint32_t i, uint32_t d, const int64_t *perm,
 	uint32_t l = op0(a, d), r = opnd(a, d, 1), ops[2];
 	int rk = rank(a, d);
 
-	if (!is_op(a, d, HOP_DOT) || !alg_one_user(a, d) || INS(a, d)->nops != 2)
+	if (a->o->non_canonical || !is_op(a, d, HOP_DOT) ||
+	    !alg_one_user(a, d) || INS(a, d)->nops != 2)
+		return 0;
+	/* xla's consider_swapping_dot_operands: with
+	 * enable_move_dot_param_to_rhs a dot whose rhs alone is
+	 * parameter-like keeps its order */
+	if (a->o->move_dot_param && alg_param_like(a, r) && !alg_param_like(a, l))
 		return 0;
 	if (lb != rb || (lb && memcmp(lbv, rbv, lb * 8u)) ||
 	    !perm_of_iota(lbv, lb) || lc == 0 ||
