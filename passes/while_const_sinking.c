@@ -139,9 +139,12 @@ try_sink(Sinker *s, uint32_t c, uint32_t w)
 	if (bparam == HLO_NONE || cparam == HLO_NONE ||
 	    !wu_is_tuple_op(m, body, broot))
 		return 0;
+	/* a root slot past the loop state (xla's verifier lets a body
+	 * return more elements than its parameter has) is never a
+	 * pass-through of the parameter: only the first slots can be */
 	n = m->comps[body].ins[broot].nops;
 	if (n > m->comps[c].ins[init].nops)
-		return 0;
+		n = m->comps[c].ins[init].nops;
 	sinkb = xcalloc(n + 1, sizeof *sinkb);
 	sinkc = xcalloc(n + 1, sizeof *sinkc);
 	hlo_users(m, body, &ub);
@@ -204,6 +207,41 @@ try_sink(Sinker *s, uint32_t c, uint32_t w)
 	return changed;
 }
 
+/* the while loops of the non-fusion computations in order, last first
+ * (callers before callees): (computation, instruction) pairs. Unlike
+ * wu_while_loops, a body whose root has more elements than the loop
+ * state is taken (xla's verifier accepts it; its test
+ * DontCreateDeadConstant has one): try_sink only looks at the slots the
+ * state has */
+static uint32_t
+while_loops(const HloModule *m, const uint32_t *order, int n, uint32_t **out)
+{
+	uint32_t *wl, nw = 0, capw = 16, c, i;
+	int k;
+
+	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
+	for (k = n - 1; k >= 0; k--) {
+		c = order[k];
+		if (m->comps[c].flags & HC_FUSION)
+			continue;
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if ((in->flags & HI_DEAD) || in->op != HOP_WHILE ||
+			    in->nops != 1 || in->ncalled != 2)
+				continue;
+			if (nw == capw) {
+				capw *= 2;
+				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
+			}
+			wl[2 * nw] = c;
+			wl[2 * nw++ + 1] = i;
+		}
+	}
+	*out = wl;
+	return nw;
+}
+
 int
 pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 {
@@ -222,7 +260,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 	for (c = 0; c < m->ncomps; c++)
 		s.ncallers[c] = cg.start[c + 1] - cg.start[c];
 	pass_reset(ctx);
-	nw = wu_while_loops(m, order, n, 1, &wl);
+	nw = while_loops(m, order, n, &wl);
 	for (k = 0; k < nw; k++) {
 		int r = try_sink(&s, wl[2 * k], wl[2 * k + 1]);
 
