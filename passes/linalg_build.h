@@ -2,8 +2,8 @@
  * (xla/hlo/builder/xla_builder.cc, lib/matrix.cc, lib/slicing.cc,
  * lib/loops.cc, lib/constants.cc, lib/math.cc) emit it, into a
  * computation being built, for the linear-algebra expanders
- * (triangular_solve_expander.c, cholesky_expander.c, qr_expander.c;
- * linalg_build.c).
+ * (triangular_solve_expander.c, cholesky_expander.c, qr_expander.c,
+ * eigh_expander.c; linalg_build.c).
  *
  * Every helper emits what its xla namesake emits, op for op: an identity
  * broadcast, transpose or slice stays, a scalar or degenerate operand of
@@ -16,7 +16,7 @@
 #include "pass.h"
 
 #define PASS_LA_MAXR 16
-#define PASS_LA_MAXV 8		/* loop values of pass_la_for_each */
+#define PASS_LA_MAXV 12		/* loop values of pass_la_for_each */
 
 typedef struct {
 	HloModule *m;

@@ -105,7 +105,7 @@ const char *const pass_may_raise[] = {
 	"all_to_all_decomposer",	/* slices, get-tuple-elements, concatenate */
 	"fusion-wrapper",	/* a fusion and a parameter per wrapped
 				 * instruction */
-	"qr_expander",
+	"qr_expander", "eigh_expander",
 	NULL
 };
 

@@ -443,7 +443,8 @@ void ev_prog_free(EvProg *p);
 int ev_topk_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);		/* custom-call "TopK" with a comparator */
 
-/* eval_decomp.c: custom-calls Qr, ProductOfElementaryHouseholderReflectors */
+/* eval_decomp.c: custom-calls Qr, ProductOfElementaryHouseholderReflectors,
+ * Eigh */
 int ev_decomp_target(const HloModule *m, const HloInstr *in);
 				/* which one in is; -1 none */
 int ev_decomp_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,

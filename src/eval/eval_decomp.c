@@ -13,20 +13,27 @@
  * - "ProductOfElementaryHouseholderReflectors"(a [..., m, n], taus
  *   [..., p]) -> q [..., m, n] = H_0 ... H_{p-1} applied to the m x n
  *   identity, H_j = I - taus[j] v_j v_j^H, v_j as above from a's column j
- *   (LAPACK orgqr).
+ *   (LAPACK orgqr);
+ * - "Eigh"(a [..., n, n]), backend_config "lower,sort,max_iter,tol" ->
+ *   (v, w): xla's EighExpander's Jacobi iteration replayed (below), so
+ *   that the eigenvectors' signs and, unsorted, the eigenvalues' order
+ *   are the expansion's.
  * Real types compute the same with zero imaginary parts. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlo.h"
 #include "eval.h"
 
-enum { DC_QR, DC_HOUSEHOLDER };
+enum { DC_QR, DC_HOUSEHOLDER, DC_EIGH };
 
 static const char *const targets[] = {
 	[DC_QR] = "Qr",
 	[DC_HOUSEHOLDER] = "ProductOfElementaryHouseholderReflectors",
+	[DC_EIGH] = "Eigh",
 };
 
 int
@@ -151,6 +158,246 @@ results(HloEval *ev, const HloInstr *in, uint32_t n, HloVal **vs,
 	return 0;
 }
 
+/* Eigh: xla's EighExpander's parallel Jacobi method step for step, in
+ * double: the Hermitian matrix of a's lower (upper) triangle, padded to
+ * 2k x 2k (k = ceil(n / 2)), quadrant pairs (i, k + i) rotated together,
+ * rows and columns permuted in the tournament order after every round;
+ * the batch's matrices sweep in lockstep (as the expansion's one loop
+ * does) while some matrix's off-diagonal squared norm exceeds tol^2 times
+ * its squared Frobenius norm, at most max_iter sweeps */
+
+typedef struct {
+	int lower, sort;
+	long max_iter;
+	float tol;
+} EighCfg;
+
+static int
+eigh_cfg(const HloModule *m, const HloInstr *in, EighCfg *cfg)
+{
+	uint32_t n;
+	const char *t = hlo_attr_word(m, in, A_BACKEND_CONFIG, &n);
+	char buf[128], *p, *end;
+	long v[3];
+	int k;
+
+	if (!t || n >= sizeof buf)
+		return 0;
+	memcpy(buf, t, n);
+	buf[n] = 0;
+	p = buf;
+	for (k = 0; k < 3; k++) {
+		v[k] = strtol(p, &end, 10);
+		if (end == p || *end != ',')
+			return 0;
+		p = end + 1;
+	}
+	cfg->tol = strtof(p, &end);
+	if (end == p || *end)
+		return 0;
+	cfg->lower = (int)v[0];
+	cfg->sort = (int)v[1];
+	cfg->max_iter = v[2];
+	return 1;
+}
+
+/* one round on w and v (2k x 2k each, row-major) */
+static void
+jacobi_round(double complex *w, double complex *v, int64_t k, int cplx,
+	double complex *tmp, int64_t *perm)
+{
+	int64_t n = 2 * k, i, j, r, c;
+	double complex cc, s, x, y, ph;
+	double tl, br, atr, tau, t;
+
+	for (i = 0; i < k; i++) {
+		tl = creal(w[i * n + i]);
+		br = creal(w[(k + i) * n + k + i]);
+		x = w[i * n + k + i];
+		atr = cplx ? cabs(x) : creal(x);	/* real: signed */
+		ph = !cplx || atr == 0 ? 1 : conj(x) / atr;
+		tau = (br - tl) / (2 * atr);
+		t = sqrt(1 + tau * tau);
+		t = 1 / (tau + (tau >= 0 ? t : -t));
+		if (fabs(atr) <= (double)(0.1f * FLT_EPSILON) *
+		    fmin(fabs(tl), fabs(br)))
+			t = 0;
+		cc = 1 / sqrt(1 + t * t);
+		s = t * creal(cc) * ph;
+		for (j = 0; j < n; j++) {	/* rows i, k + i */
+			x = w[i * n + j];
+			y = w[(k + i) * n + j];
+			w[i * n + j] = x * cc - y * conj(s);
+			w[(k + i) * n + j] = x * s + y * cc;
+			x = v[i * n + j];
+			y = v[(k + i) * n + j];
+			v[i * n + j] = x * cc - y * conj(s);
+			v[(k + i) * n + j] = x * s + y * cc;
+		}
+		for (r = 0; r < n; r++) {	/* columns i, k + i */
+			x = w[r * n + i];
+			y = w[r * n + k + i];
+			w[r * n + i] = x * cc - y * s;
+			w[r * n + k + i] = x * conj(s) + y * cc;
+		}
+		w[i * n + i] = tl - t * atr;
+		w[(k + i) * n + k + i] = br + t * atr;
+		w[i * n + k + i] = w[(k + i) * n + i] = 0;
+	}
+	if (k <= 1)
+		return;
+	for (j = 0; j < k; j++) {	/* the tournament: new j <- old */
+		perm[j] = j == 0 ? 0 : j == 1 ? k : j - 1;
+		perm[k + j] = j == k - 1 ? k - 1 : k + j + 1;
+	}
+	for (r = 0; r < n; r++)
+		for (c = 0; c < n; c++)
+			tmp[r * n + c] = w[perm[r] * n + perm[c]];
+	memcpy(w, tmp, n * n * sizeof *w);
+	for (r = 0; r < n; r++)
+		memcpy(tmp + r * n, v + perm[r] * n, n * sizeof *v);
+	memcpy(v, tmp, n * n * sizeof *v);
+}
+
+/* 1: some matrix of the batch has not converged */
+static int
+eigh_more(const double complex *w, int64_t nb, int64_t k, double tol)
+{
+	int64_t n = 2 * k, b, r, c;
+	double f, o, e;
+
+	for (b = 0; b < nb; b++) {
+		f = o = 0;
+		for (r = 0; r < n; r++)
+			for (c = 0; c < n; c++) {
+				e = creal(w[b * n * n + r * n + c] *
+					conj(w[b * n * n + r * n + c]));
+				f += e;
+				if (r != c)
+					o += e;
+			}
+		if (f * tol * tol < o)
+			return 1;
+	}
+	return 0;
+}
+
+/* the Hermitian matrix of x's lower (upper) triangle, real diagonal,
+ * into w padded to 2k */
+static void
+eigh_init(const double complex *x, int64_t n, int64_t k, int lower,
+	double complex *w, double complex *v)
+{
+	int64_t m = 2 * k, r, c;
+
+	memset(w, 0, m * m * sizeof *w);
+	memset(v, 0, m * m * sizeof *v);
+	for (r = 0; r < m; r++)
+		v[r * m + r] = 1;
+	for (r = 0; r < n; r++)
+		for (c = 0; c < n; c++)
+			w[r * m + c] = r == c ? creal(x[r * n + c]) :
+				(lower ? r > c : r < c) ? x[r * n + c] :
+				conj(x[c * n + r]);
+}
+
+/* (v, w) of one matrix from the final w, v */
+static void
+eigh_out(const double complex *w, const double complex *v, int64_t n,
+	int64_t k, int sort, double complex *ov, double complex *ow,
+	int64_t *idx)
+{
+	int64_t m = 2 * k, r, c, j, t;
+
+	for (j = 0; j < n; j++)
+		idx[j] = j;
+	for (j = 1; sort && j < n; j++)	/* insertion sort, stable */
+		for (t = j; t > 0 && creal(w[idx[t] * m + idx[t]]) <
+		    creal(w[idx[t - 1] * m + idx[t - 1]]); t--) {
+			int64_t s = idx[t];
+
+			idx[t] = idx[t - 1];
+			idx[t - 1] = s;
+		}
+	for (c = 0; c < n; c++) {
+		ow[c] = creal(w[idx[c] * m + idx[c]]);
+		for (r = 0; r < n; r++)	/* v = conj(V^T), columns sorted */
+			ov[r * n + c] = conj(v[idx[c] * m + r]);
+	}
+}
+
+static int
+eigh_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
+{
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	int cplx = hlo_typeinfo[ops[0]->type].cls == C_CPLX, r, rc;
+	const int64_t *d = ev_dims(ev, ops[0]->shape, &r);
+	int64_t n, k, m, nb, b, j, it, *perm, *idx;
+	double complex *x, *w, *v, *tmp, *ov, *ow;
+	uint64_t bytes;
+	EighCfg cfg;
+	HloVal *vs[2];
+
+	if (!eigh_cfg(ev->m, in, &cfg))
+		return ev_unsupported(ev, c, i, "bad Eigh backend_config");
+	if (in->nops != 1 || r < 2 || d[r - 1] != d[r - 2])
+		return ev_unsupported(ev, c, i, "bad operands");
+	n = d[r - 1];
+	for (nb = 1, j = 0; j < r - 2; j++)
+		nb *= d[j];
+	rc = results(ev, in, 2, vs, out);
+	if (rc == 0 && (vs[0]->n != ops[0]->n || vs[1]->n != nb * n ||
+	    hlo_typeinfo[vs[1]->type].cls == C_CPLX))
+		rc = 1;
+	if (rc) {
+		hlo_val_unref(ev, *out);
+		*out = NULL;
+		return rc < 0 ? -1 : ev_unsupported(ev, c, i,
+			"result shape differs");
+	}
+	k = (n + 1) / 2;
+	m = 2 * k;
+	bytes = (uint64_t)16 * (ops[0]->n + 2 * nb * m * m + m * m + nb * n *
+		n + nb * n) + 16 * (uint64_t)(m + n) + 64;
+	x = ev_scratch(ev, bytes);
+	if (!x) {
+		hlo_val_unref(ev, *out);
+		*out = NULL;
+		return -1;
+	}
+	w = x + ops[0]->n;
+	v = w + nb * m * m;
+	tmp = v + nb * m * m;
+	ov = tmp + m * m;
+	ow = ov + nb * n * n;
+	perm = (int64_t *)(ow + nb * n);
+	idx = perm + m;
+	ev_tock(CK_C128, ops[0]->type, ops[0]->data, ops[0]->n, x);
+	if (n <= 1) {
+		for (j = 0; j < nb * n; j++) {
+			ov[j] = 1;
+			ow[j] = creal(x[j]);
+		}
+	} else {
+		for (b = 0; b < nb; b++)
+			eigh_init(x + b * n * n, n, k, cfg.lower, w + b * m * m,
+				v + b * m * m);
+		for (it = 0; it < cfg.max_iter && eigh_more(w, nb, k,
+		    cfg.tol); it++)
+			for (j = 0; j < m - 1; j++)
+				for (b = 0; b < nb; b++)
+					jacobi_round(w + b * m * m, v + b * m *
+						m, k, cplx, tmp, perm);
+		for (b = 0; b < nb; b++)
+			eigh_out(w + b * m * m, v + b * m * m, n, k, cfg.sort,
+				ov + b * n * n, ow + b * n, idx);
+	}
+	ev_fromck(CK_C128, vs[0]->type, ov, vs[0]->n, vs[0]->data);
+	ev_fromck(CK_C128, vs[1]->type, ow, vs[1]->n, vs[1]->data);
+	ev_scratch_free(ev, x, bytes);
+	return 0;
+}
+
 int
 ev_decomp_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out)
@@ -162,6 +409,8 @@ ev_decomp_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	double complex *a, *t = NULL, *q = NULL;
 	HloVal *vs[2];
 
+	if (kind == DC_EIGH && fp(ops[0]->type))
+		return eigh_call(ev, c, i, ops, out);
 	if (in->nops != (kind == DC_QR ? 1u : 2u) || !fp(ops[0]->type))
 		return ev_unsupported(ev, c, i, "bad operands");
 	d = ev_dims(ev, ops[0]->shape, &r);

@@ -30,8 +30,9 @@
  *   run with every dynamic dimension at its bound (as get-dimension-size
  *   reads it): PadToStatic(x) is (x, each dimension's size as s32[]),
  *   SliceToDynamic(x, sizes...) is x.
- * - Qr and ProductOfElementaryHouseholderReflectors, the targets
- *   qr_expander expands, are computed (eval_decomp.c); TopK sorts.
+ * - Qr, ProductOfElementaryHouseholderReflectors and Eigh, the targets
+ *   qr_expander and eigh_expander expand, are computed (eval_decomp.c);
+ *   TopK sorts.
  * - Other custom-calls (targets hlopt does not know: AwsNeuronGelu,
  *   RmsNorm, ...) and collectives whose shapes fit none of the above:
  *   float element i of output leaf l is tanh(b + w0 x0 + w1 x1 + w2 x2 +
