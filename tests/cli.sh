@@ -46,6 +46,24 @@ expect 0 "algsimp keeps a tiling-only copy before a bitcast" -- \
 	$H optimize --passes algsimp --verify tests/cli/tiled_bitcast.hlo
 check "the tiled copy is still there" -- grep -q 'f32\[16,256\]{1,0:T(8,128)} copy' "$T/out"
 
+# f32 sums in another order: verify allows for the rounding of sums that
+# the original itself shows (sums accumulated in double), not for a
+# wrong formula
+expect 0 "verify: a tree of sums equals the sequential sum it replaces" -- \
+	$H verify tests/cli/var_sums.hlo tests/cli/var_sums_tree.hlo
+check "the allowance is reported" -- grep -q ' equal (24 within sum rounding)$' "$T/out"
+expect 0 "verify --format json counts the allowance" -- \
+	$H verify --format json tests/cli/var_sums.hlo tests/cli/var_sums_tree.hlo
+check "json within_sum_rounding" -- grep -q '"within_sum_rounding":24' "$T/out"
+expect 4 "verify: a wrong constant among the sums is still different" -- \
+	$H verify tests/cli/var_sums.hlo tests/cli/var_sums_wrong.hlo
+expect 4 "verify --exact: no allowance" -- \
+	$H verify --exact tests/cli/var_sums.hlo tests/cli/var_sums_tree.hlo
+expect 4 "verify --rtol 0 --atol 0: no allowance" -- \
+	$H verify --rtol 0 --atol 0 tests/cli/var_sums.hlo tests/cli/var_sums_tree.hlo
+expect 0 "tree_reduction_rewriter verifies equal on the variance" -- \
+	$H optimize --passes tree_reduction_rewriter --verify tests/cli/var_sums.hlo
+
 expect 0 "--help" -- $H --help
 check "--help lists commands" -- grep -q convert "$T/out"
 expect 0 "--version" -- $H --version

@@ -76,6 +76,9 @@ typedef struct {
 				 * (EvFx *)1: not tileable */
 	void *hookctx;		/* optional: called with every value the
 				 * entry computation computes */
+	int acc64;		/* 1: f32 add-reductions accumulate in
+				 * double, rounded once (verify's second
+				 * opinion on the rounding of sums) */
 } HloEval;
 
 #define EV_DEFAULT_LIMIT ((uint64_t)4 << 30)
@@ -211,6 +214,9 @@ typedef struct {
 	int64_t compared;	/* element comparisons on finite values
 				 * (integers: all), summed over trials */
 	int64_t mismatches;	/* beyond tolerance, summed over trials */
+	int64_t rounding;	/* beyond tolerance but within the
+				 * modules' own rounding of f32 sums:
+				 * not mismatches (see verify()) */
 	double max_abs, max_rel;	/* over the compared elements */
 	int64_t nonfinite_a, nonfinite_b;	/* summed over trials */
 	int finite_trials;	/* trials with every element finite on

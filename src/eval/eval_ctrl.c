@@ -475,6 +475,24 @@ fold_f32_add(float *acc, const float *x, int64_t n, int vec)
 	*acc = a;
 }
 
+/* the same sum with a double accumulator (HloEval.acc64) */
+static void
+fold_f32_add64(double *acc, const float *x, int64_t n, int vec)
+{
+	int64_t k;
+	double a;
+
+	if (vec) {
+		for (k = 0; k < n; k++)
+			acc[k] += x[k];
+		return;
+	}
+	a = *acc;
+	for (k = 0; k < n; k++)
+		a += x[k];
+	*acc = a;
+}
+
 /* call, fusion, while, conditional, async */
 
 static int
@@ -726,11 +744,16 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 	int64_t esz = ev_esz(type), s, rows, row, j;
 	Lane *acc = NULL, buf[W];
 	float *facc = NULL;
+	double *dacc = NULL;
 	const float *fx;
 	int d, vec = !g->red[g->rank - 1], f32add = type == TY_F32 &&
 		op == HOP_ADD;
 
-	if (f32add) {
+	if (f32add && ev->acc64) {
+		dacc = xcalloc(g->O + 1, sizeof *dacc);
+		for (k = 0; k < g->O; k++)
+			dacc[k] = init->f;
+	} else if (f32add) {
 		facc = xcalloc(g->O + 1, sizeof *facc);
 		for (k = 0; k < g->O; k++)
 			facc[k] = init->f;
@@ -752,7 +775,10 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 			base += idx[d] * ostr[d];
 		if (f32add) {
 			fx = (const float *)(x->data + row * n * 4);
-			fold_f32_add(facc + base, fx, n, vec);
+			if (dacc)
+				fold_f32_add64(dacc + base, fx, n, vec);
+			else
+				fold_f32_add(facc + base, fx, n, vec);
 		} else {
 			for (k = 0; k < n; k += w) {
 				w = n - k < W ? n - k : W;
@@ -769,13 +795,16 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 			idx[d] = 0;
 		}
 	}
-	if (f32add)
+	if (dacc)
+		for (k = 0; k < g->O; k++)
+			((float *)v->data)[k] = (float)dacc[k];
+	else if (f32add)
 		memcpy(v->data, facc, g->O * 4);
 	else
 		ev_lane_store(type, acc, g->O, v->data);
 	free(acc);
 	free(facc);
-	(void)ev;
+	free(dacc);
 }
 
 /* the input reordered as [reduced dims..][kept dims..] */

@@ -197,15 +197,24 @@ typedef struct {
 	double rt, at;
 	int exact;
 	int64_t compared, mismatches, nfa, nfb, first;
+	int64_t rounding;	/* matched only within sum rounding */
 	double max_abs, max_rel;
 	Lane fa, fb;
 } Cmp;
 
+/* an element's allowance for the rounding of f32 sums: x64 and y64 are
+ * the two modules' values with every f32 add-reduction accumulated in
+ * double (HloEval.acc64), so |x - x64| is about the rounding error of
+ * the first module's sums, which a legal change of summation order
+ * (tree_reduction_rewriter, reassociation) can turn into an error of as
+ * much again on the other side */
+#define SUM_SLACK 2.0
+
 static int
-cmp_float(Cmp *c, double x, double y)
+cmp_float(Cmp *c, double x, double y, double x64, double y64)
 {
 	int fx = isfinite(x), fy = isfinite(y);
-	double d;
+	double d, tol, sl;
 
 	c->nfa += !fx;
 	c->nfb += !fy;
@@ -222,30 +231,45 @@ cmp_float(Cmp *c, double x, double y)
 		c->max_rel = d / fabs(x);
 	else if (x == 0 && d > 0)
 		c->max_rel = INFINITY;
-	return d <= c->at + c->rt * fabs(y);
+	tol = c->at + c->rt * fabs(y);
+	if (d <= tol)
+		return 1;
+	sl = SUM_SLACK * fmax(fabs(x - x64), fabs(y - y64));
+	if (isfinite(sl) && d <= tol + sl) {
+		c->rounding++;
+		return 1;
+	}
+	return 0;
 }
 
-/* compares two arrays of one type and element count into c */
+/* compares two arrays of one type and element count into c; sx, sy:
+ * the same with sums in double, or NULL (no allowance) */
 static void
-cmp_arrays(Cmp *c, const HloVal *x, const HloVal *y)
+cmp_arrays(Cmp *c, const HloVal *x, const HloVal *y, const HloVal *sx,
+	const HloVal *sy)
 {
 	int cl = hlo_typeinfo[x->type].cls, eq;
 	int64_t k, j, w;
-	Lane a[EV_CHUNK], b[EV_CHUNK];
+	Lane a[EV_CHUNK], b[EV_CHUNK], a64[EV_CHUNK], b64[EV_CHUNK];
 	double d;
 
 	for (k = 0; k < x->n; k += w) {
 		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
 		load(x, k, w, a);
 		load(y, k, w, b);
+		load(sx ? sx : x, k, w, a64);
+		load(sy ? sy : y, k, w, b64);
 		for (j = 0; j < w; j++) {
 			switch (cl) {
 			case C_FLOAT:
-				eq = cmp_float(c, a[j].f, b[j].f);
+				eq = cmp_float(c, a[j].f, b[j].f, a64[j].f,
+					b64[j].f);
 				break;
 			case C_CPLX:
-				eq = cmp_float(c, a[j].c[0], b[j].c[0]);
-				eq &= cmp_float(c, a[j].c[1], b[j].c[1]);
+				eq = cmp_float(c, a[j].c[0], b[j].c[0],
+					a64[j].c[0], b64[j].c[0]);
+				eq &= cmp_float(c, a[j].c[1], b[j].c[1],
+					a64[j].c[1], b64[j].c[1]);
 				break;
 			default:
 				c->compared++;
@@ -338,11 +362,19 @@ add_outputs(EvVerifyReport *r, const HloModule *m, uint32_t s)
 	oc->first_elem = -1;
 }
 
-/* compares output leaf values x (first module) and y */
+/* output values of the two modules (x the first), and, for the
+ * allowance for sum rounding, the same with sums in double (sx, sy; NULL:
+ * none) */
+typedef struct {
+	const HloVal *x, *y, *sx, *sy;
+} Vals;
+
+/* compares output leaf values */
 static void
-check_leaf(EvOutputCheck *oc, const HloVal *x, const HloVal *y,
-	const EvVerifyOpts *o, int floors, int trial)
+check_leaf(EvOutputCheck *oc, const Vals *v, const EvVerifyOpts *o,
+	int floors, int trial)
 {
+	const HloVal *x = v->x, *y = v->y;
 	Cmp c;
 
 	if (x->type >= TY_TUPLE) {
@@ -358,9 +390,10 @@ check_leaf(EvOutputCheck *oc, const HloVal *x, const HloVal *y,
 		memset(&c.fa, 0, sizeof c.fa);
 		memset(&c.fb, 0, sizeof c.fb);
 	} else {
-		cmp_arrays(&c, x, y);
+		cmp_arrays(&c, x, y, v->sx, v->sy);
 	}
 	oc->compared += c.compared;
+	oc->rounding += c.rounding;
 	oc->nonfinite_a += c.nfa;
 	oc->nonfinite_b += c.nfb;
 	if (c.max_abs > oc->max_abs)
@@ -386,22 +419,27 @@ check_leaf(EvOutputCheck *oc, const HloVal *x, const HloVal *y,
 }
 
 static void
-check_vals(EvVerifyReport *r, const HloVal *x, const HloVal *y,
-	const EvVerifyOpts *o, int floors, int trial, uint32_t *leaf)
+check_vals(EvVerifyReport *r, const Vals *v, const EvVerifyOpts *o,
+	int floors, int trial, uint32_t *leaf)
 {
+	Vals e;
 	int64_t k;
 
-	if (x->type == TY_TUPLE) {
-		for (k = 0; k < x->n; k++) {
-			if (y->type != TY_TUPLE || k >= y->n)
+	if (v->x->type == TY_TUPLE) {
+		for (k = 0; k < v->x->n; k++) {
+			if (v->y->type != TY_TUPLE || k >= v->y->n)
 				return;
-			check_vals(r, x->elems[k], y->elems[k], o, floors,
-				trial, leaf);
+			e.x = v->x->elems[k];
+			e.y = v->y->elems[k];
+			e.sx = v->sx ? v->sx->elems[k] : NULL;
+			e.sy = v->sy && v->sy->type == TY_TUPLE &&
+				k < v->sy->n ? v->sy->elems[k] : NULL;
+			check_vals(r, &e, o, floors, trial, leaf);
 		}
 		return;
 	}
 	if (*leaf < r->noutputs)
-		check_leaf(&r->outputs[*leaf], x, y, o, floors, trial);
+		check_leaf(&r->outputs[*leaf], v, o, floors, trial);
 	(*leaf)++;
 }
 
@@ -437,7 +475,7 @@ typedef void Hook(void *ctx, uint32_t ins, HloVal *v);
 static int
 run_hooked(const HloModule *m, const EvVerifyOpts *o, uint64_t seed,
 	int dist, const HloInputHints *h, HloEval *ev, HloError *e,
-	HloVal **out, Hook *hook, void *ctx)
+	HloVal **out, Hook *hook, void *ctx, int acc64)
 {
 	HloVal **args;
 	uint32_t nargs;
@@ -455,6 +493,7 @@ run_hooked(const HloModule *m, const EvVerifyOpts *o, uint64_t seed,
 		ev->threads = o->threads;
 	ev->hook = hook;
 	ev->hookctx = ctx;
+	ev->acc64 = acc64;
 	if (ev_inputs(ev, seed, h, dist, &args, &nargs) < 0)
 		return -1;
 	r = hlo_eval_entry(ev, args, nargs, out);
@@ -467,7 +506,7 @@ static int
 run_one(const HloModule *m, const EvVerifyOpts *o, uint64_t seed, int dist,
 	const HloInputHints *h, HloEval *ev, HloError *e, HloVal **out)
 {
-	return run_hooked(m, o, seed, dist, h, ev, e, out, NULL, NULL);
+	return run_hooked(m, o, seed, dist, h, ev, e, out, NULL, NULL, 0);
 }
 
 static int
@@ -572,18 +611,117 @@ finish(EvVerifyReport *r)
 	}
 }
 
+/* whether some float or complex output has mismatches */
+static int
+float_mismatch(const EvVerifyReport *r)
+{
+	uint32_t k;
+	int cl;
+
+	for (k = 0; k < r->noutputs; k++) {
+		cl = r->outputs[k].type < TY_TUPLE ?
+			hlo_typeinfo[r->outputs[k].type].cls : C_PRED;
+		if (r->outputs[k].mismatches && (cl == C_FLOAT || cl == C_CPLX))
+			return 1;
+	}
+	return 0;
+}
+
+/* a trial whose float outputs differ: both modules run again on its
+ * inputs with every f32 add-reduction accumulated in double, and the
+ * trial is compared anew (from the state saved before it) with the
+ * allowance for the rounding of sums (cmp_float) */
+static void
+recheck_sums(EvVerifyReport *r, const EvOutputCheck *saved,
+	const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
+	int floors, const HloInputHints *h, uint64_t seed, int dist, int t,
+	const HloVal *oa, const HloVal *ob)
+{
+	HloEval ea, eb;
+	HloError e;
+	HloVal *xa, *xb = NULL;
+	Vals v;
+	uint32_t leaf = 0;
+
+	r->evaluations++;
+	if (run_hooked(a, o, seed, dist, h, &ea, &e, &xa, NULL, NULL, 1) < 0) {
+		hlo_eval_fini(&ea);
+		return;
+	}
+	if (run_hooked(b, o, seed, dist, h, &eb, &e, &xb, NULL, NULL,
+	    1) == 0) {
+		memcpy(r->outputs, saved, r->noutputs * sizeof *saved);
+		v.x = oa;
+		v.y = ob;
+		v.sx = xa;
+		v.sy = xb;
+		check_vals(r, &v, o, floors, t, &leaf);
+		hlo_val_unref(&eb, xb);
+	}
+	hlo_val_unref(&ea, xa);
+	hlo_eval_fini(&ea);
+	hlo_eval_fini(&eb);
+}
+
+/* trial t on the inputs of seed: 0, 1 when the outputs differ, -1 when
+ * a module cannot be evaluated (r says why) */
+static int
+trial(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
+	int floors, const HloInputHints *h, int t, uint64_t *dseed,
+	int *dist, EvVerifyReport *r, EvOutputCheck *saved)
+{
+	HloEval ea[2], eb;
+	HloError e;
+	HloVal *oa, *ob;
+	Vals v;
+	uint64_t seed = ev_mix64(o->seed + 0x51ed270b27a3d5c1ull * (t + 1));
+	uint32_t leaf = 0;
+	int which = 0, rc = 0;
+
+	if (run_first(a, o, seed, h, ea, &which, dist, &oa, r))
+		return -1;
+	if (t < 8)
+		r->dist[t] = *dist;
+	if (run_one(b, o, dist_seed(seed, *dist), *dist, h, &eb, &e,
+	    &ob) < 0) {
+		failed(r, o->name_b ? o->name_b : "second module", &eb, &e);
+		hlo_val_unref(&ea[which], oa);
+		hlo_eval_fini(&ea[which]);
+		hlo_eval_fini(&eb);
+		return -1;
+	}
+	r->trials++;
+	memcpy(saved, r->outputs, r->noutputs * sizeof *saved);
+	v.x = oa;
+	v.y = ob;
+	v.sx = v.sy = NULL;
+	check_vals(r, &v, o, floors, t, &leaf);
+	if (!o->exact && (o->rtol != 0 || o->atol != 0) && float_mismatch(r))
+		recheck_sums(r, saved, a, b, o, floors, h, dist_seed(seed,
+			*dist), *dist, t, oa, ob);
+	hlo_val_unref(&ea[which], oa);
+	hlo_val_unref(&eb, ob);
+	hlo_eval_fini(&ea[which]);
+	hlo_eval_fini(&eb);
+	for (leaf = 0; leaf < r->noutputs; leaf++)
+		if (r->outputs[leaf].mismatches)
+			break;
+	if (leaf < r->noutputs) {
+		*dseed = dist_seed(seed, *dist);
+		rc = 1;
+	}
+	return rc;
+}
+
 static int
 verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	int floors, const HloInputHints *hin, EvVerifyReport *r)
 {
 	HloInputHints own;
 	const HloInputHints *h = hin;
-	HloEval ea[2], eb;
-	HloError e;
-	HloVal *oa, *ob;
-	int t, which = 0, dist = 0, trials = o->trials > 0 ? o->trials : 1;
-	uint64_t seed, dseed = 0;
-	uint32_t leaf;
+	EvOutputCheck *saved;
+	int t, dist = 0, trials = o->trials > 0 ? o->trials : 1;
+	uint64_t dseed = 0;
 
 	memset(r, 0, sizeof *r);
 	r->first_output = -1;
@@ -596,36 +734,11 @@ verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 		hlo_eval_hints(a, &own);
 		h = &own;
 	}
-	for (t = 0; t < trials; t++) {
-		seed = ev_mix64(o->seed + 0x51ed270b27a3d5c1ull * (t + 1));
-		if (run_first(a, o, seed, h, ea, &which, &dist, &oa, r))
+	saved = xcalloc(r->noutputs + 1, sizeof *saved);
+	for (t = 0; t < trials; t++)
+		if (trial(a, b, o, floors, h, t, &dseed, &dist, r, saved))
 			break;
-		if (t < 8)
-			r->dist[t] = dist;
-		if (run_one(b, o, dist_seed(seed, dist), dist, h, &eb, &e,
-		    &ob) < 0) {
-			failed(r, o->name_b ? o->name_b : "second module",
-				&eb, &e);
-			hlo_val_unref(&ea[which], oa);
-			hlo_eval_fini(&ea[which]);
-			hlo_eval_fini(&eb);
-			break;
-		}
-		r->trials++;
-		leaf = 0;
-		check_vals(r, oa, ob, o, floors, t, &leaf);
-		hlo_val_unref(&ea[which], oa);
-		hlo_val_unref(&eb, ob);
-		hlo_eval_fini(&ea[which]);
-		hlo_eval_fini(&eb);
-		for (leaf = 0; leaf < r->noutputs; leaf++)
-			if (r->outputs[leaf].mismatches)
-				break;
-		if (leaf < r->noutputs) {
-			dseed = dist_seed(seed, dist);
-			break;
-		}
-	}
+	free(saved);
 	if (r->verdict == EV_EQUAL) {
 		finish(r);
 		if (r->verdict == EV_DIFFERENT && o->locate)
@@ -755,7 +868,7 @@ compare_a(void *ctx, uint32_t i, HloVal *v)
 		return;
 	dv->compared++;
 	cmp_init(&c, v, l->o, 0);
-	cmp_arrays(&c, v, y);
+	cmp_arrays(&c, v, y, NULL, NULL);
 	if (!c.mismatches)
 		return;
 	in = hlo_ins(l->a, l->a->entry, i);
@@ -865,7 +978,7 @@ locate(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 			sum += bytes[s];
 		l.round_hi = s;
 		if (run_hooked(b, o, seed, dist, h, &eb, &e, &ob, hold_b,
-		    &l) < 0) {
+		    &l, 0) < 0) {
 			snprintf(dv->note, sizeof dv->note, "second module: "
 				"%.140s", e.msg);
 			for (s = l.round_lo; s < l.round_hi; s++)
@@ -875,7 +988,7 @@ locate(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 		}
 		hlo_val_unref(&eb, ob);
 		if (run_hooked(a, o, seed, dist, h, &ea, &e, &oa, compare_a,
-		    &l) < 0)
+		    &l, 0) < 0)
 			snprintf(dv->note, sizeof dv->note, "first module: "
 				"%.140s", e.msg);
 		else
@@ -919,8 +1032,9 @@ json_output(const EvOutputCheck *oc, HloBuf *b)
 	hlo_buf_printf(b, "{\"index\":%lld", (long long)oc->index);
 	jstr(b, "shape", oc->shape);
 	hlo_buf_printf(b, ",\"count\":%lld,\"compared\":%lld,"
-		"\"mismatches\":%lld", (long long)oc->count,
-		(long long)oc->compared, (long long)oc->mismatches);
+		"\"mismatches\":%lld,\"within_sum_rounding\":%lld",
+		(long long)oc->count, (long long)oc->compared,
+		(long long)oc->mismatches, (long long)oc->rounding);
 	jnum(b, "max_abs_error", oc->max_abs);
 	jnum(b, "max_rel_error", oc->max_rel);
 	hlo_buf_printf(b, ",\"nonfinite_a\":%lld,\"nonfinite_b\":%lld,"
@@ -1014,7 +1128,7 @@ ev_verify_text(const EvVerifyReport *r, HloBuf *b)
 		num(rt, sizeof rt, oc->rtol);
 		num(at, sizeof at, oc->atol);
 		hlo_buf_printf(b, "%6lld  %-24s %12lld %10lld %10s %10s "
-			"%6lld/%-5lld %6s/%-7s  %s\n", (long long)oc->index,
+			"%6lld/%-5lld %6s/%-7s  %s", (long long)oc->index,
 			oc->shape, (long long)oc->compared,
 			(long long)oc->mismatches, ma, mr,
 			(long long)oc->nonfinite_a, (long long)oc->nonfinite_b,
@@ -1022,6 +1136,10 @@ ev_verify_text(const EvVerifyReport *r, HloBuf *b)
 			"partial: non-finite in every trial" :
 			"never compared on finite values") :
 			ev_verdict_name(oc->verdict));
+		if (oc->rounding)
+			hlo_buf_printf(b, " (%lld within sum rounding)",
+				(long long)oc->rounding);
+		hlo_buf_puts(b, "\n");
 	}
 	if (dv->found == 1) {
 		num(ma, sizeof ma, dv->max_abs);
