@@ -4,7 +4,9 @@
  * per second (the instructions of the state each step starts from,
  * summed), the share of time in reset (clone), passes, objective, hash
  * and observation; then random search with -j 1 and -j 2 at the same
- * budget, and their throughput ratio.
+ * budget, and their throughput ratio. With BENCH_ENV_TOP=N in the
+ * environment, per module also the N actions that took the most step
+ * time (a step's whole time: pass, objective, hash and observation).
  * usage: bench_env SECONDS BUDGET FILE... */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +34,37 @@ cpu(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+typedef struct {
+	int a;
+	double ms;
+	long n;
+} ActTime;
+
 static int
-profile(const char *path, double secs)
+bytime(const void *x, const void *y)
 {
+	const ActTime *p = x, *q = y;
+
+	return (p->ms < q->ms) - (p->ms > q->ms);
+}
+
+/* the top actions by their steps' total time, in % of wall */
+static void
+print_top(const Env *env, ActTime *at, int top, double wall)
+{
+	int i, n = env_action_count(env);
+
+	qsort(at, n, sizeof *at, bytime);
+	for (i = 0; i < top && i < n && at[i].ms > 0; i++)
+		printf("    %-34s %5.1f%% %6ld steps %8.3f ms/step\n",
+			env_action_name(env, at[i].a),
+			at[i].ms / 10 / wall, at[i].n, at[i].ms / at[i].n);
+}
+
+static int
+profile(const char *path, double secs, int top)
+{
+	ActTime *at;
 	EnvOpts o;
 	Env *env;
 	EnvTimes t;
@@ -43,13 +73,16 @@ profile(const char *path, double secs)
 	char err[1100];
 	uint64_t lk, hits;
 	int64_t instrs;
-	int ep = 0;
+	int ep = 0, a, i;
 
 	env_opts_default(&o);
 	if (env_create_file(path, &o, &env, err, sizeof err) < 0) {
 		fprintf(stderr, "bench_env: %s\n", err);
 		return -1;
 	}
+	at = calloc(env_action_count(env), sizeof *at);
+	for (i = 0; i < env_action_count(env); i++)
+		at[i].a = i;
 	obs = malloc(env_obs_size(env) * sizeof *obs);
 	instrs = (int64_t)env_objective_initial(env);
 	t0 = env_now();
@@ -58,10 +91,12 @@ profile(const char *path, double secs)
 		env_seed(env, env_mix(1, ep++));
 		env_reset(env, obs);
 		do {
-			if (env_step(env, env_sample_action(env, NULL), obs,
-			    &info) < 0)
+			a = env_sample_action(env, NULL);
+			if (env_step(env, a, obs, &info) < 0)
 				break;
 			isteps += info.before;
+			at[a].ms += info.ms;
+			at[a].n++;
 		} while (!info.done);
 	}
 	wall = env_now() - t0;
@@ -76,6 +111,8 @@ profile(const char *path, double secs)
 		100 * t.objective / wall, 100 * t.hash / wall,
 		100 * t.observe / wall, 100 * other / wall,
 		lk ? 100.0 * hits / lk : 0);
+	print_top(env, at, top, wall);
+	free(at);
 	free(obs);
 	env_free(env);
 	return 0;
@@ -114,8 +151,9 @@ int
 main(int argc, char **argv)
 {
 	double secs, r1, r2, b1, b2;
+	const char *t = getenv("BENCH_ENV_TOP");
 	long budget;
-	int i;
+	int i, top = t ? atoi(t) : 0;
 
 	if (argc < 4) {
 		fputs("usage: bench_env SECONDS BUDGET FILE...\n", stderr);
@@ -129,7 +167,7 @@ main(int argc, char **argv)
 		"module", "instrs", "steps/s", "/cpu-s", "Mis/cpu",
 		"clone", "pass", "obj", "hash", "obs", "other", "hit%");
 	for (i = 3; i < argc; i++)
-		profile(argv[i], secs);
+		profile(argv[i], secs, top);
 	printf("\nrandom search, %ld steps: steps/s of wall time with -j 1 "
 		"and -j 2 (processors busy; steps per processor second)\n",
 		budget);
