@@ -206,6 +206,10 @@ typedef struct {
 	uint32_t capstrtab, nstr;
 	uint32_t *shapetab;
 	uint32_t capshapetab;
+	/* hlo_unique_name's hints: open addressing, pairs (id + 1 of a
+	 * base, 0: empty; the next suffix to try for it) */
+	uint32_t *sufhint;
+	uint32_t capsufhint, nsufhint;
 } HloModule;
 
 /* errors: library code fills one of these and returns -1; only the
@@ -273,6 +277,10 @@ uint32_t hlo_str(HloModule *m, const char *s, size_t n);
 uint32_t hlo_str_suffixed(HloModule *m, const char *base, size_t n,
 	unsigned k);	/* base "." k interned, HLO_NONE if it existed */
 uint32_t hlo_strz(HloModule *m, const char *s);
+uint32_t hlo_unique_name(HloModule *m, const char *base);
+				/* base interned if it is not yet, else the
+				 * first of base.1, base.2, ... (base cut at
+				 * 250 bytes) that is not */
 uint32_t hlo_find_str(const HloModule *m, const char *s, size_t n);
 #define hlo_cstr(m, id) ((const char *)(m)->bytes + (id))
 uint32_t hlo_push_ids(HloModule *m, const uint32_t *v, uint32_t n);

@@ -230,6 +230,61 @@ hlo_strz(HloModule *m, const char *s)
 	return hlo_str(m, s, strlen(s));
 }
 
+/* the hint slot of base id b (a pair: b + 1, next suffix), inserted with
+ * suffix 1 if absent */
+static uint32_t *
+sufslot(HloModule *m, uint32_t b)
+{
+	uint32_t cap, j, i, *t;
+
+	if ((m->nsufhint + 1) * 2 > m->capsufhint) {
+		cap = m->capsufhint ? 2 * m->capsufhint : 64;
+		t = xcalloc((size_t)cap * 2, sizeof *t);
+		for (i = 0; i < m->capsufhint; i++) {
+			if (!m->sufhint[2 * i])
+				continue;
+			j = (m->sufhint[2 * i] * 0x9e3779b1u) & (cap - 1);
+			while (t[2 * j])
+				j = (j + 1) & (cap - 1);
+			t[2 * j] = m->sufhint[2 * i];
+			t[2 * j + 1] = m->sufhint[2 * i + 1];
+		}
+		free(m->sufhint);
+		m->sufhint = t;
+		m->capsufhint = cap;
+	}
+	j = ((b + 1) * 0x9e3779b1u) & (m->capsufhint - 1);
+	while (m->sufhint[2 * j] && m->sufhint[2 * j] != b + 1)
+		j = (j + 1) & (m->capsufhint - 1);
+	if (!m->sufhint[2 * j]) {
+		m->sufhint[2 * j] = b + 1;
+		m->sufhint[2 * j + 1] = 1;
+		m->nsufhint++;
+	}
+	return &m->sufhint[2 * j];
+}
+
+/* interned strings are never dropped, so every base.k below the first
+ * free one stays taken: probing resumes where the last call for the same
+ * base stopped (from 1 every time was quadratic in the names made from
+ * one base) */
+uint32_t
+hlo_unique_name(HloModule *m, const char *base)
+{
+	size_t n = strlen(base);
+	uint32_t b = hlo_find_str(m, base, n), id, *hint;
+	unsigned k;
+
+	if (b == HLO_NONE)
+		return hlo_str(m, base, n);
+	hint = sufslot(m, b);
+	for (k = hint[1]; (id = hlo_str_suffixed(m, base, n, k)) == HLO_NONE;
+	    k++)
+		;
+	hint[1] = k + 1;
+	return id;
+}
+
 /* the id of s if interned, else HLO_NONE */
 uint32_t
 hlo_find_str(const HloModule *m, const char *s, size_t n)
@@ -280,6 +335,7 @@ hlo_module_free(HloModule *m)
 	free(m->shapes);
 	free(m->strtab);
 	free(m->shapetab);
+	free(m->sufhint);
 	free(m);
 }
 
@@ -315,6 +371,8 @@ hlo_module_clone(const HloModule *m)
 	c->strtab = dup(m->strtab, (size_t)m->capstrtab * 2,
 		sizeof *m->strtab);
 	c->shapetab = dup(m->shapetab, m->capshapetab, sizeof *m->shapetab);
+	c->sufhint = dup(m->sufhint, (size_t)m->capsufhint * 2,
+		sizeof *m->sufhint);
 	return c;
 }
 

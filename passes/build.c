@@ -271,17 +271,7 @@ pass_expand(HloModule *m, PassCtx *ctx, PassMatchFn match,
 uint32_t
 pass_unique_name(HloModule *m, const char *base)
 {
-	char buf[300];
-	unsigned k;
-	int len;
-
-	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
-		return hlo_strz(m, base);
-	for (k = 1;; k++) {
-		len = snprintf(buf, sizeof buf, "%.250s.%u", base, k);
-		if (hlo_find_str(m, buf, len) == HLO_NONE)
-			return hlo_str(m, buf, len);
-	}
+	return hlo_unique_name(m, base);
 }
 
 uint32_t
