@@ -183,6 +183,26 @@ identity(PassEdit *ed, uint32_t i, void *arg)
 	return 1;
 }
 
+/* skip[c] for rule op: set where fskip is (fusion computations) and
+ * where c holds no live instruction of opcode op (the rule, which only
+ * looks at instructions of op, would visit it for nothing) */
+static void
+skip_without(const HloModule *m, const uint8_t *fskip, int op, uint8_t *skip)
+{
+	uint32_t c, i;
+
+	for (c = 0; c < m->ncomps; c++) {
+		const HloComp *cp = &m->comps[c];
+
+		skip[c] = 1;
+		if (fskip[c])
+			continue;
+		for (i = 0; i < cp->nins && skip[c]; i++)
+			if (cp->ins[i].op == op && !(cp->ins[i].flags & HI_DEAD))
+				skip[c] = 0;
+	}
+}
+
 int
 pass_dynamic_dimension_simplifier(HloModule *m, PassCtx *ctx)
 {
@@ -191,21 +211,28 @@ pass_dynamic_dimension_simplifier(HloModule *m, PassCtx *ctx)
 		concat_fwd, slice_concat, reshape_bcast, reshape_reshape,
 		identity, identity,
 	};
+	static const int ruleop[] = {
+		HOP_CONCAT, HOP_SLICE, HOP_RESHAPE, HOP_RESHAPE, HOP_CONVERT,
+		HOP_RESHAPE,
+	};
 	const void *args[] = {NULL, NULL, NULL, NULL, &convert, &reshape};
+	uint8_t *fskip = pass_skipped_comps(m, 0), *skip;
 	PassEdit ed;
 	PassVisit v;
-	int changed = 0, r;
+	int changed = 0, r = 0;
 	size_t k;
 
-	for (k = 0; k < sizeof rule / sizeof rule[0]; k++) {
+	skip = xmalloc(m->ncomps + 1);
+	for (k = 0; k < sizeof rule / sizeof rule[0] && r >= 0; k++) {
+		skip_without(m, fskip, ruleop[k], skip);
 		memset(&v, 0, sizeof v);
-		v.skips = PASS_SKIP_FUSION;
+		v.skip = skip;
 		v.instr = rule[k];
 		v.arg = (void *)args[k];
 		r = pass_visit(m, ctx, &ed, &v);
-		if (r < 0)
-			return -1;
-		changed |= r;
+		changed |= r > 0;
 	}
-	return changed;
+	free(skip);
+	free(fskip);
+	return r < 0 ? -1 : changed;
 }
