@@ -1811,3 +1811,15 @@ pass_algsimp_conv_add_mul(HloModule *m, PassCtx *ctx)
 	o.conv_add_mul = 1;
 	return algsimp_run(m, ctx, &o);
 }
+
+/* "algsimp:associative-reordering": xla's defaults with
+ * use_associative_reordering (set by no backend) at its default
+ * threshold 2.0 (algsimp_reorder.c) */
+int
+pass_algsimp_assoc(HloModule *m, PassCtx *ctx)
+{
+	AlgOpts o = default_opts;
+
+	o.assoc_reorder = 1;
+	return algsimp_run(m, ctx, &o);
+}

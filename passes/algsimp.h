@@ -363,6 +363,17 @@ int alg_h_all_to_all(Alg *a, uint32_t i);
 int alg_h_custom_call(Alg *a, uint32_t i);
 int alg_h_opt_barrier(Alg *a, uint32_t i);
 
+/* dots (algsimp_misc.c): dimension numbers, scratch copies */
+typedef struct {
+	int64_t *lb, *rb, *lc, *rc;
+	uint32_t nlb, nrb, nlc, nrc;
+} AlgDnums;
+void alg_dnums(Alg *a, uint32_t i, AlgDnums *d);
+uint32_t alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y,
+	const AlgDnums *d);		/* a clone of dot i with operands x, y
+				 * and dnums d, its shape inferred */
+int alg_dot_assoc(Alg *a, uint32_t i);	/* algsimp_reorder.c */
+
 /* shared analyses */
 int alg_is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative: sign bit clear,
 				 * or NaN */

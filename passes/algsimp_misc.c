@@ -1022,10 +1022,7 @@ alg_h_reduce_window(Alg *a, uint32_t i)
 
 /* dot */
 
-typedef struct {
-	int64_t *lb, *rb, *lc, *rc;
-	uint32_t nlb, nrb, nlc, nrc;
-} Dnums;
+typedef AlgDnums Dnums;
 
 static void
 dnums(Alg *a, uint32_t i, Dnums *d)
@@ -1036,10 +1033,16 @@ dnums(Alg *a, uint32_t i, Dnums *d)
 	d->rc = alg_ints_copy(a, i, A_RHS_CONTRACT, &d->nrc);
 }
 
+void
+alg_dnums(Alg *a, uint32_t i, AlgDnums *d)
+{
+	dnums(a, i, d);
+}
+
 /* a dot of x and y with the attributes of dot i and dimension numbers d,
  * its shape inferred (batch, lhs free, rhs free) */
-static uint32_t
-mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const Dnums *d)
+uint32_t
+alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d)
 {
 	int rx = rank(a, x), ry = rank(a, y), q;
 	int64_t *v = alg_tmp(a, ((size_t)rx + ry + 1) * 8);
@@ -1304,7 +1307,7 @@ dot_reorder(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	nl = alg_mk_reshape(a, shape_of(a, x), o.in);
 	ops[sw] = nl;
 	ops[!sw] = reorder_const(a, &o);
-	return alg_rep(a, i, mk_dot(a, i, ops[0], ops[1], d));
+	return alg_rep(a, i, alg_mk_dot(a, i, ops[0], ops[1], d));
 }
 
 static int
@@ -1363,7 +1366,7 @@ dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 				sd[m++] = dim(a, r, q);
 		r = alg_mk_reshape(a, alg_shp(a, ety(a, r), m, sd, shape_of(a, r)), r);
 	}
-	nd = mk_dot(a, i, l, r, &n);
+	nd = alg_mk_dot(a, i, l, r, &n);
 	if (alg_same_shape(a, i, nd))
 		return alg_rep(a, i, nd);
 	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), nd));
@@ -1410,7 +1413,7 @@ reduce_batch_dot(Alg *a, uint32_t i, uint32_t x, const int64_t *d,
 			n.rb[n.nrb++] = o.rb[k];
 		}
 	}
-	nx = mk_dot(a, x, op0(a, x), opnd(a, x, 1), &n);
+	nx = alg_mk_dot(a, x, op0(a, x), opnd(a, x, 1), &n);
 	if (nb == nd)
 		return alg_rep(a, i, nx);
 	rd = alg_tmp(a, ((size_t)nd + 1) * 8);
@@ -1551,7 +1554,7 @@ move_dot_param(Alg *a, uint32_t i, uint32_t l, uint32_t r, const Dnums *d)
 	n.rb = d->lb, n.nrb = d->nlb;
 	n.lc = d->rc, n.nlc = d->nrc;
 	n.rc = d->lc, n.nrc = d->nlc;
-	nd = mk_dot(a, i, r, l, &n);
+	nd = alg_mk_dot(a, i, r, l, &n);
 	alg_swap_precision(a, nd);
 	lo = rank(a, r) - (int)(n.nlb + n.nlc);	/* free dims of the new lhs */
 	ro = rank(a, l) - (int)(n.nrb + n.nrc);
@@ -1584,6 +1587,8 @@ alg_h_dot(Alg *a, uint32_t i)
 		return 0;
 	if (supported_precision(a, i) && a->o->dot_to_mul && d.nlc == 0)
 		return dot_to_multiply(a, i, l, r, &d);
+	if (alg_dot_assoc(a, i))
+		return 1;
 	if (sharding_unreduced(a, i))
 		return 0;
 	if (dot_strength(a, i, l, r, &d))

@@ -45,7 +45,8 @@ const char *const pass_saturate_members[] = {
  * fusion (a fusion computation's parameters count) */
 const char *const pass_may_raise[] = {
 	"algsimp", "algsimp:default", "algsimp:move-dot-param-to-rhs",
-	"algsimp:conv-add-multiply-reorder",	/* xla's rules are not all shrinking: on
+	"algsimp:conv-add-multiply-reorder",
+	"algsimp:associative-reordering",	/* xla's rules are not all shrinking: on
 				 * data/ it raised BERT's training step after
 				 * default 663 -> 669 (reshape of a transpose
 				 * into slices and a concatenate), jax-md's
