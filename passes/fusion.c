@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "fusion.h"
+#include "fusion_order.h"
 
 const char *const fu_kind_names[4] = {"kLoop", "kInput", "kOutput",
 	"kCustom"};
@@ -1489,20 +1490,17 @@ setup_comp(Fu *f, uint32_t c)
 	free(seen);
 }
 
-/* parameters numbered by operand position, renamed param_N where the
- * number changed; operands written; the computations compacted */
+/* fusion fu done: its parameters numbered by operand position, renamed
+ * param_N where the number changed, its operands written and its
+ * computation compacted (if renamed); its state freed */
 static int
-finish_comp(Fu *f)
+fin_fus(Fu *f, FuFus *fu)
 {
 	HloModule *m = f->m;
-	uint32_t t, k, n, *ops;
+	uint32_t k, n, *ops;
 	char buf[64];
 
-	for (t = 0; t < f->nfus; t++) {
-		FuFus *fu = &f->fus[t];
-
-		if (!fu->renamed)
-			goto next;
+	if (fu->renamed) {
 		ops = xreallocarray(NULL, fu->n + 1, sizeof *ops);
 		for (k = 0; k < fu->n; k++) {
 			HloInstr *pi = &m->comps[fu->comp].ins[fu->prm[k]];
@@ -1520,11 +1518,28 @@ finish_comp(Fu *f)
 		free(ops);
 		if (hlo_comp_compact(m, fu->comp) < 0)
 			return pass_err_cycle(f->ctx, m, fu->comp);
-next:
-		free(fu->ops);
-		free(fu->prm);
-		free(fu->nd);
 	}
+	free(fu->ops);
+	free(fu->prm);
+	free(fu->nd);
+	fu->ops = fu->prm = NULL;
+	fu->nd = NULL;
+	fu->n = fu->cap = fu->cnd = 0;
+	fu->renamed = 0;
+	return 0;
+}
+
+/* every fusion done (fin_fus); operands written; the computation
+ * compacted */
+static int
+finish_comp(Fu *f)
+{
+	HloModule *m = f->m;
+	uint32_t t, k, n;
+
+	for (t = 0; t < f->nfus; t++)
+		if (fin_fus(f, &f->fus[t]) < 0)
+			return -1;
 	n = m->comps[f->c].nins;
 	f->hi = n + 1;
 	for (k = 0; k < n; k++) {
@@ -2036,6 +2051,8 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 	free(order);
 }
 
+enum { MOF_ROUNDS = 1000 };
+
 /* the names of the producers a round found no pair under: none will
  * have one in a later round either (a merge only replaces two fusions by
  * a tuple-shaped one, which is no candidate, and what reaches them then
@@ -2162,15 +2179,106 @@ mof_once(Fu *f, uint8_t *dropc, MofSeen *seen)
 	return done;
 }
 
-/* one merge at a time, the computation set up anew after each */
+/* mof_pairs on the state fusion_order.c keeps (its users each once, in
+ * the order a compaction would give); 1 if two were merged (*pa, *pb) */
+static int
+mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
+	uint32_t *pb)
+{
+	uint32_t i, j, a, b, n = fu_ord_users(o, p);
+	int aok;
+
+	for (i = 0; i < n; i++) {
+		a = o->use[i];
+		if (!mof_candidate(f, a))
+			continue;
+		aok = -1;
+		for (j = i + 1; j < n; j++) {
+			b = o->use[j];
+			if (!mof_candidate(f, b) || !pass_shape_same(f->m, 0,
+			    INS(f, a)->shape, INS(f, b)->shape) ||
+			    gpu_operands_after(f, a, b) + 1 > GPU_MAX_OPERANDS)
+				continue;
+			if (aok < 0)
+				aok = fu_ord_desc(o, o->mark, ++o->stamp, a);
+			if (!aok || o->mark[b] == o->stamp)
+				continue;
+			if (!fu_ord_desc(o, o->markb, ++o->stampb, b) ||
+			    o->markb[a] == o->stampb)
+				continue;
+			mof_merge(f, a, b, dropc);
+			*pa = a;
+			*pb = b;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* mof_comp's rounds on computation f->c (set up, in topological order),
+ * with what they recompute per merge kept up to date (fusion_order.h):
+ * the same merges in the same order, each finished (fin_fus) where its
+ * round's finish_comp did it */
+static int
+mof_inc(Fu *f, uint8_t *dropc, MofSeen *seen, int *r)
+{
+	HloModule *m = f->m;
+	FuOrd o;
+	uint32_t x, again = HLO_NONE, a, b, fi, merges = 0, t;
+	const HloInstr *pi;
+
+	fu_ord_init(&o, m, f->c, &f->dead);
+	while (merges < MOF_ROUNDS && *r == 0) {
+		x = again != HLO_NONE ? again : fu_ord_next(&o);
+		again = HLO_NONE;
+		if (x == HLO_NONE)
+			break;
+		pi = INS(f, x);
+		if ((pi->op == HOP_CONSTANT && eff_scalar(m, pi->shape)) ||
+		    (pi->op == HOP_BROADCAST && eff_scalar(m, INS(f,
+		    hlo_ops(m, pi)[0])->shape)) || mof_seen(seen, pi->name))
+			continue;
+		if (!mof_pairs_inc(f, &o, x, dropc, &a, &b)) {
+			mof_see(seen, pi->name);
+			continue;
+		}
+		merges++;
+		f->fused++;
+		fi = m->ids[INS(f, f->fwd[a])->ops];
+		*r = fin_fus(f, &f->fus[f->fid[fi]]);
+		f->fid[fi] = -1;
+		if (*r == 0 && fu_ord_merged(&o, a, b, f->fwd[a], f->fwd[b]))
+			again = x;
+	}
+	for (t = 0; t < f->nfus && *r == 0; t++)	/* as finish_comp */
+		*r = fin_fus(f, &f->fus[t]);
+	if (*r == 0) {
+		f->hi = m->comps[f->c].nins + 1;
+		fu_ord_apply(&o);
+		if (hlo_comp_compact(m, f->c) < 0)
+			*r = pass_err_cycle(f->ctx, m, f->c);
+	}
+	fu_ord_free(&o);
+	return merges > 0;
+}
+
+/* one merge at a time, the computation set up anew after each (or
+ * kept up to date: mof_inc) */
 static int
 mof_comp(Fu *f, uint32_t c, uint8_t *dropc, int *r)
 {
 	int changed = 0, once = 1, rounds;
 	MofSeen seen = { NULL, 0, 0 };
 
-	for (rounds = 0; once && *r == 0 && rounds < 1000; rounds++) {
-		setup_comp(f, c);
+	setup_comp(f, c);
+	if (f->nfus > 1 && fu_ord_sorted(f->m, c)) {
+		changed = mof_inc(f, dropc, &seen, r);
+		free(seen.v);
+		return changed;
+	}
+	for (rounds = 0; once && *r == 0 && rounds < MOF_ROUNDS; rounds++) {
+		if (rounds)
+			setup_comp(f, c);
 		once = f->nfus > 1 && mof_once(f, dropc, &seen);
 		changed |= once;
 		f->fused += once;
