@@ -110,6 +110,19 @@ grep '^sequence\|^best' "$T/out" >"$T/j1"
 expect 0 "ppo, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --n-steps 32 --n-envs 3 -j 3 --no-verify $gpt
 grep '^sequence\|^best' "$T/out" >"$T/j3"
 check "-j does not change the result" -- cmp -s "$T/j1" "$T/j3"
+# restarts from the best state: their replayed passes count in the
+# budget, and threads do not change the result
+expect 2 "restart-best out of range" -- $H search --algo ppo --restart-best 1.5 --no-verify $gpt
+expect 0 "search ppo default" -- $H search --algo ppo --budget 600 --no-verify $gpt
+check "search's ppo restarts a quarter of its episodes" -- grep -q 'restart-best=0.25' "$T/out"
+check "search's ppo rollouts follow the budget" -- grep -q 'n-steps=32 batch-size=32' "$T/out"
+expect 0 "ppo restarts, 3 envs, -j 1" -- $H search --algo ppo --budget 600 --restart-best 1 --n-envs 3 -j 1 --no-verify $gpt
+check "restarts: the budget exactly" -- grep -q '^steps *600 ' "$T/out"
+grep '^sequence\|^best' "$T/out" >"$T/r1"
+expect 0 "ppo restarts, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --restart-best 1 --n-envs 3 -j 3 --no-verify $gpt
+grep '^sequence\|^best' "$T/out" >"$T/r3"
+check "restarts: -j does not change the result" -- cmp -s "$T/r1" "$T/r3"
+check "restarts: a result" -- test -s "$T/r1"
 expect 0 "search --format json" -- $H search --algo a2c --budget 300 --format json --no-verify $gpt
 check "json rl member" -- grep -q '"rl": {"algorithm": "a2c"' "$T/out"
 

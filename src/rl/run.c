@@ -1,6 +1,8 @@
 /* run.c: the agents on the pass-ordering environment (see run.h): the
- * RlEnv table over Envs, the best state per module, the learning curve,
- * the wall-time limit, and a trained policy applied to a module */
+ * RlEnv table over Envs, the best state per module, episodes restarted
+ * from it (restart_best: its changing passes replayed, counted in the
+ * budget), the learning curve, the wall-time limit, and a trained policy
+ * applied to a module */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +27,10 @@ typedef struct {
 	char why[560];		/* why */
 	unsigned char *mask;
 	long episode;		/* episodes this slot started */
+	int *chg, nchg, capchg;	/* the actions of this episode that
+				 * changed the module, in order */
+	int from_best;		/* the next reset: -1 as restart_best
+				 * draws, 0 never, 1 when it can */
 } Slot;
 
 struct Shared {
@@ -34,6 +40,9 @@ struct Shared {
 	Slot *slots;
 	const char **names;
 	const char *phase;	/* "training", "greedy rollout", ... */
+	int **bestchg, *nbestchg;	/* per module: the actions of the
+				 * best state's episode that changed the
+				 * module (replaying them reaches it) */
 	double t0, last_progress;
 };
 
@@ -62,6 +71,58 @@ slot_mask(Slot *s, RlStep *out)
 		out->done = 1;
 }
 
+static long budget_left(const Shared *sh);
+
+static int
+push_chg(Slot *s, int a)
+{
+	int *p;
+
+	if (s->nchg == s->capchg) {
+		if (!(p = realloc(s->chg, (s->capchg ? 2 * s->capchg : 64) *
+		    sizeof *p)))
+			return -1;
+		s->chg = p;
+		s->capchg = s->capchg ? 2 * s->capchg : 64;
+	}
+	s->chg[s->nchg++] = a;
+	return 0;
+}
+
+/* restart_best: the episode goes on from the module's best state, its
+ * changing passes replayed (each a step of the run's budget) */
+static int
+replay_best(Slot *s, uint64_t seed, double *obs, RlError *e)
+{
+	Shared *sh = s->sh;
+	Env *env = s->mods[s->cur];
+	int m = s->cur, i, want = s->from_best;
+	double u = (double)(seed >> 11) * 0x1p-53;
+
+	s->from_best = -1;
+	if (want < 0)
+		want = u < sh->o->params.restart_best;
+	if (!want || !sh->nbestchg[m] || sh->nbestchg[m] > budget_left(sh))
+		return 0;
+	for (i = 0; i < sh->nbestchg[m]; i++) {
+		if (env_step(env, sh->bestchg[m][i], obs, &s->info) < 0)
+			return rl_err(e, "error: replaying the best state: "
+				"%s", env_error(env));
+		sh->run->steps++;
+		sh->run->passes_run += !s->info.cached;
+		if (s->info.changed && push_chg(s, sh->bestchg[m][i]) < 0)
+			return rl_err(e, "error: out of memory");
+		if (s->info.done)
+			break;
+	}
+	if (!s->info.done)
+		return 0;
+	s->nchg = 0;	/* the episode cannot go on from there */
+	if (env_reset(env, obs) < 0)
+		return rl_err(e, "error: %s", env_error(env));
+	return 0;
+}
+
 static int
 ad_reset(void *ctx, uint64_t seed, double *obs, RlError *e)
 {
@@ -71,9 +132,12 @@ ad_reset(void *ctx, uint64_t seed, double *obs, RlError *e)
 	s->cur = s->force >= 0 ? s->force : (int)(seed % s->sh->nmod);
 	s->force = -1;
 	s->episode++;
+	s->nchg = 0;
 	env = s->mods[s->cur];
 	if (env_reset(env, obs) < 0)
 		return rl_err(e, "error: %s", env_error(env));
+	if (s->sh->bestchg && replay_best(s, seed, obs, e) < 0)
+		return -1;
 	slot_mask(s, NULL);
 	return 0;
 }
@@ -95,6 +159,8 @@ ad_step(void *ctx, int a, double *obs, RlStep *out, RlError *e)
 	}
 	out->reward = s->info.reward;
 	out->done = s->info.done;
+	if (s->info.changed && s->sh->bestchg && push_chg(s, a) < 0)
+		return rl_err(e, "error: out of memory");
 	slot_mask(s, out);
 	return 0;
 }
@@ -122,6 +188,21 @@ grow(void **p, int *cap, int n, size_t size)
 	return 0;
 }
 
+/* the changing passes of slot s's episode become module m's best */
+static int
+keep_chg(Shared *sh, int m, const Slot *s)
+{
+	int *p = malloc((s->nchg ? s->nchg : 1) * sizeof *p);
+
+	if (!p)
+		return -1;
+	memcpy(p, s->chg, s->nchg * sizeof *p);
+	free(sh->bestchg[m]);
+	sh->bestchg[m] = p;
+	sh->nbestchg[m] = s->nchg;
+	return 0;
+}
+
 /* counts the step; a better state than the module's best is recorded */
 static void
 ad_after(void *ctx)
@@ -143,6 +224,10 @@ ad_after(void *ctx)
 	if (!(seq = malloc((n ? n : 1) * sizeof *seq)))
 		return;		/* not recorded; the search goes on */
 	memcpy(seq, env_actions(env), n * sizeof *seq);
+	if (sh->bestchg && keep_chg(sh, m, s) < 0) {
+		free(seq);
+		return;
+	}
 	free(run->seq[m]);
 	run->seq[m] = seq;
 	run->nseq[m] = n;
@@ -215,6 +300,9 @@ on_poll(void *u, long steps)
 	Shared *sh = u;
 
 	progress(sh, 0);
+	if (sh->bestchg && !strcmp(sh->phase, "training") &&
+	    sh->run->steps >= sh->o->params.total_steps)
+		return 1;	/* replays took the rest of training's steps */
 	if (sh->o->seconds > 0 && sh->run->seconds >= sh->o->seconds) {
 		sh->run->timed_out = 1;
 		return 1;
@@ -297,7 +385,12 @@ shared_free(Shared *sh)
 		if (i > 0)
 			free(sh->slots[i].mods);
 		free(sh->slots[i].mask);
+		free(sh->slots[i].chg);
 	}
+	for (m = 0; sh->bestchg && m < sh->nmod; m++)
+		free(sh->bestchg[m]);
+	free(sh->bestchg);
+	free(sh->nbestchg);
 	free(sh->slots);
 	free(sh->names);
 }
@@ -327,6 +420,7 @@ shared_init(Shared *sh, Env *const *mods, int nmod, int E, RlEnv *envs,
 		s = &sh->slots[i];
 		s->sh = sh;
 		s->force = -1;
+		s->from_best = -1;
 		if (!(s->mask = rl_alloc(sh->A, 1, e)))
 			return -1;
 		if (i == 0) {
@@ -372,6 +466,7 @@ final_rollouts(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
 			if ((left = budget_left(sh)) == 0)
 				return 0;
 			sh->slots[0].force = m;
+			sh->slots[0].from_best = 0;
 			if (rl_rollout(sh->run->policy, env, rl_seed64(r), 1,
 			    left < (1L << 30) ? left : 1L << 30, r, &ret,
 			    &steps, e) < 0)
@@ -381,6 +476,12 @@ final_rollouts(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
 	for (m = 0; sh->o->budget > 0 && !sh->run->timed_out &&
 	    (left = budget_left(sh)) > 0; m = (m + 1) % sh->nmod) {
 		sh->slots[0].force = m;
+		sh->slots[0].from_best = 0;
+		if (sh->bestchg && sh->nbestchg[m] && sh->nbestchg[m] < left &&
+		    gsl_rng_uniform(r) < sh->o->params.restart_best) {
+			sh->slots[0].from_best = 1;
+			left -= sh->nbestchg[m];
+		}
 		if (rl_rollout(sh->run->policy, env, rl_seed64(r), 0, left, r,
 		    &ret, &steps, e) < 0)
 			return -1;
@@ -407,6 +508,10 @@ rl_run(Env *const *mods, int nmod, const RlRunOpts *o, RlRun *run,
 	sh.t0 = now();
 	if (!(envs = rl_alloc(E, sizeof *envs, e)) ||
 	    shared_init(&sh, mods, nmod, E, envs, e) < 0)
+		goto out;
+	if (o->params.restart_best > 0 &&
+	    (!(sh.bestchg = rl_alloc(nmod, sizeof *sh.bestchg, e)) ||
+	    !(sh.nbestchg = rl_alloc(nmod, sizeof *sh.nbestchg, e))))
 		goto out;
 	if (!(r = gsl_rng_alloc(gsl_rng_mt19937))) {
 		rl_err(e, "error: out of memory");
