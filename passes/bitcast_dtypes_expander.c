@@ -61,43 +61,24 @@ match(PassEdit *ed, uint32_t i, void *arg)
 }
 
 static uint32_t
-add1(PrngB *b, int op, uint32_t shape, uint32_t x)
+add1(PassEdit *b, int op, uint32_t shape, uint32_t x)
 {
-	return prng_op(b, op, shape, 1, &x);
-}
-
-static uint32_t
-bcast(PrngB *b, uint32_t x, uint32_t shape, uint32_t n, const int64_t *dims)
-{
-	uint32_t i = add1(b, HOP_BROADCAST, shape, x);
-	HloAttr a = hlo_mk_ints(b->m, A_DIMENSIONS, dims, n);
-
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-static uint32_t
-iota(PrngB *b, uint32_t shape, int64_t dim)
-{
-	uint32_t i = prng_op(b, HOP_IOTA, shape, 0, NULL);
-	HloAttr a = hlo_mk_int(A_IOTA_DIM, dim);
-
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
+	return pass_b_op(b, op, shape, 1, &x);
 }
 
 /* width_out * iota along dim, in type ut over dims */
 static uint32_t
-shifts(PrngB *b, int ut, int rank, const int64_t *dims, int width)
+shifts(PassEdit *b, int ut, int rank, const int64_t *dims, int width)
 {
 	uint32_t s = hlo_shape(b->m, ut, rank, dims, NULL, 0, 0);
-	uint32_t k = bcast(b, prng_const(b, ut, (uint64_t)width), s, 0, NULL);
+	uint32_t k = pass_b_bcast(b, pass_b_scalar_bits(b, ut,
+		(uint64_t)width), s, 0, NULL);
 
-	return prng_bin(b, HOP_MUL, k, iota(b, s, rank - 1));
+	return prng_bin(b, HOP_MUL, k, pass_b_iota(b, s, rank - 1));
 }
 
 static uint32_t
-narrow(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+narrow(PassEdit *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 {
 	HloModule *m = b->m;
 	int r = from->rank, k, ui = utype(wi), uo = utype(wo);
@@ -110,15 +91,16 @@ narrow(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 	d[r] = 1;
 	s = hlo_shape(m, from->type, r + 1, d, NULL, 0, 0);
 	x = add1(b, HOP_RESHAPE, s, x);
-	x = bcast(b, x, s, (uint32_t)r + 1, id);
+	x = pass_b_bcast(b, x, s, (uint32_t)r + 1, id);
 	x = add1(b, HOP_RESHAPE, hlo_shape(m, from->type, r, d, NULL, 0, 0),
 		x);
 	d[r] = wi / wo;
-	x = bcast(b, x, hlo_shape(m, from->type, r + 1, d, NULL, 0, 0),
+	x = pass_b_bcast(b, x, hlo_shape(m, from->type, r + 1, d, NULL, 0, 0),
 		(uint32_t)r, id);
 	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r + 1, d, NULL, 0, 0), x);
 	x = prng_bin(b, HOP_SHRL, x, shifts(b, ui, r + 1, d, wo));
-	mask = bcast(b, prng_const(b, ui, ((uint64_t)1 << wo) - 1),
+	mask = pass_b_bcast(b, pass_b_scalar_bits(b, ui, ((uint64_t)1 << wo) -
+		1),
 		hlo_shape(m, ui, r + 1, d, NULL, 0, 0), 0, NULL);
 	x = prng_bin(b, HOP_AND, x, mask);
 	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r + 1, d, NULL, 0, 0), x);
@@ -127,27 +109,23 @@ narrow(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 }
 
 static uint32_t
-widen(PrngB *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
+widen(PassEdit *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 {
 	HloModule *m = b->m;
 	int r = from->rank, ui = utype(wi), uo = utype(wo);
 	int64_t d[64], last = r - 1;
-	uint32_t or, o[2], red;
+	uint32_t or, init, red;
 	char name[16];
-	HloAttr a;
 
 	memcpy(d, hlo_dims(m, from), r * sizeof *d);
 	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r, d, NULL, 0, 0), x);
 	x = add1(b, HOP_CONVERT, hlo_shape(m, uo, r, d, NULL, 0, 0), x);
 	x = prng_bin(b, HOP_SHL, x, shifts(b, uo, r, d, wi));
-	o[0] = x;
-	o[1] = prng_const(b, uo, 0);
+	init = pass_b_scalar_bits(b, uo, 0);
 	snprintf(name, sizeof name, "or_U%d", wo);
 	or = pass_b_scalar_comp(m, name, HOP_OR, uo, "lhs", "rhs");
-	red = prng_op(b, HOP_REDUCE, hlo_shape(m, uo, r - 1, d, NULL, 0, 0), 2, o);
-	a = hlo_mk_ints(m, A_DIMENSIONS, &last, 1);
-	hlo_set_attrs(m, b->c, red, 1, &a);
-	hlo_set_called(m, b->c, red, 1, &or);
+	red = pass_b_reduce(b, x, init, hlo_shape(m, uo, r - 1, d, NULL, 0, 0),
+		1, &last, or);
 	return add1(b, HOP_BITCASTCVT, hlo_shape(m, to, r - 1, d, NULL, 0, 0),
 		red);
 }
@@ -157,15 +135,14 @@ make_comp(HloModule *m, uint32_t name, uint32_t opshape, int to)
 {
 	const HloShape *from = hlo_sh(m, opshape);
 	int wi = hlo_typeinfo[from->type].bits, wo = hlo_typeinfo[to].bits;
-	PrngB b;
+	PassEdit b;
 	uint32_t p;
 
-	b.m = m;
-	b.c = hlo_comp_add(m, name);
-	p = prng_param(&b, 0, opshape, "a");
+	pass_b_fresh(&b, m, hlo_comp_add(m, name));
+	p = pass_b_param(&b, 0, opshape, pass_unique_name(m, "a"));
 	from = hlo_sh(m, opshape);
-	m->comps[b.c].root = wi > wo ? narrow(&b, p, from, wi, wo, to) :
-		widen(&b, p, from, wi, wo, to);
+	pass_b_root(&b, wi > wo ? narrow(&b, p, from, wi, wo, to) :
+		widen(&b, p, from, wi, wo, to));
 	return b.c;
 }
 

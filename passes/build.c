@@ -29,6 +29,47 @@ pass_b_op(PassEdit *ed, int op, uint32_t shape, uint32_t nops,
 	return i;
 }
 
+void
+pass_b_fresh(PassEdit *ed, HloModule *m, uint32_t c)
+{
+	memset(ed, 0, sizeof *ed);
+	ed->m = m;
+	ed->c = c;
+	ed->fresh = 1;
+}
+
+uint32_t
+pass_b_param(PassEdit *ed, int64_t num, uint32_t shape, uint32_t name)
+{
+	uint32_t p = hlo_instr_add(ed->m, ed->c, HOP_PARAMETER, shape, name, 0,
+		NULL);
+
+	ed->m->comps[ed->c].ins[p].num = num;
+	return p;
+}
+
+void
+pass_b_root(PassEdit *ed, uint32_t x)
+{
+	ed->m->comps[ed->c].root = x;
+}
+
+int
+pass_b_dims(PassEdit *ed, uint32_t x, int64_t *d)
+{
+	const HloShape *sh = hlo_sh(ed->m, pass_b_shape(ed, x));
+
+	memcpy(d, hlo_dims(ed->m, sh), sh->rank * sizeof *d);
+	return sh->rank;
+}
+
+uint32_t
+pass_b_plain(PassEdit *ed, uint32_t x, int type)
+{
+	return hlo_shape_with_type(ed->m, hlo_shape_no_layout(ed->m,
+		pass_b_shape(ed, x)), type);
+}
+
 uint32_t
 pass_b_shape(PassEdit *ed, uint32_t x)
 {
@@ -157,6 +198,27 @@ pass_b_bitcast_convert(PassEdit *ed, uint32_t x, int type)
 }
 
 uint32_t
+pass_b_xconvert(PassEdit *ed, int op, uint32_t x, int type)
+{
+	return pass_b_op(ed, op, pass_b_plain(ed, x, type), 1, &x);
+}
+
+uint32_t
+pass_b_broadcast(PassEdit *ed, uint32_t x, int n, const int64_t *sizes)
+{
+	int64_t d[64], od[64], bd[64];
+	int xr = pass_b_dims(ed, x, d), k;
+
+	memcpy(od, sizes, n * sizeof *od);
+	for (k = 0; k < xr; k++) {
+		od[n + k] = d[k];
+		bd[k] = n + k;
+	}
+	return pass_b_bcast(ed, x, pass_b_array(ed->m, pass_b_type(ed, x),
+		n + xr, od), (uint32_t)xr, bd);
+}
+
+uint32_t
 pass_b_reshape(PassEdit *ed, uint32_t x, int rank, const int64_t *dims)
 {
 	return pass_b_op(ed, HOP_RESHAPE, pass_b_array(ed->m,
@@ -206,6 +268,35 @@ pass_b_slice(PassEdit *ed, uint32_t x, const int64_t *start,
 	a.kind = K_SLICE;
 	hlo_set_attrs(m, ed->c, i, 1, &a);
 	return i;
+}
+
+uint32_t
+pass_b_concat(PassEdit *ed, uint32_t n, const uint32_t *xs, int64_t dim)
+{
+	int64_t d[64], e[64];
+	int r = pass_b_dims(ed, xs[0], d);
+	uint32_t k, i;
+	HloAttr a;
+
+	for (k = 1; k < n; k++) {
+		pass_b_dims(ed, xs[k], e);
+		d[dim] += e[dim];
+	}
+	i = pass_b_op(ed, HOP_CONCAT, pass_b_array(ed->m, pass_b_type(ed,
+		xs[0]), r, d), n, xs);
+	a = hlo_mk_ints(ed->m, A_DIMENSIONS, &dim, 1);
+	hlo_set_attrs(ed->m, ed->c, i, 1, &a);
+	return i;
+}
+
+uint32_t
+pass_b_tuple(PassEdit *ed, uint32_t n, const uint32_t *xs)
+{
+	uint32_t s[64], k;
+
+	for (k = 0; k < n; k++)
+		s[k] = pass_b_shape(ed, xs[k]);
+	return pass_b_op(ed, HOP_TUPLE, hlo_shape_tuple(ed->m, n, s), n, xs);
 }
 
 uint32_t

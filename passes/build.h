@@ -1,13 +1,32 @@
-/* build.h: building instructions inside a PassEdit (build.c), for the
- * expander passes: constants, broadcasts, elementwise and shape ops with
- * the shape xla's shape inference gives, and the OpExpanderPass driver. */
+/* build.h: building instructions (build.c), for the expander passes:
+ * the one builder of new instructions, inside a computation a PassEdit
+ * edits or inside a new computation (pass_b_fresh); constants,
+ * broadcasts, elementwise and shape ops with the shape xla's shape
+ * inference gives, and the OpExpanderPass driver. The PRNG bit mixing
+ * (prng_build.h) and the linear-algebra blocks (linalg_build.h) are
+ * built with these. */
 #ifndef BUILD_H
 #define BUILD_H
 
 #include "pass.h"
 
+void pass_b_fresh(PassEdit *ed, HloModule *m, uint32_t c);
+				/* ed builds computation c, a new one an
+				 * expander adds: nothing is forwarded or
+				 * counted (pass_res is the identity), no
+				 * pass_edit_free */
 uint32_t pass_b_op(PassEdit *ed, int op, uint32_t shape, uint32_t nops,
 	const uint32_t *ops);	/* fresh name after the opcode */
+uint32_t pass_b_param(PassEdit *ed, int64_t num, uint32_t shape,
+	uint32_t name);		/* parameter num named name (a string id) */
+void pass_b_root(PassEdit *ed, uint32_t x);
+				/* (set after x is built: adding instructions
+				 * may move m->comps) */
+int pass_b_dims(PassEdit *ed, uint32_t x, int64_t *d);
+				/* rank of x, its dims copied into d */
+uint32_t pass_b_plain(PassEdit *ed, uint32_t x, int type);
+				/* x's shape without its layout, of element
+				 * type type (XlaBuilder's result shapes) */
 uint32_t pass_b_shape(PassEdit *ed, uint32_t x);	/* shape id of x */
 int pass_b_type(PassEdit *ed, uint32_t x);	/* element type of x */
 uint32_t pass_b_array(HloModule *m, int type, int rank, const int64_t *dims);
@@ -29,12 +48,24 @@ uint32_t pass_b_compare(PassEdit *ed, uint32_t a, uint32_t b,
 uint32_t pass_b_select(PassEdit *ed, uint32_t p, uint32_t a, uint32_t b);
 uint32_t pass_b_convert(PassEdit *ed, uint32_t x, int type);
 uint32_t pass_b_bitcast_convert(PassEdit *ed, uint32_t x, int type);
+				/* these two keep x's layout */
+uint32_t pass_b_xconvert(PassEdit *ed, int op, uint32_t x, int type);
+				/* XlaBuilder's ConvertElementType (op
+				 * HOP_CONVERT) or BitcastConvertType
+				 * (HOP_BITCASTCVT): no layout */
+uint32_t pass_b_broadcast(PassEdit *ed, uint32_t x, int n,
+	const int64_t *sizes);	/* XlaBuilder's Broadcast: sizes
+				 * prepended to x's dims */
 uint32_t pass_b_reshape(PassEdit *ed, uint32_t x, int rank,
 	const int64_t *dims);
 uint32_t pass_b_transpose(PassEdit *ed, uint32_t x, int rank,
 	const int64_t *perm);
 uint32_t pass_b_slice(PassEdit *ed, uint32_t x, const int64_t *start,
 	const int64_t *limit, const int64_t *stride);
+				/* stride NULL: 1 */
+uint32_t pass_b_concat(PassEdit *ed, uint32_t n, const uint32_t *xs,
+	int64_t dim);
+uint32_t pass_b_tuple(PassEdit *ed, uint32_t n, const uint32_t *xs);
 uint32_t pass_b_set_attrs_like(PassEdit *ed, uint32_t dst, uint32_t src);
 				/* copies src's attributes to dst; returns dst */
 

@@ -39,15 +39,15 @@
 #define CH_BLOCK 128		/* BuildCholesky's block_size */
 
 static int
-is_complex(PassLaB *b, uint32_t x)
+is_complex(PassEdit *b, uint32_t x)
 {
-	return hlo_typeinfo[pass_la_type(b, x)].cls == C_CPLX;
+	return hlo_typeinfo[pass_b_type(b, x)].cls == C_CPLX;
 }
 
 /* sqrt of a diagonal element and whether it is NaN: for complex, the
  * sqrt of its real part as a complex number */
 static uint32_t
-diag_sqrt(PassLaB *b, uint32_t x, uint32_t *nan)
+diag_sqrt(PassEdit *b, uint32_t x, uint32_t *nan)
 {
 	uint32_t s;
 
@@ -64,17 +64,17 @@ diag_sqrt(PassLaB *b, uint32_t x, uint32_t *nan)
 
 /* one trip of CholeskyUnblocked: vars a, l, seen_error */
 static void
-unblocked_body(PassLaB *b, uint32_t i, const uint32_t *v, uint32_t *out,
+unblocked_body(PassEdit *b, uint32_t i, const uint32_t *v, uint32_t *out,
 	void *arg)
 {
 	int64_t d[PASS_LA_MAXR], one[2] = {1, 1};
-	int r = pass_la_dims(b, v[0], d), t = pass_la_type(b, v[0]);
-	uint32_t sh = pass_la_array(b->m, TY_S32, r, d), row, col, mask, mz;
+	int r = pass_b_dims(b, v[0], d), t = pass_b_type(b, v[0]);
+	uint32_t sh = pass_b_array(b->m, TY_S32, r, d), row, col, mask, mz;
 	uint32_t lsq, lii, nan, ij[2] = {i, i};
 
 	(void)arg;
-	row = pass_la_iota_dim(b, sh, r - 1);
-	col = pass_la_iota_dim(b, sh, r - 2);
+	row = pass_b_iota(b, sh, r - 1);
+	col = pass_b_iota(b, sh, r - 2);
 	mask = pass_la_cmp(b, col, row, "GE", 0, NULL);
 	mask = pass_la_bin(b, HOP_AND, mask, pass_la_cmp(b, row, i, "EQ", 0,
 		NULL), 0, NULL);
@@ -91,17 +91,17 @@ unblocked_body(PassLaB *b, uint32_t i, const uint32_t *v, uint32_t *out,
 
 /* CholeskyUnblocked(x): the factor, and pred[..., 1, 1] errors in *err */
 static uint32_t
-unblocked(PassLaB *b, uint32_t x, uint32_t *err)
+unblocked(PassEdit *b, uint32_t x, uint32_t *err)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 	uint32_t init[3], out[3];
 
 	init[0] = x;
 	init[1] = pass_la_full_like(b, x, 0);
 	d[r - 1] = d[r - 2] = 1;
 	init[2] = pass_la_zeros(b, TY_PRED, r, d);
-	pass_la_dims(b, x, d);
+	pass_b_dims(b, x, d);
 	pass_la_for_each(b, d[r - 1], 3, init, "unblocked", unblocked_body,
 		NULL, out);
 	*err = out[2];
@@ -111,13 +111,13 @@ unblocked(PassLaB *b, uint32_t x, uint32_t *err)
 /* TriangularSolve(f, x, left_side=false, lower=true, unit_diagonal=false,
  * ADJOINT) */
 static uint32_t
-trisolve(PassLaB *b, uint32_t f, uint32_t x)
+trisolve(PassEdit *b, uint32_t f, uint32_t x)
 {
 	uint32_t o[2] = {f, x}, i;
 	HloAttr a[2];
 
-	i = pass_la_op(b, HOP_TRISOLVE, hlo_shape_no_layout(b->m,
-		pass_la_shape(b, x)), 2, o);
+	i = pass_b_op(b, HOP_TRISOLVE, hlo_shape_no_layout(b->m,
+		pass_b_shape(b, x)), 2, o);
 	a[0] = hlo_mk_int(A_LOWER, 1);
 	a[0].kind = K_BOOL;
 	a[1] = hlo_mk_bytes(b->m, A_TRANSPOSE_A, K_WORD, "ADJOINT", 7);
@@ -127,11 +127,11 @@ trisolve(PassLaB *b, uint32_t f, uint32_t x)
 
 /* BuildCholesky: the lower factor of a */
 static uint32_t
-build_cholesky(PassLaB *b, uint32_t a)
+build_cholesky(PassEdit *b, uint32_t a)
 {
 	int64_t d[PASS_LA_MAXR], e[PASS_LA_MAXR], bd[PASS_LA_MAXR];
 	int64_t st[2], en[2], n, i, k;
-	int r = pass_la_dims(b, a, d), j;
+	int r = pass_b_dims(b, a, d), j;
 	uint32_t l, err, panel, x, f, ferr, lhs, rhs;
 
 	n = d[r - 1];
@@ -188,7 +188,7 @@ static uint32_t
 build(HloModule *m, uint32_t sa, int lower)
 {
 	HloBuf name = {0}, s = {0};
-	PassLaB b;
+	PassEdit b;
 	uint32_t a;
 	size_t k;
 
@@ -204,8 +204,7 @@ build(HloModule *m, uint32_t sa, int lower)
 	hlo_buf_printf(&name, "xla.cholesky_%s_%s", s.buf, lower ? "lower" :
 		"upper");
 	hlo_buf_put(&name, "", 1);
-	b.m = m;
-	b.c = pass_la_comp(m, name.buf);
+	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
 	hlo_buf_free(&s);
 	a = pass_la_param(&b, 0, sa, "a");
@@ -214,7 +213,7 @@ build(HloModule *m, uint32_t sa, int lower)
 	a = build_cholesky(&b, a);
 	if (!lower)
 		a = pass_la_transpose_minor(&b, a);
-	pass_la_root(&b, a);
+	pass_b_root(&b, a);
 	return b.c;
 }
 

@@ -50,60 +50,60 @@ typedef struct {
 } Rot;
 
 static int
-is_complex(PassLaB *b, uint32_t x)
+is_complex(PassEdit *b, uint32_t x)
 {
-	return hlo_typeinfo[pass_la_type(b, x)].cls == C_CPLX;
+	return hlo_typeinfo[pass_b_type(b, x)].cls == C_CPLX;
 }
 
 static uint32_t
-like(PassLaB *b, uint32_t x, double v)
+like(PassEdit *b, uint32_t x, double v)
 {
-	return pass_la_const(b, pass_la_type(b, x), v);
+	return pass_b_scalar(b, pass_b_type(b, x), v);
 }
 
 static uint32_t
-bin(PassLaB *b, int op, uint32_t x, uint32_t y)
+bin(PassEdit *b, int op, uint32_t x, uint32_t y)
 {
 	return pass_la_bin(b, op, x, y, 0, NULL);
 }
 
 static uint32_t
-zeros_like(PassLaB *b, uint32_t x)
+zeros_like(PassEdit *b, uint32_t x)
 {
 	return pass_la_full_like(b, x, 0);
 }
 
 /* Abs, of the real type for complex x */
 static uint32_t
-absv(PassLaB *b, uint32_t x)
+absv(PassEdit *b, uint32_t x)
 {
 	uint32_t s = hlo_shape_with_type(b->m, hlo_shape_no_layout(b->m,
-		pass_la_shape(b, x)), pass_la_real_type(pass_la_type(b, x)));
+		pass_b_shape(b, x)), pass_la_real_type(pass_b_type(b, x)));
 
-	return pass_la_op(b, HOP_ABS, s, 1, &x);
+	return pass_b_op(b, HOP_ABS, s, 1, &x);
 }
 
 /* GetDiagonalMask(x, 0) */
 static uint32_t
-diag_mask(PassLaB *b, uint32_t x)
+diag_mask(PassEdit *b, uint32_t x)
 {
 	int64_t d[PASS_LA_MAXR], zero = 0;
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 	uint32_t ia = pass_la_iota(b, TY_S32, d[r - 1]), ib;
 
 	ib = pass_la_iota(b, TY_S32, d[r - 2]);
-	ib = bin(b, HOP_ADD, ib, pass_la_const(b, TY_S32, 0));
-	ia = pass_la_bcast(b, ia, 1, &d[r - 2]);
-	return pass_la_bcast(b, pass_la_cmp(b, ib, ia, "EQ", 1, &zero),
+	ib = bin(b, HOP_ADD, ib, pass_b_scalar(b, TY_S32, 0));
+	ia = pass_b_broadcast(b, ia, 1, &d[r - 2]);
+	return pass_b_broadcast(b, pass_la_cmp(b, ib, ia, "EQ", 1, &zero),
 		r - 2, d);
 }
 
 /* GetMatrixDiagonal(x, 0) */
 static uint32_t
-get_diag(PassLaB *b, uint32_t x)
+get_diag(PassEdit *b, uint32_t x)
 {
 	int64_t d[PASS_LA_MAXR], rd;
-	int r = pass_la_dims(b, x, d), t = pass_la_type(b, x);
+	int r = pass_b_dims(b, x, d), t = pass_b_type(b, x);
 	uint32_t sel;
 
 	rd = d[r - 2] >= d[r - 1] ? r - 2 : r - 1;
@@ -115,10 +115,10 @@ get_diag(PassLaB *b, uint32_t x)
 
 /* SetMatrixDiagonal(x, diag, 0), diag as long as x's rows */
 static uint32_t
-set_diag(PassLaB *b, uint32_t x, uint32_t diag)
+set_diag(PassEdit *b, uint32_t x, uint32_t diag)
 {
 	int64_t d[PASS_LA_MAXR], bd[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 
 	for (k = 0; k < r - 1; k++)
 		bd[k] = k;
@@ -128,7 +128,7 @@ set_diag(PassLaB *b, uint32_t x, uint32_t diag)
 
 /* HermitianEigenDecomposition2x2 of the quadrants' diagonals */
 static Rot
-eigh2x2(PassLaB *b, uint32_t wtl, uint32_t wtr, uint32_t wbr)
+eigh2x2(PassEdit *b, uint32_t wtl, uint32_t wtr, uint32_t wbr)
 {
 	int cplx = is_complex(b, wtl);
 	uint32_t zero, one, two, w = HLO_NONE, at, tau, t, tiny, odt, c, s;
@@ -179,10 +179,10 @@ eigh2x2(PassLaB *b, uint32_t wtl, uint32_t wtr, uint32_t wbr)
 
 /* ApplyJacobiRotationOverRows (cols 0) or OverCols (cols 1) */
 static void
-rotate(PassLaB *b, const Rot *r, uint32_t *q, int cols)
+rotate(PassEdit *b, const Rot *r, uint32_t *q, int cols)
 {
 	int64_t d[PASS_LA_MAXR], bd[PASS_LA_MAXR];
-	int n = pass_la_dims(b, q[0], d), k;
+	int n = pass_b_dims(b, q[0], d), k;
 	uint32_t c, s, sc, o[4];
 
 	for (k = 0; k < n - 1; k++)
@@ -210,10 +210,10 @@ rotate(PassLaB *b, const Rot *r, uint32_t *q, int cols)
 
 /* PermuteRowsInColumn(x, y) (rows 1) or PermuteColumnsInRow(x, y) */
 static void
-permute(PassLaB *b, uint32_t *x, uint32_t *y, int rows)
+permute(PassEdit *b, uint32_t *x, uint32_t *y, int rows)
 {
 	int64_t d[PASS_LA_MAXR], k, s[2], e[2];
-	int r = pass_la_dims(b, *x, d), n = rows ? 2 : 1;
+	int r = pass_b_dims(b, *x, d), n = rows ? 2 : 1;
 	uint32_t p[3], nx, ny;
 
 	k = d[r - 1];
@@ -224,17 +224,17 @@ permute(PassLaB *b, uint32_t *x, uint32_t *y, int rows)
 	p[0] = SL(*x, 0, 1);
 	p[1] = SL(*y, 0, 1);
 	p[2] = SL(*x, 1, k - 1);
-	nx = pass_la_concat(b, 3, p, r - n);
+	nx = pass_b_concat(b, 3, p, r - n);
 	p[0] = SL(*y, 1, k);
 	p[1] = SL(*x, k - 1, k);
-	ny = pass_la_concat(b, 2, p, r - n);
+	ny = pass_b_concat(b, 2, p, r - n);
 #undef SL
 	*x = nx;
 	*y = ny;
 }
 
 static void
-apply_rotations(PassLaB *b, Quads *q)
+apply_rotations(PassEdit *b, Quads *q)
 {
 	Rot r = eigh2x2(b, q->w[0], q->w[1], q->w[3]);
 
@@ -255,7 +255,7 @@ apply_rotations(PassLaB *b, Quads *q)
 
 /* one round of the sweep: vars tol, w[4], v[4] */
 static void
-round_body(PassLaB *b, uint32_t i, const uint32_t *vars, uint32_t *out,
+round_body(PassEdit *b, uint32_t i, const uint32_t *vars, uint32_t *out,
 	void *arg)
 {
 	Quads q;
@@ -271,25 +271,25 @@ round_body(PassLaB *b, uint32_t i, const uint32_t *vars, uint32_t *out,
 }
 
 static uint32_t
-sq_norm(PassLaB *b, uint32_t x)
+sq_norm(PassEdit *b, uint32_t x)
 {
 	return pass_la_unary(b, HOP_REAL, bin(b, HOP_MUL, x, pass_la_conj(b,
 		x, 1)));
 }
 
 static uint32_t
-off_diag(PassLaB *b, uint32_t x)
+off_diag(PassEdit *b, uint32_t x)
 {
 	return pass_la_select(b, diag_mask(b, x), zeros_like(b, x), x);
 }
 
 /* ComputeFrobeniusNorms: *off and the return, squared, per matrix */
 static uint32_t
-norms(PassLaB *b, const uint32_t *w, uint32_t *off)
+norms(PassEdit *b, const uint32_t *w, uint32_t *off)
 {
 	int64_t d[PASS_LA_MAXR], rd[2];
-	int r = pass_la_dims(b, w[0], d);
-	int nt = pass_la_real_type(pass_la_type(b, w[0]));
+	int r = pass_b_dims(b, w[0], d);
+	int nt = pass_la_real_type(pass_b_type(b, w[0]));
 	uint32_t zero, f, o;
 
 	rd[0] = r - 2;
@@ -309,69 +309,66 @@ norms(PassLaB *b, const uint32_t *w, uint32_t *off)
 static uint32_t
 or_comp(HloModule *m)
 {
-	PassLaB b;
+	PassEdit b;
 	uint32_t p[2], s = hlo_shape_scalar(m, TY_PRED);
 
-	b.m = m;
-	b.c = pass_la_comp(m, "or");
+	pass_b_fresh(&b, m, pass_la_comp(m, "or"));
 	p[0] = pass_la_param(&b, 0, s, "lhs");
 	p[1] = pass_la_param(&b, 1, s, "rhs");
-	pass_la_root(&b, pass_la_op(&b, HOP_OR, s, 2, p));
+	pass_b_root(&b, pass_b_op(&b, HOP_OR, s, 2, p));
 	return b.c;
 }
 
 /* WhileLoopHelper "EighJacobiSweeps" over vals[10]: iter, tol, w, v */
 static void
-sweeps(PassLaB *b, uint32_t *vals, int64_t n, int64_t max_iter)
+sweeps(PassEdit *b, uint32_t *vals, int64_t n, int64_t max_iter)
 {
 	HloModule *m = b->m;
 	uint32_t shapes[10], st[10], nx[10], ls, p, w, called[2], off, f, c;
 	int64_t d[PASS_LA_MAXR], all[PASS_LA_MAXR];
 	int k, r;
-	PassLaB cb, bb;
+	PassEdit cb, bb;
 
 	for (k = 0; k < 10; k++)
-		shapes[k] = pass_la_shape(b, vals[k]);
+		shapes[k] = pass_b_shape(b, vals[k]);
 	ls = hlo_shape_tuple(m, 10, shapes);
-	cb.m = m;
-	cb.c = pass_la_comp(m, "EighJacobiSweeps_condition");
+	pass_b_fresh(&cb, m, pass_la_comp(m, "EighJacobiSweeps_condition"));
 	p = pass_la_param(&cb, 0, ls, "parameter");
 	for (k = 0; k < 10; k++)
-		st[k] = pass_la_gte(&cb, p, k);
+		st[k] = pass_b_gte(&cb, p, k);
 	c = pass_la_cmp(&cb, st[0], like(&cb, st[0], (double)max_iter), "LT",
 		0, NULL);
 	f = norms(&cb, st + 2, &off);
 	f = bin(&cb, HOP_MUL, f, bin(&cb, HOP_MUL, st[1], st[1]));
 	f = pass_la_cmp(&cb, f, off, "LT", 0, NULL);
-	r = pass_la_dims(&cb, f, d);
+	r = pass_b_dims(&cb, f, d);
 	for (k = 0; k < r; k++)
 		all[k] = k;
-	f = pass_la_reduce(&cb, f, pass_la_const(&cb, TY_PRED, 0), or_comp(m),
+	f = pass_la_reduce(&cb, f, pass_b_scalar(&cb, TY_PRED, 0), or_comp(m),
 		r, all);
-	pass_la_root(&cb, bin(&cb, HOP_AND, c, f));
+	pass_b_root(&cb, bin(&cb, HOP_AND, c, f));
 
-	bb.m = m;
-	bb.c = pass_la_comp(m, "EighJacobiSweeps_body");
+	pass_b_fresh(&bb, m, pass_la_comp(m, "EighJacobiSweeps_body"));
 	p = pass_la_param(&bb, 0, ls, "parameter");
 	for (k = 0; k < 10; k++)
-		st[k] = pass_la_gte(&bb, p, k);
+		st[k] = pass_b_gte(&bb, p, k);
 	pass_la_for_each(&bb, n - 1, 9, st + 1, "ApplyRotations", round_body,
 		NULL, nx + 1);
 	nx[0] = bin(&bb, HOP_ADD, st[0], like(&bb, st[0], 1));
-	pass_la_root(&bb, pass_la_tuple(&bb, 10, nx));
+	pass_b_root(&bb, pass_b_tuple(&bb, 10, nx));
 
-	w = pass_la_tuple(b, 10, vals);
-	w = pass_la_op(b, HOP_WHILE, ls, 1, &w);
+	w = pass_b_tuple(b, 10, vals);
+	w = pass_b_op(b, HOP_WHILE, ls, 1, &w);
 	called[0] = bb.c;
 	called[1] = cb.c;
 	hlo_set_called(m, b->c, w, 2, called);
 	for (k = 0; k < 10; k++)
-		vals[k] = pass_la_gte(b, w, k);
+		vals[k] = pass_b_gte(b, w, k);
 }
 
 /* Symmetrize(x, lower) */
 static uint32_t
-symmetrize(PassLaB *b, uint32_t x, int lower)
+symmetrize(PassEdit *b, uint32_t x, int lower)
 {
 	uint32_t mask, re, im, imask;
 
@@ -396,30 +393,29 @@ symmetrize(PassLaB *b, uint32_t x, int lower)
 static uint32_t
 lt_comp(HloModule *m, int tw, int tv)
 {
-	PassLaB b;
+	PassEdit b;
 	uint32_t p[4], r;
 	HloAttr a[2];
 
-	b.m = m;
-	b.c = pass_la_comp(m, "compare-less-than");
+	pass_b_fresh(&b, m, pass_la_comp(m, "compare-less-than"));
 	p[0] = pass_la_param(&b, 0, hlo_shape_scalar(m, tw), "p.0.lhs");
 	p[1] = pass_la_param(&b, 1, hlo_shape_scalar(m, tw), "p.0.rhs");
 	p[2] = pass_la_param(&b, 2, hlo_shape_scalar(m, tv), "p.1.lhs");
 	p[3] = pass_la_param(&b, 3, hlo_shape_scalar(m, tv), "p.1.rhs");
-	r = pass_la_op(&b, HOP_COMPARE, hlo_shape_scalar(m, TY_PRED), 2, p);
+	r = pass_b_op(&b, HOP_COMPARE, hlo_shape_scalar(m, TY_PRED), 2, p);
 	a[0] = hlo_mk_bytes(m, A_DIRECTION, K_WORD, "LT", 2);
 	a[1] = hlo_mk_bytes(m, A_CMP_TYPE, K_WORD, "TOTALORDER", 10);
 	hlo_set_attrs(m, b.c, r, 2, a);
-	pass_la_root(&b, r);
+	pass_b_root(&b, r);
 	return b.c;
 }
 
 /* SortByEigenvalues */
 static void
-sort_eig(PassLaB *b, uint32_t *v, uint32_t *w)
+sort_eig(PassEdit *b, uint32_t *v, uint32_t *w)
 {
 	int64_t d[PASS_LA_MAXR], bd[PASS_LA_MAXR], dim;
-	int r = pass_la_dims(b, *v, d), k;
+	int r = pass_b_dims(b, *v, d), k;
 	uint32_t o[2], s[2], st;
 	HloAttr a;
 
@@ -428,31 +424,31 @@ sort_eig(PassLaB *b, uint32_t *v, uint32_t *w)
 	bd[r - 2] = r - 1;
 	o[0] = pass_la_bcast_in_dim(b, *w, r, d, bd);
 	o[1] = *v;
-	s[0] = pass_la_shape(b, o[0]);
-	s[1] = pass_la_shape(b, o[1]);
-	st = pass_la_op(b, HOP_SORT, hlo_shape_tuple(b->m, 2, s), 2, o);
+	s[0] = pass_b_shape(b, o[0]);
+	s[1] = pass_b_shape(b, o[1]);
+	st = pass_b_op(b, HOP_SORT, hlo_shape_tuple(b->m, 2, s), 2, o);
 	dim = r - 1;
 	a = hlo_mk_ints(b->m, A_DIMENSIONS, &dim, 1);
 	hlo_attr_set(b->m, b->c, st, &a);
-	k = (int)lt_comp(b->m, pass_la_type(b, o[0]), pass_la_type(b, o[1]));
+	k = (int)lt_comp(b->m, pass_b_type(b, o[0]), pass_b_type(b, o[1]));
 	hlo_set_called(b->m, b->c, st, 1, (uint32_t *)&k);
-	*w = get_diag(b, pass_la_gte(b, st, 0));
-	*v = pass_la_gte(b, st, 1);
+	*w = get_diag(b, pass_b_gte(b, st, 0));
+	*v = pass_b_gte(b, st, 1);
 }
 
 /* BuildEigh: the tuple (v, w) */
 static uint32_t
-build_eigh(PassLaB *b, uint32_t a, const EighCfg *cfg)
+build_eigh(PassEdit *b, uint32_t a, const EighCfg *cfg)
 {
 	int64_t d[PASS_LA_MAXR], n, k, s[2], e[2], pad[3 * PASS_LA_MAXR];
-	int r = pass_la_dims(b, a, d), t = pass_la_type(b, a), j;
+	int r = pass_b_dims(b, a, d), t = pass_b_type(b, a), j;
 	uint32_t vals[10], zero, wv[2], x[2];
 
 	n = d[r - 1];
 	if (n <= 1) {
 		wv[0] = pass_la_full_like(b, a, 1);
 		wv[1] = get_diag(b, pass_la_unary(b, HOP_REAL, a));
-		return pass_la_tuple(b, 2, wv);
+		return pass_b_tuple(b, 2, wv);
 	}
 	a = symmetrize(b, a, cfg->lower);
 	k = (n + 1) / 2;
@@ -464,7 +460,7 @@ build_eigh(PassLaB *b, uint32_t a, const EighCfg *cfg)
 	vals[5] = SL(k, k, n, n);
 #undef SL
 	if (n % 2) {
-		zero = pass_la_const(b, t, 0);
+		zero = pass_b_scalar(b, t, 0);
 		memset(pad, 0, sizeof pad);
 		pad[3 * (r - 1) + 1] = 1;
 		vals[3] = pass_la_pad(b, vals[3], zero, pad);
@@ -474,20 +470,20 @@ build_eigh(PassLaB *b, uint32_t a, const EighCfg *cfg)
 		pad[3 * (r - 1) + 1] = 1;
 		vals[5] = pass_la_pad(b, vals[5], zero, pad);
 	}
-	vals[6] = pass_la_bcast(b, pass_la_identity(b, t, k, k), r - 2, d);
+	vals[6] = pass_b_broadcast(b, pass_la_identity(b, t, k, k), r - 2, d);
 	vals[9] = vals[6];
 	vals[7] = zeros_like(b, vals[6]);
 	vals[8] = vals[7];
-	vals[0] = pass_la_const(b, TY_S32, 0);
-	vals[1] = pass_la_const(b, pass_la_real_type(t), (double)cfg->tol);
+	vals[0] = pass_b_scalar(b, TY_S32, 0);
+	vals[1] = pass_b_scalar(b, pass_la_real_type(t), (double)cfg->tol);
 	pass_la_unary(b, HOP_REAL, a);	/* ScalarLike(Real(a), tol) */
 	sweeps(b, vals, 2 * k, cfg->max_iter);
 	x[0] = get_diag(b, pass_la_unary(b, HOP_REAL, vals[2]));
 	x[1] = get_diag(b, pass_la_unary(b, HOP_REAL, vals[5]));
-	wv[1] = pass_la_concat(b, 2, x, r - 2);
-	x[0] = pass_la_concat(b, 2, vals + 6, r - 1);
-	x[1] = pass_la_concat(b, 2, vals + 8, r - 1);
-	wv[0] = pass_la_concat(b, 2, x, r - 2);
+	wv[1] = pass_b_concat(b, 2, x, r - 2);
+	x[0] = pass_b_concat(b, 2, vals + 6, r - 1);
+	x[1] = pass_b_concat(b, 2, vals + 8, r - 1);
+	wv[0] = pass_b_concat(b, 2, x, r - 2);
 	if (n % 2) {
 		s[0] = s[1] = 0;
 		e[0] = e[1] = n;
@@ -498,7 +494,7 @@ build_eigh(PassLaB *b, uint32_t a, const EighCfg *cfg)
 	if (cfg->sort)
 		sort_eig(b, &wv[0], &wv[1]);
 	(void)j;
-	return pass_la_tuple(b, 2, wv);
+	return pass_b_tuple(b, 2, wv);
 }
 
 /* "lower,sort,max_iter,tol" as SimpleAtoi/SimpleAtof read it */
@@ -541,7 +537,7 @@ static uint32_t
 build(HloModule *m, uint32_t sa, const EighCfg *cfg)
 {
 	HloBuf name = {0}, s = {0};
-	PassLaB b;
+	PassEdit b;
 	size_t k;
 
 	hlo_print_shape(m, hlo_shape_no_layout(m, sa), &s);
@@ -555,11 +551,10 @@ build(HloModule *m, uint32_t sa, const EighCfg *cfg)
 	}
 	hlo_buf_printf(&name, "xla.Eigh_%s", s.buf);
 	hlo_buf_put(&name, "", 1);
-	b.m = m;
-	b.c = pass_la_comp(m, name.buf);
+	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
 	hlo_buf_free(&s);
-	pass_la_root(&b, build_eigh(&b, pass_la_param(&b, 0, sa, "a"), cfg));
+	pass_b_root(&b, build_eigh(&b, pass_la_param(&b, 0, sa, "a"), cfg));
 	return b.c;
 }
 

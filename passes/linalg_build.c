@@ -1,45 +1,11 @@
 /* linalg_build.c: XlaBuilder's ops and lib/ helpers as the linear-algebra
- * expanders use them (linalg_build.h). */
+ * expanders use them (linalg_build.h), on build.h's builder. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "build.h"
 #include "linalg_build.h"
-
-int
-pass_la_dims(const PassLaB *b, uint32_t x, int64_t *d)
-{
-	const HloShape *sh = hlo_sh(b->m, b->m->comps[b->c].ins[x].shape);
-
-	memcpy(d, hlo_dims(b->m, sh), sh->rank * sizeof *d);
-	return sh->rank;
-}
-
-int
-pass_la_type(const PassLaB *b, uint32_t x)
-{
-	return hlo_sh(b->m, b->m->comps[b->c].ins[x].shape)->type;
-}
-
-uint32_t
-pass_la_shape(const PassLaB *b, uint32_t x)
-{
-	return b->m->comps[b->c].ins[x].shape;
-}
-
-/* x's shape without its layout, for the results of ops on x */
-static uint32_t
-plain(const PassLaB *b, uint32_t x)
-{
-	return hlo_shape_no_layout(b->m, pass_la_shape(b, x));
-}
-
-uint32_t
-pass_la_array(HloModule *m, int type, int rank, const int64_t *d)
-{
-	return hlo_shape(m, type, rank, d, NULL, 0, 0);
-}
 
 int
 pass_la_real_type(int type)
@@ -64,32 +30,14 @@ pass_la_comp(HloModule *m, const char *name)
 	return hlo_comp_add(m, fresh(m, name));
 }
 
-void
-pass_la_root(PassLaB *b, uint32_t x)
-{
-	b->m->comps[b->c].root = x;
-}
-
 uint32_t
-pass_la_op(PassLaB *b, int op, uint32_t shape, uint32_t n,
-	const uint32_t *ops)
+pass_la_param(PassEdit *b, int64_t num, uint32_t shape, const char *name)
 {
-	return hlo_instr_add(b->m, b->c, op, shape, hlo_fresh_name(b->m,
-		hlo_opinfo[op].name), n, ops);
-}
-
-uint32_t
-pass_la_param(PassLaB *b, int64_t num, uint32_t shape, const char *name)
-{
-	uint32_t p = hlo_instr_add(b->m, b->c, HOP_PARAMETER, shape,
-		fresh(b->m, name), 0, NULL);
-
-	b->m->comps[b->c].ins[p].num = num;
-	return p;
+	return pass_b_param(b, num, shape, fresh(b->m, name));
 }
 
 static void
-set_ints(PassLaB *b, uint32_t i, int key, const int64_t *v, uint32_t n)
+set_ints(PassEdit *b, uint32_t i, int key, const int64_t *v, uint32_t n)
 {
 	HloAttr a = hlo_mk_ints(b->m, key, v, n);
 
@@ -97,15 +45,7 @@ set_ints(PassLaB *b, uint32_t i, int key, const int64_t *v, uint32_t n)
 }
 
 static void
-set_int(PassLaB *b, uint32_t i, int key, int64_t v)
-{
-	HloAttr a = hlo_mk_int(key, v);
-
-	hlo_attr_set(b->m, b->c, i, &a);
-}
-
-static void
-set_raw(PassLaB *b, uint32_t i, int key, int kind, const char *s)
+set_raw(PassEdit *b, uint32_t i, int key, int kind, const char *s)
 {
 	HloAttr a = hlo_mk_bytes(b->m, key, kind, s, (uint32_t)strlen(s));
 
@@ -113,83 +53,29 @@ set_raw(PassLaB *b, uint32_t i, int key, int kind, const char *s)
 }
 
 uint32_t
-pass_la_const(PassLaB *b, int type, double v)
+pass_la_iota(PassEdit *b, int type, int64_t n)
 {
-	const HloTypeInfo *t = &hlo_typeinfo[type];
-	unsigned char buf[16];
-	uint64_t bits;
-	int n = hlo_type_bytes(type), k, half = n / 2;
-	uint32_t i;
-	HloAttr a;
-
-	memset(buf, 0, sizeof buf);
-	if (t->cls == C_FLOAT)
-		bits = hlo_float_encode(type, v);
-	else if (t->cls == C_CPLX)
-		bits = hlo_float_encode(pass_la_real_type(type), v);
-	else if (t->cls == C_PRED)
-		bits = v != 0;
-	else if (t->cls == C_UINT)
-		bits = (uint64_t)v;
-	else
-		bits = (uint64_t)(int64_t)v;
-	for (k = 0; k < (t->cls == C_CPLX ? half : n) && k < 8; k++)
-		buf[k] = (unsigned char)(bits >> (8 * k));
-	i = pass_la_op(b, HOP_CONSTANT, hlo_shape_scalar(b->m, type), 0, NULL);
-	a = hlo_mk_bytes(b->m, A_LITERAL, K_LITERAL, buf, n);
-	hlo_attr_set(b->m, b->c, i, &a);
-	return i;
+	return pass_b_iota(b, pass_b_array(b->m, type, 1, &n), 0);
 }
 
 uint32_t
-pass_la_iota_dim(PassLaB *b, uint32_t shape, int64_t dim)
-{
-	uint32_t i = pass_la_op(b, HOP_IOTA, shape, 0, NULL);
-
-	set_int(b, i, A_IOTA_DIM, dim);
-	return i;
-}
-
-uint32_t
-pass_la_iota(PassLaB *b, int type, int64_t n)
-{
-	return pass_la_iota_dim(b, pass_la_array(b->m, type, 1, &n), 0);
-}
-
-uint32_t
-pass_la_in_dim_bcast(PassLaB *b, uint32_t x, int rank, const int64_t *dims,
+pass_la_in_dim_bcast(PassEdit *b, uint32_t x, int rank, const int64_t *dims,
 	const int64_t *bdims)
 {
 	int64_t d[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, d);
-	uint32_t i = pass_la_op(b, HOP_BROADCAST, pass_la_array(b->m,
-		pass_la_type(b, x), rank, dims), 1, &x);
+	int xr = pass_b_dims(b, x, d);
 
-	set_ints(b, i, A_DIMENSIONS, bdims, (uint32_t)xr);
-	return i;
-}
-
-uint32_t
-pass_la_bcast(PassLaB *b, uint32_t x, int n, const int64_t *sizes)
-{
-	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR], bd[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, d), k;
-
-	memcpy(od, sizes, n * sizeof *od);
-	for (k = 0; k < xr; k++) {
-		od[n + k] = d[k];
-		bd[k] = n + k;
-	}
-	return pass_la_in_dim_bcast(b, x, n + xr, od, bd);
+	return pass_b_bcast(b, x, pass_b_array(b->m, pass_b_type(b, x), rank,
+		dims), (uint32_t)xr, bdims);
 }
 
 /* AddBroadcastSequence: x (scalar, or of rank `rank` with 1s where dims
  * differ) to dims */
 static uint32_t
-bcast_seq(PassLaB *b, uint32_t x, int rank, const int64_t *dims)
+bcast_seq(PassEdit *b, uint32_t x, int rank, const int64_t *dims)
 {
 	int64_t d[PASS_LA_MAXR], rd[PASS_LA_MAXR], bd[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, d), k, n = 0;
+	int xr = pass_b_dims(b, x, d), k, n = 0;
 
 	if (xr == 0)
 		return pass_la_in_dim_bcast(b, x, rank, dims, NULL);
@@ -198,16 +84,16 @@ bcast_seq(PassLaB *b, uint32_t x, int rank, const int64_t *dims)
 			bd[n] = k;
 			rd[n++] = d[k];
 		}
-	x = pass_la_reshape(b, x, n, rd);
+	x = pass_b_reshape(b, x, n, rd);
 	return pass_la_in_dim_bcast(b, x, rank, dims, bd);
 }
 
 uint32_t
-pass_la_bcast_in_dim(PassLaB *b, uint32_t x, int rank, const int64_t *dims,
+pass_la_bcast_in_dim(PassEdit *b, uint32_t x, int rank, const int64_t *dims,
 	const int64_t *bdims)
 {
 	int64_t d[PASS_LA_MAXR], in[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, d), k;
+	int xr = pass_b_dims(b, x, d), k;
 
 	memcpy(in, dims, rank * sizeof *in);
 	for (k = 0; k < xr; k++)
@@ -219,69 +105,24 @@ pass_la_bcast_in_dim(PassLaB *b, uint32_t x, int rank, const int64_t *dims,
 }
 
 uint32_t
-pass_la_reshape(PassLaB *b, uint32_t x, int rank, const int64_t *dims)
-{
-	return pass_la_op(b, HOP_RESHAPE, pass_la_array(b->m,
-		pass_la_type(b, x), rank, dims), 1, &x);
-}
-
-uint32_t
-pass_la_transpose(PassLaB *b, uint32_t x, const int64_t *perm)
-{
-	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
-	uint32_t i;
-
-	for (k = 0; k < r; k++)
-		od[k] = d[perm[k]];
-	i = pass_la_op(b, HOP_TRANSPOSE, pass_la_array(b->m,
-		pass_la_type(b, x), r, od), 1, &x);
-	set_ints(b, i, A_DIMENSIONS, perm, (uint32_t)r);
-	return i;
-}
-
-uint32_t
-pass_la_transpose_minor(PassLaB *b, uint32_t x)
+pass_la_transpose_minor(PassEdit *b, uint32_t x)
 {
 	int64_t d[PASS_LA_MAXR], p[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 
 	for (k = 0; k < r; k++)
 		p[k] = k;
 	p[r - 2] = r - 1;
 	p[r - 1] = r - 2;
-	return pass_la_transpose(b, x, p);
+	return pass_b_transpose(b, x, r, p);
 }
 
 uint32_t
-pass_la_slice(PassLaB *b, uint32_t x, const int64_t *start,
-	const int64_t *limit)
-{
-	int64_t d[PASS_LA_MAXR], t[3 * PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
-	uint32_t i;
-	HloAttr a;
-
-	for (k = 0; k < r; k++) {
-		d[k] = limit[k] - start[k];
-		t[3 * k] = start[k];
-		t[3 * k + 1] = limit[k];
-		t[3 * k + 2] = 1;
-	}
-	i = pass_la_op(b, HOP_SLICE, pass_la_array(b->m, pass_la_type(b, x),
-		r, d), 1, &x);
-	a = hlo_mk_ints(b->m, A_SLICE, t, 3 * r);
-	a.kind = K_SLICE;
-	hlo_attr_set(b->m, b->c, i, &a);
-	return i;
-}
-
-uint32_t
-pass_la_slice_minor(PassLaB *b, uint32_t x, int n, const int64_t *start,
+pass_la_slice_minor(PassEdit *b, uint32_t x, int n, const int64_t *start,
 	const int64_t *end)
 {
 	int64_t d[PASS_LA_MAXR], st[PASS_LA_MAXR], lim[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 
 	for (k = 0; k < r - n; k++) {
 		st[k] = 0;
@@ -289,31 +130,31 @@ pass_la_slice_minor(PassLaB *b, uint32_t x, int n, const int64_t *start,
 	}
 	memcpy(st + r - n, start, n * sizeof *st);
 	memcpy(lim + r - n, end, n * sizeof *lim);
-	return pass_la_slice(b, x, st, lim);
+	return pass_b_slice(b, x, st, lim, NULL);
 }
 
 uint32_t
-pass_la_ds(PassLaB *b, uint32_t x, const uint32_t *idx, const int64_t *sizes)
+pass_la_ds(PassEdit *b, uint32_t x, const uint32_t *idx, const int64_t *sizes)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 	uint32_t o[PASS_LA_MAXR + 1], i;
 
 	o[0] = x;
 	memcpy(o + 1, idx, r * sizeof *o);
-	i = pass_la_op(b, HOP_DYNSLICE, pass_la_array(b->m, pass_la_type(b,
+	i = pass_b_op(b, HOP_DYNSLICE, pass_b_array(b->m, pass_b_type(b,
 		x), r, sizes), (uint32_t)r + 1, o);
 	set_ints(b, i, A_DYN_SLICE_SIZES, sizes, (uint32_t)r);
 	return i;
 }
 
 uint32_t
-pass_la_ds_minor(PassLaB *b, uint32_t x, int n, const uint32_t *idx,
+pass_la_ds_minor(PassEdit *b, uint32_t x, int n, const uint32_t *idx,
 	const int64_t *sizes)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
-	uint32_t o[PASS_LA_MAXR], zero = pass_la_const(b, TY_S32, 0);
+	int r = pass_b_dims(b, x, d), k;
+	uint32_t o[PASS_LA_MAXR], zero = pass_b_scalar(b, TY_S32, 0);
 
 	for (k = 0; k < r - n; k++)
 		o[k] = zero;
@@ -323,40 +164,40 @@ pass_la_ds_minor(PassLaB *b, uint32_t x, int n, const uint32_t *idx,
 }
 
 uint32_t
-pass_la_dus(PassLaB *b, uint32_t x, uint32_t u, const uint32_t *idx)
+pass_la_dus(PassEdit *b, uint32_t x, uint32_t u, const uint32_t *idx)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 	uint32_t o[PASS_LA_MAXR + 2];
 
 	o[0] = x;
 	o[1] = u;
 	memcpy(o + 2, idx, r * sizeof *o);
-	return pass_la_op(b, HOP_DYNUPDSLICE, plain(b, x),
-		(uint32_t)r + 2, o);
+	return pass_b_op(b, HOP_DYNUPDSLICE, pass_b_plain(b, x, pass_b_type(b,
+		x)), (uint32_t)r + 2, o);
 }
 
 uint32_t
-pass_la_update_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+pass_la_update_minor(PassEdit *b, uint32_t x, uint32_t u, int n,
 	const int64_t *start)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 	uint32_t o[PASS_LA_MAXR];
 
 	for (k = 0; k < r; k++)
-		o[k] = pass_la_const(b, TY_S32, k < r - n ? 0 :
+		o[k] = pass_b_scalar(b, TY_S32, k < r - n ? 0 :
 			(double)start[k - (r - n)]);
 	return pass_la_dus(b, x, u, o);
 }
 
 uint32_t
-pass_la_dus_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+pass_la_dus_minor(PassEdit *b, uint32_t x, uint32_t u, int n,
 	const uint32_t *idx)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
-	uint32_t o[PASS_LA_MAXR], zero = pass_la_const(b, TY_S32, 0);
+	int r = pass_b_dims(b, x, d), k;
+	uint32_t o[PASS_LA_MAXR], zero = pass_b_scalar(b, TY_S32, 0);
 
 	for (k = 0; k < r - n; k++)
 		o[k] = zero;
@@ -365,34 +206,17 @@ pass_la_dus_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
 }
 
 uint32_t
-pass_la_concat(PassLaB *b, uint32_t n, const uint32_t *xs, int64_t dim)
-{
-	int64_t d[PASS_LA_MAXR], e[PASS_LA_MAXR];
-	int r = pass_la_dims(b, xs[0], d);
-	uint32_t k, i;
-
-	for (k = 1; k < n; k++) {
-		pass_la_dims(b, xs[k], e);
-		d[dim] += e[dim];
-	}
-	i = pass_la_op(b, HOP_CONCAT, pass_la_array(b->m, pass_la_type(b,
-		xs[0]), r, d), n, xs);
-	set_ints(b, i, A_DIMENSIONS, &dim, 1);
-	return i;
-}
-
-uint32_t
-pass_la_pad(PassLaB *b, uint32_t x, uint32_t v, const int64_t *cfg)
+pass_la_pad(PassEdit *b, uint32_t x, uint32_t v, const int64_t *cfg)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 	uint32_t o[2] = {x, v}, i;
 	HloAttr a;
 
 	for (k = 0; k < r; k++)
 		d[k] += cfg[3 * k] + cfg[3 * k + 1] + (d[k] ? (d[k] - 1) *
 			cfg[3 * k + 2] : 0);
-	i = pass_la_op(b, HOP_PAD, pass_la_array(b->m, pass_la_type(b, x), r,
+	i = pass_b_op(b, HOP_PAD, pass_b_array(b->m, pass_b_type(b, x), r,
 		d), 2, o);
 	a = hlo_mk_ints(b->m, A_PADDING, cfg, 3 * r);
 	a.kind = K_PAD;
@@ -400,36 +224,15 @@ pass_la_pad(PassLaB *b, uint32_t x, uint32_t v, const int64_t *cfg)
 	return i;
 }
 
-uint32_t
-pass_la_tuple(PassLaB *b, uint32_t n, const uint32_t *xs)
-{
-	uint32_t s[64], k;
-
-	for (k = 0; k < n; k++)
-		s[k] = pass_la_shape(b, xs[k]);
-	return pass_la_op(b, HOP_TUPLE, hlo_shape_tuple(b->m, n, s), n, xs);
-}
-
-uint32_t
-pass_la_gte(PassLaB *b, uint32_t x, int64_t k)
-{
-	const HloShape *sh = hlo_sh(b->m, pass_la_shape(b, x));
-	uint32_t i = pass_la_op(b, HOP_GTE, hlo_tuple_elems(b->m, sh)[k], 1,
-		&x);
-
-	set_int(b, i, A_INDEX, k);
-	return i;
-}
-
 /* XlaBuilder::BinaryOp's shapes and broadcasts; the operation's element
  * type is type (-1: x's) */
 static uint32_t
-binop(PassLaB *b, int op, int type, uint32_t x, uint32_t y, int n,
+binop(PassEdit *b, int op, int type, uint32_t x, uint32_t y, int n,
 	const int64_t *bd)
 {
 	int64_t xd[PASS_LA_MAXR], yd[PASS_LA_MAXR], od[PASS_LA_MAXR];
 	int64_t to[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, xd), yr = pass_la_dims(b, y, yd), r, k;
+	int xr = pass_b_dims(b, x, xd), yr = pass_b_dims(b, y, yd), r, k;
 	uint32_t o[2];
 
 	r = xr > yr ? xr : yr;
@@ -449,8 +252,8 @@ binop(PassLaB *b, int op, int type, uint32_t x, uint32_t y, int n,
 			x = pass_la_in_dim_bcast(b, x, r, to, bd);
 		else
 			y = pass_la_in_dim_bcast(b, y, r, to, bd);
-		xr = pass_la_dims(b, x, xd);
-		yr = pass_la_dims(b, y, yd);
+		xr = pass_b_dims(b, x, xd);
+		yr = pass_b_dims(b, y, yd);
 		for (k = 0; k < r; k++)	/* then degenerate dims broadcast */
 			od[k] = xd[k] == 1 ? yd[k] : xd[k];
 	}
@@ -460,19 +263,19 @@ binop(PassLaB *b, int op, int type, uint32_t x, uint32_t y, int n,
 		y = bcast_seq(b, y, r, od);
 	o[0] = x;
 	o[1] = y;
-	return pass_la_op(b, op, pass_la_array(b->m, type < 0 ?
-		pass_la_type(b, x) : type, r, od), 2, o);
+	return pass_b_op(b, op, pass_b_array(b->m, type < 0 ?
+		pass_b_type(b, x) : type, r, od), 2, o);
 }
 
 uint32_t
-pass_la_bin(PassLaB *b, int op, uint32_t x, uint32_t y, int n,
+pass_la_bin(PassEdit *b, int op, uint32_t x, uint32_t y, int n,
 	const int64_t *bd)
 {
 	return binop(b, op, -1, x, y, n, bd);
 }
 
 uint32_t
-pass_la_cmp(PassLaB *b, uint32_t x, uint32_t y, const char *dir, int n,
+pass_la_cmp(PassEdit *b, uint32_t x, uint32_t y, const char *dir, int n,
 	const int64_t *bd)
 {
 	uint32_t i = binop(b, HOP_COMPARE, TY_PRED, x, y, n, bd);
@@ -482,73 +285,65 @@ pass_la_cmp(PassLaB *b, uint32_t x, uint32_t y, const char *dir, int n,
 }
 
 uint32_t
-pass_la_unary(PassLaB *b, int op, uint32_t x)
+pass_la_unary(PassEdit *b, int op, uint32_t x)
 {
-	uint32_t s = plain(b, x);
+	int t = pass_b_type(b, x);
 
 	if (op == HOP_REAL || op == HOP_IMAG)
-		s = hlo_shape_with_type(b->m, s, pass_la_real_type(
-			pass_la_type(b, x)));
-	return pass_la_op(b, op, s, 1, &x);
+		t = pass_la_real_type(t);
+	return pass_b_op(b, op, pass_b_plain(b, x, t), 1, &x);
 }
 
 uint32_t
-pass_la_complex(PassLaB *b, uint32_t re, uint32_t im)
+pass_la_complex(PassEdit *b, uint32_t re, uint32_t im)
 {
 	uint32_t o[2] = {re, im};
-	int t = pass_la_type(b, re) == TY_F64 ? TY_C128 : TY_C64;
+	int t = pass_b_type(b, re) == TY_F64 ? TY_C128 : TY_C64;
 
-	return pass_la_op(b, HOP_COMPLEX, hlo_shape_with_type(b->m,
-		plain(b, re), t), 2, o);
+	return pass_b_op(b, HOP_COMPLEX, pass_b_plain(b, re, t), 2, o);
 }
 
 /* TernaryOp's implicit broadcast: scalars among non-scalars are
  * broadcast to the dims of the first non-scalar */
 uint32_t
-pass_la_select(PassLaB *b, uint32_t p, uint32_t x, uint32_t y)
+pass_la_select(PassEdit *b, uint32_t p, uint32_t x, uint32_t y)
 {
 	uint32_t o[3] = {p, x, y}, k, big = HLO_NONE;
 	int64_t d[PASS_LA_MAXR];
 	int r = 0;
 
 	for (k = 0; k < 3 && big == HLO_NONE; k++)
-		if ((r = pass_la_dims(b, o[k], d)) > 0)
+		if ((r = pass_b_dims(b, o[k], d)) > 0)
 			big = o[k];
 	for (k = 0; big != HLO_NONE && k < 3; k++)
-		if (hlo_sh(b->m, pass_la_shape(b, o[k]))->rank == 0)
-			o[k] = pass_la_bcast(b, o[k], r, d);
-	return pass_la_op(b, HOP_SELECT, plain(b, o[1]), 3, o);
+		if (hlo_sh(b->m, pass_b_shape(b, o[k]))->rank == 0)
+			o[k] = pass_b_broadcast(b, o[k], r, d);
+	return pass_b_op(b, HOP_SELECT, pass_b_plain(b, o[1],
+		pass_b_type(b, o[1])), 3, o);
 }
 
 uint32_t
-pass_la_convert(PassLaB *b, uint32_t x, int type)
+pass_la_zeros(PassEdit *b, int type, int rank, const int64_t *d)
 {
-	return pass_la_op(b, HOP_CONVERT, hlo_shape_with_type(b->m,
-		plain(b, x), type), 1, &x);
+	return pass_b_broadcast(b, pass_b_scalar(b, type, 0), rank, d);
 }
 
 uint32_t
-pass_la_zeros(PassLaB *b, int type, int rank, const int64_t *d)
-{
-	return pass_la_bcast(b, pass_la_const(b, type, 0), rank, d);
-}
-
-uint32_t
-pass_la_full_like(PassLaB *b, uint32_t x, double v)
+pass_la_full_like(PassEdit *b, uint32_t x, double v)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 
-	return pass_la_bcast(b, pass_la_const(b, pass_la_type(b, x), v), r,
+	return pass_b_broadcast(b, pass_b_scalar(b, pass_b_type(b, x), v), r,
 		d);
 }
 
 uint32_t
-pass_la_conj(PassLaB *b, uint32_t x, int conjugate)
+pass_la_conj(PassEdit *b, uint32_t x, int conjugate)
 {
 	uint32_t re, im;
 
-	if (!conjugate || hlo_typeinfo[pass_la_type(b, x)].cls != C_CPLX)
+	if (!conjugate || hlo_typeinfo[pass_b_type(b, x)].cls != C_CPLX)
 		return x;
 	re = pass_la_unary(b, HOP_REAL, x);
 	im = pass_la_unary(b, HOP_IMAG, x);
@@ -556,38 +351,39 @@ pass_la_conj(PassLaB *b, uint32_t x, int conjugate)
 }
 
 uint32_t
-pass_la_is_nan(PassLaB *b, uint32_t x)
+pass_la_is_nan(PassEdit *b, uint32_t x)
 {
 	return pass_la_cmp(b, x, x, "NE", 0, NULL);
 }
 
 uint32_t
-pass_la_identity(PassLaB *b, int type, int64_t m, int64_t n)
+pass_la_identity(PassEdit *b, int type, int64_t m, int64_t n)
 {
 	uint32_t x = pass_la_iota(b, TY_U32, m), y = pass_la_iota(b, TY_U32, n);
 	int64_t zero = 0;
 
-	y = pass_la_bcast(b, y, 1, &m);
-	return pass_la_convert(b, pass_la_cmp(b, x, y, "EQ", 1, &zero), type);
+	y = pass_b_broadcast(b, y, 1, &m);
+	return pass_b_xconvert(b, HOP_CONVERT, pass_la_cmp(b, x, y, "EQ", 1,
+		&zero), type);
 }
 
 uint32_t
-pass_la_triangle_mask(PassLaB *b, uint32_t x, int64_t diagonal)
+pass_la_triangle_mask(PassEdit *b, uint32_t x, int64_t diagonal)
 {
 	int64_t d[PASS_LA_MAXR], zero = 0;
-	int r = pass_la_dims(b, x, d);
+	int r = pass_b_dims(b, x, d);
 	uint32_t ia = pass_la_iota(b, TY_S32, d[r - 1]), ib;
 
 	ib = pass_la_iota(b, TY_S32, d[r - 2]);
-	ib = pass_la_bin(b, HOP_ADD, ib, pass_la_const(b, TY_S32,
+	ib = pass_la_bin(b, HOP_ADD, ib, pass_b_scalar(b, TY_S32,
 		(double)diagonal), 0, NULL);
-	ia = pass_la_bcast(b, ia, 1, &d[r - 2]);
-	return pass_la_bcast(b, pass_la_cmp(b, ib, ia, "GE", 1, &zero), r - 2,
-		d);
+	ia = pass_b_broadcast(b, ia, 1, &d[r - 2]);
+	return pass_b_broadcast(b, pass_la_cmp(b, ib, ia, "GE", 1, &zero),
+		r - 2, d);
 }
 
 uint32_t
-pass_la_triangle(PassLaB *b, uint32_t x, int lower)
+pass_la_triangle(PassEdit *b, uint32_t x, int lower)
 {
 	uint32_t mask;
 
@@ -600,12 +396,12 @@ pass_la_triangle(PassLaB *b, uint32_t x, int lower)
 }
 
 uint32_t
-pass_la_dot(PassLaB *b, uint32_t x, uint32_t y, int nbatch, int64_t lc,
+pass_la_dot(PassEdit *b, uint32_t x, uint32_t y, int nbatch, int64_t lc,
 	int64_t rc, int grads)
 {
 	int64_t xd[PASS_LA_MAXR], yd[PASS_LA_MAXR], od[PASS_LA_MAXR];
 	int64_t bat[PASS_LA_MAXR];
-	int xr = pass_la_dims(b, x, xd), yr = pass_la_dims(b, y, yd), k, n = 0;
+	int xr = pass_b_dims(b, x, xd), yr = pass_b_dims(b, y, yd), k, n = 0;
 	uint32_t o[2] = {x, y}, i;
 
 	for (k = 0; k < nbatch; k++) {
@@ -618,7 +414,7 @@ pass_la_dot(PassLaB *b, uint32_t x, uint32_t y, int nbatch, int64_t lc,
 	for (k = nbatch; k < yr; k++)
 		if (k != rc)
 			od[n++] = yd[k];
-	i = pass_la_op(b, HOP_DOT, pass_la_array(b->m, pass_la_type(b, x), n,
+	i = pass_b_op(b, HOP_DOT, pass_b_array(b->m, pass_b_type(b, x), n,
 		od), 2, o);
 	if (nbatch) {
 		set_ints(b, i, A_LHS_BATCH, bat, (uint32_t)nbatch);
@@ -634,10 +430,10 @@ pass_la_dot(PassLaB *b, uint32_t x, uint32_t y, int nbatch, int64_t lc,
 }
 
 uint32_t
-pass_la_batch_dot(PassLaB *b, uint32_t x, int tx, uint32_t y, int ty)
+pass_la_batch_dot(PassEdit *b, uint32_t x, int tx, uint32_t y, int ty)
 {
 	int64_t d[PASS_LA_MAXR], perm[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k;
+	int r = pass_b_dims(b, x, d), k;
 	uint32_t dot;
 
 	/* "...mk,...kn->...mn" with m/k and k/n swapped for tx, ty: the
@@ -646,7 +442,7 @@ pass_la_batch_dot(PassLaB *b, uint32_t x, int tx, uint32_t y, int ty)
 		r - 2, 1);
 	for (k = 0; k < r; k++)
 		perm[k] = k;
-	return pass_la_transpose(b, dot, perm);
+	return pass_b_transpose(b, dot, r, perm);
 }
 
 uint32_t
@@ -655,7 +451,7 @@ pass_la_add_comp(HloModule *m, int type)
 	char name[32];
 	const char *t = hlo_typeinfo[type].name;
 	int k;
-	PassLaB b;
+	PassEdit b;
 	uint32_t p[2];
 
 	snprintf(name, sizeof name, "add_");
@@ -663,21 +459,20 @@ pass_la_add_comp(HloModule *m, int type)
 		name[4 + k] = (char)(t[k] >= 'a' && t[k] <= 'z' ? t[k] - 'a' +
 			'A' : t[k]);
 	name[4 + k] = 0;
-	b.m = m;
-	b.c = pass_la_comp(m, name);
+	pass_b_fresh(&b, m, pass_la_comp(m, name));
 	p[0] = pass_la_param(&b, 0, hlo_shape_scalar(m, type), "lhs");
 	p[1] = pass_la_param(&b, 1, hlo_shape_scalar(m, type), "rhs");
-	pass_la_root(&b, pass_la_op(&b, HOP_ADD, hlo_shape_scalar(m, type), 2,
+	pass_b_root(&b, pass_b_op(&b, HOP_ADD, hlo_shape_scalar(m, type), 2,
 		p));
 	return b.c;
 }
 
 uint32_t
-pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp, int n,
+pass_la_reduce(PassEdit *b, uint32_t x, uint32_t init, uint32_t comp, int n,
 	const int64_t *dims)
 {
 	int64_t d[PASS_LA_MAXR], od[PASS_LA_MAXR];
-	int r = pass_la_dims(b, x, d), k, j, nd = 0;
+	int r = pass_b_dims(b, x, d), k, j, nd = 0;
 	uint32_t o[2] = {x, init}, i;
 
 	for (k = 0; k < r; k++) {
@@ -686,7 +481,7 @@ pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp, int n,
 		if (j == n)
 			od[nd++] = d[k];
 	}
-	i = pass_la_op(b, HOP_REDUCE, pass_la_array(b->m, pass_la_type(b, x),
+	i = pass_b_op(b, HOP_REDUCE, pass_b_array(b->m, pass_b_type(b, x),
 		nd, od), 2, o);
 	set_ints(b, i, A_DIMENSIONS, dims, (uint32_t)n);
 	hlo_set_called(b->m, b->c, i, 1, &comp);
@@ -694,7 +489,7 @@ pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp, int n,
 }
 
 void
-pass_la_for_each(PassLaB *b, int64_t n, uint32_t nvars,
+pass_la_for_each(PassEdit *b, int64_t n, uint32_t nvars,
 	const uint32_t *init, const char *name, PassLaBodyFn body, void *arg,
 	uint32_t *out)
 {
@@ -703,41 +498,39 @@ pass_la_for_each(PassLaB *b, int64_t n, uint32_t nvars,
 	uint32_t st[PASS_LA_MAXV + 1], nx[PASS_LA_MAXV + 1], ls, k, p, w;
 	uint32_t called[2];
 	char buf[256];
-	PassLaB cb, bb;
+	PassEdit cb, bb;
 
-	vals[0] = pass_la_const(b, TY_S32, 0);
+	vals[0] = pass_b_scalar(b, TY_S32, 0);
 	memcpy(vals + 1, init, nvars * sizeof *init);
 	for (k = 0; k <= nvars; k++)
-		shapes[k] = pass_la_shape(b, vals[k]);
+		shapes[k] = pass_b_shape(b, vals[k]);
 	ls = hlo_shape_tuple(m, nvars + 1, shapes);
 
 	snprintf(buf, sizeof buf, "%s_condition", name);
-	cb.m = m;
-	cb.c = pass_la_comp(m, buf);
+	pass_b_fresh(&cb, m, pass_la_comp(m, buf));
 	p = pass_la_param(&cb, 0, ls, "parameter");
 	for (k = 0; k <= nvars; k++)
-		st[k] = pass_la_gte(&cb, p, k);
-	pass_la_root(&cb, pass_la_cmp(&cb, st[0], pass_la_const(&cb, TY_S32,
+		st[k] = pass_b_gte(&cb, p, k);
+	pass_b_root(&cb, pass_la_cmp(&cb, st[0], pass_b_scalar(&cb, TY_S32,
 		(double)n), "LT", 0, NULL));
 
 	snprintf(buf, sizeof buf, "%s_body", name);
-	bb.m = m;
-	bb.c = pass_la_comp(m, buf);
+	pass_b_fresh(&bb, m, pass_la_comp(m, buf));
 	p = pass_la_param(&bb, 0, ls, "parameter");
 	for (k = 0; k <= nvars; k++)
-		st[k] = pass_la_gte(&bb, p, k);
-	nx[0] = pass_la_bin(&bb, HOP_ADD, st[0], pass_la_const(&bb, TY_S32,
+		st[k] = pass_b_gte(&bb, p, k);
+	nx[0] = pass_la_bin(&bb, HOP_ADD, st[0], pass_b_scalar(&bb, TY_S32,
 		1), 0, NULL);
 	body(&bb, st[0], st + 1, nx + 1, arg);
-	pass_la_root(&bb, pass_la_tuple(&bb, nvars + 1, nx));
+	pass_b_root(&bb, pass_b_tuple(&bb, nvars + 1, nx));
 
-	w = pass_la_tuple(b, nvars + 1, vals);
-	w = pass_la_op(b, HOP_WHILE, ls, 1, &w);
+	w = pass_b_tuple(b, nvars + 1, vals);
+	w = pass_b_op(b, HOP_WHILE, ls, 1, &w);
 	called[0] = bb.c;
 	called[1] = cb.c;
 	hlo_set_called(m, b->c, w, 2, called);
 	for (k = 0; k <= nvars; k++) {
-		p = pass_la_gte(b, w, k);
+		p = pass_b_gte(b, w, k);
 		if (k)
 			out[k - 1] = p;
 	}

@@ -1,9 +1,11 @@
 /* linalg_build.h: building HLO as xla's XlaBuilder and its lib/ helpers
  * (xla/hlo/builder/xla_builder.cc, lib/matrix.cc, lib/slicing.cc,
  * lib/loops.cc, lib/constants.cc, lib/math.cc) emit it, into a
- * computation being built, for the linear-algebra expanders
- * (triangular_solve_expander.c, cholesky_expander.c, qr_expander.c,
- * eigh_expander.c; linalg_build.c).
+ * computation being built (build.h's builder, pass_b_fresh), for the
+ * linear-algebra expanders (triangular_solve_expander.c,
+ * cholesky_expander.c, qr_expander.c, eigh_expander.c; linalg_build.c).
+ * The plain ops (constants, reshape, transpose, slice, concatenate,
+ * tuple, get-tuple-element, Broadcast) are build.h's pass_b_ functions.
  *
  * Every helper emits what its xla namesake emits, op for op: an identity
  * broadcast, transpose or slice stays, a scalar or degenerate operand of
@@ -13,109 +15,78 @@
 #ifndef LINALG_BUILD_H
 #define LINALG_BUILD_H
 
-#include "pass.h"
+#include "build.h"
 
 #define PASS_LA_MAXR 16
 #define PASS_LA_MAXV 12		/* loop values of pass_la_for_each */
 
-typedef struct {
-	HloModule *m;
-	uint32_t c;		/* the computation being built */
-} PassLaB;
-
-/* shapes */
-int pass_la_dims(const PassLaB *b, uint32_t x, int64_t *d);
-				/* rank of x, its dims copied into d */
-int pass_la_type(const PassLaB *b, uint32_t x);
-uint32_t pass_la_shape(const PassLaB *b, uint32_t x);
-uint32_t pass_la_array(HloModule *m, int type, int rank, const int64_t *d);
+/* shapes and leaves */
 int pass_la_real_type(int type);	/* c64 -> f32, c128 -> f64, else type */
-
-/* computations and leaves */
 uint32_t pass_la_comp(HloModule *m, const char *name);
 				/* a new computation named name (unique) */
-void pass_la_root(PassLaB *b, uint32_t x);
-				/* (set after x is built: adding instructions
-				 * may move m->comps) */
-uint32_t pass_la_param(PassLaB *b, int64_t num, uint32_t shape,
-	const char *name);
-uint32_t pass_la_op(PassLaB *b, int op, uint32_t shape, uint32_t n,
-	const uint32_t *ops);
-uint32_t pass_la_const(PassLaB *b, int type, double v);
-				/* ConstantR0 (complex: (v, 0)) */
-uint32_t pass_la_iota(PassLaB *b, int type, int64_t n);	/* Iota(type, n) */
-uint32_t pass_la_iota_dim(PassLaB *b, uint32_t shape, int64_t dim);
+uint32_t pass_la_param(PassEdit *b, int64_t num, uint32_t shape,
+	const char *name);	/* named name (unique) */
+uint32_t pass_la_iota(PassEdit *b, int type, int64_t n);
+				/* Iota(type, n) */
 
 /* data movement */
-uint32_t pass_la_in_dim_bcast(PassLaB *b, uint32_t x, int rank,
+uint32_t pass_la_in_dim_bcast(PassEdit *b, uint32_t x, int rank,
 	const int64_t *dims, const int64_t *bdims);	/* one broadcast */
-uint32_t pass_la_bcast(PassLaB *b, uint32_t x, int n, const int64_t *sizes);
-				/* Broadcast: sizes prepended */
-uint32_t pass_la_bcast_in_dim(PassLaB *b, uint32_t x, int rank,
+uint32_t pass_la_bcast_in_dim(PassEdit *b, uint32_t x, int rank,
 	const int64_t *dims, const int64_t *bdims);	/* BroadcastInDim */
-uint32_t pass_la_reshape(PassLaB *b, uint32_t x, int rank,
-	const int64_t *dims);
-uint32_t pass_la_transpose(PassLaB *b, uint32_t x, const int64_t *perm);
-uint32_t pass_la_transpose_minor(PassLaB *b, uint32_t x);
+uint32_t pass_la_transpose_minor(PassEdit *b, uint32_t x);
 				/* TransposeInMinorDims */
-uint32_t pass_la_slice(PassLaB *b, uint32_t x, const int64_t *start,
-	const int64_t *limit);
-uint32_t pass_la_slice_minor(PassLaB *b, uint32_t x, int n,
+uint32_t pass_la_slice_minor(PassEdit *b, uint32_t x, int n,
 	const int64_t *start, const int64_t *end);	/* SliceInMinorDims */
-uint32_t pass_la_ds(PassLaB *b, uint32_t x, const uint32_t *idx,
+uint32_t pass_la_ds(PassEdit *b, uint32_t x, const uint32_t *idx,
 	const int64_t *sizes);	/* DynamicSlice, one index per dim */
-uint32_t pass_la_ds_minor(PassLaB *b, uint32_t x, int n,
+uint32_t pass_la_ds_minor(PassEdit *b, uint32_t x, int n,
 	const uint32_t *idx, const int64_t *sizes);
 				/* DynamicSliceInMinorDims */
-uint32_t pass_la_dus(PassLaB *b, uint32_t x, uint32_t u,
+uint32_t pass_la_dus(PassEdit *b, uint32_t x, uint32_t u,
 	const uint32_t *idx);	/* DynamicUpdateSlice */
-uint32_t pass_la_update_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+uint32_t pass_la_update_minor(PassEdit *b, uint32_t x, uint32_t u, int n,
 	const int64_t *start);	/* UpdateSliceInMinorDims */
-uint32_t pass_la_dus_minor(PassLaB *b, uint32_t x, uint32_t u, int n,
+uint32_t pass_la_dus_minor(PassEdit *b, uint32_t x, uint32_t u, int n,
 	const uint32_t *idx);	/* DynamicUpdateSliceInMinorDims */
-uint32_t pass_la_concat(PassLaB *b, uint32_t n, const uint32_t *xs,
-	int64_t dim);
-uint32_t pass_la_pad(PassLaB *b, uint32_t x, uint32_t v,
+uint32_t pass_la_pad(PassEdit *b, uint32_t x, uint32_t v,
 	const int64_t *cfg);	/* cfg: low, high, interior per dim */
-uint32_t pass_la_tuple(PassLaB *b, uint32_t n, const uint32_t *xs);
-uint32_t pass_la_gte(PassLaB *b, uint32_t x, int64_t k);
 
 /* arithmetic, with XlaBuilder's implicit broadcasts; bd (n of them):
  * broadcast_dimensions of the lower-rank operand, or NULL */
-uint32_t pass_la_bin(PassLaB *b, int op, uint32_t x, uint32_t y, int n,
+uint32_t pass_la_bin(PassEdit *b, int op, uint32_t x, uint32_t y, int n,
 	const int64_t *bd);
-uint32_t pass_la_cmp(PassLaB *b, uint32_t x, uint32_t y, const char *dir,
+uint32_t pass_la_cmp(PassEdit *b, uint32_t x, uint32_t y, const char *dir,
 	int n, const int64_t *bd);
-uint32_t pass_la_unary(PassLaB *b, int op, uint32_t x);
+uint32_t pass_la_unary(PassEdit *b, int op, uint32_t x);
 				/* same shape; real/imag: the real type */
-uint32_t pass_la_complex(PassLaB *b, uint32_t re, uint32_t im);
-uint32_t pass_la_select(PassLaB *b, uint32_t p, uint32_t x, uint32_t y);
+uint32_t pass_la_complex(PassEdit *b, uint32_t re, uint32_t im);
+uint32_t pass_la_select(PassEdit *b, uint32_t p, uint32_t x, uint32_t y);
 				/* scalars among arrays broadcast */
-uint32_t pass_la_convert(PassLaB *b, uint32_t x, int type);
-uint32_t pass_la_zeros(PassLaB *b, int type, int rank, const int64_t *d);
-uint32_t pass_la_full_like(PassLaB *b, uint32_t x, double v);
+uint32_t pass_la_zeros(PassEdit *b, int type, int rank, const int64_t *d);
+uint32_t pass_la_full_like(PassEdit *b, uint32_t x, double v);
 				/* FullLike: a constant broadcast to x's
 				 * shape; ZerosLike with v = 0 */
-uint32_t pass_la_conj(PassLaB *b, uint32_t x, int conjugate);
+uint32_t pass_la_conj(PassEdit *b, uint32_t x, int conjugate);
 				/* MaybeConjugate */
-uint32_t pass_la_is_nan(PassLaB *b, uint32_t x);	/* Ne(x, x) */
+uint32_t pass_la_is_nan(PassEdit *b, uint32_t x);	/* Ne(x, x) */
 
 /* matrices */
-uint32_t pass_la_identity(PassLaB *b, int type, int64_t m, int64_t n);
-uint32_t pass_la_triangle_mask(PassLaB *b, uint32_t x, int64_t diagonal);
-uint32_t pass_la_triangle(PassLaB *b, uint32_t x, int lower);
-uint32_t pass_la_dot(PassLaB *b, uint32_t x, uint32_t y, int nbatch,
+uint32_t pass_la_identity(PassEdit *b, int type, int64_t m, int64_t n);
+uint32_t pass_la_triangle_mask(PassEdit *b, uint32_t x, int64_t diagonal);
+uint32_t pass_la_triangle(PassEdit *b, uint32_t x, int lower);
+uint32_t pass_la_dot(PassEdit *b, uint32_t x, uint32_t y, int nbatch,
 	int64_t lc, int64_t rc, int grads);
 				/* DotGeneral: batch dims 0..nbatch-1 on both
 				 * sides, one contracting dim each, precision
 				 * HIGHEST; grads: Einsum's frontend
 				 * attributes grad_x/grad_y "false" */
-uint32_t pass_la_batch_dot(PassLaB *b, uint32_t x, int tx, uint32_t y,
+uint32_t pass_la_batch_dot(PassEdit *b, uint32_t x, int tx, uint32_t y,
 	int ty);		/* BatchDot(x, tx, y, ty, HIGHEST): the
 				 * Einsum dot and its identity transpose */
 
-uint32_t pass_la_reduce(PassLaB *b, uint32_t x, uint32_t init, uint32_t comp,
-	int n, const int64_t *dims);	/* Reduce over dims */
+uint32_t pass_la_reduce(PassEdit *b, uint32_t x, uint32_t init,
+	uint32_t comp, int n, const int64_t *dims);	/* Reduce over dims */
 uint32_t pass_la_add_comp(HloModule *m, int type);
 				/* CreateScalarAddComputation: add_<TYPE>
 				 * (lhs, rhs) */
@@ -123,9 +94,9 @@ uint32_t pass_la_add_comp(HloModule *m, int type);
 /* loops: ForEachIndex(n, S32, body, init, name); body(bb, i, vars, out,
  * arg) builds in bb the next values of the nvars loop values vars; the
  * loop's results (without the counter) go to out */
-typedef void (*PassLaBodyFn)(PassLaB *bb, uint32_t i, const uint32_t *vars,
-	uint32_t *out, void *arg);
-void pass_la_for_each(PassLaB *b, int64_t n, uint32_t nvars,
+typedef void (*PassLaBodyFn)(PassEdit *bb, uint32_t i,
+	const uint32_t *vars, uint32_t *out, void *arg);
+void pass_la_for_each(PassEdit *b, int64_t n, uint32_t nvars,
 	const uint32_t *init, const char *name, PassLaBodyFn body, void *arg,
 	uint32_t *out);
 

@@ -341,6 +341,8 @@ typedef struct {
 	int replaced;		/* anything forwarded since begin */
 	int changed;		/* anything changed since begin */
 	int64_t removed;	/* instructions deleted since begin */
+	int fresh;		/* builds a new computation (pass_b_fresh):
+				 * nothing forwarded or counted */
 } PassEdit;
 
 void pass_edit_init(PassEdit *ed, HloModule *m, PassCtx *ctx,

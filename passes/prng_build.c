@@ -11,189 +11,32 @@
 #include "build.h"
 #include "prng_build.h"
 
-uint32_t
-prng_shape(PrngB *b, uint32_t x)
-{
-	return b->m->comps[b->c].ins[x].shape;
-}
-
-static int
-rank_of(PrngB *b, uint32_t x)
-{
-	return hlo_sh(b->m, prng_shape(b, x))->rank;
-}
-
-static int
-type_of(PrngB *b, uint32_t x)
-{
-	return hlo_sh(b->m, prng_shape(b, x))->type;
-}
-
-uint32_t
-prng_op(PrngB *b, int op, uint32_t shape, uint32_t n, const uint32_t *ops)
-{
-	return hlo_instr_add(b->m, b->c, op, shape, hlo_fresh_name(b->m,
-		hlo_opinfo[op].name), n, ops);
-}
-
-uint32_t
-prng_param(PrngB *b, int num, uint32_t shape, const char *name)
-{
-	uint32_t p = hlo_instr_add(b->m, b->c, HOP_PARAMETER, shape,
-		pass_unique_name(b->m, name), 0, NULL);
-
-	b->m->comps[b->c].ins[p].num = num;
-	return p;
-}
-
-uint32_t
-prng_const(PrngB *b, int type, uint64_t v)
-{
-	unsigned char buf[8];
-	int k, n = hlo_type_bytes(type);
-	uint32_t i = prng_op(b, HOP_CONSTANT, hlo_shape_scalar(b->m, type), 0,
-		NULL);
-	HloAttr a;
-
-	for (k = 0; k < n && k < 8; k++)
-		buf[k] = (unsigned char)(v >> (8 * k));
-	a = hlo_mk_bytes(b->m, A_LITERAL, K_LITERAL, buf, n);
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-uint32_t
-prng_fconst(PrngB *b, int type, double v)
-{
-	return prng_const(b, type, hlo_float_encode(type, v));
-}
-
-uint32_t
-prng_bcast(PrngB *b, uint32_t x, int rank, const int64_t *dims)
-{
-	uint32_t s = pass_b_array(b->m, type_of(b, x), rank, dims);
-	uint32_t i = prng_op(b, HOP_BROADCAST, s, 1, &x);
-	HloAttr a = hlo_mk_ints(b->m, A_DIMENSIONS, NULL, 0);
-
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
 /* x broadcast to y's dims when x is a scalar and y is not */
 static uint32_t
-implicit(PrngB *b, uint32_t x, uint32_t y)
+implicit(PassEdit *b, uint32_t x, uint32_t y)
 {
-	const HloShape *sy = hlo_sh(b->m, prng_shape(b, y));
 	int64_t d[64];
+	int ry = pass_b_dims(b, y, d);
 
-	if (rank_of(b, x) || !sy->rank)
+	if (hlo_sh(b->m, pass_b_shape(b, x))->rank || !ry)
 		return x;
-	memcpy(d, hlo_dims(b->m, sy), sy->rank * sizeof *d);
-	return prng_bcast(b, x, sy->rank, d);
+	return pass_b_broadcast(b, x, ry, d);
 }
 
 uint32_t
-prng_bin(PrngB *b, int op, uint32_t x, uint32_t y)
+prng_bin(PassEdit *b, int op, uint32_t x, uint32_t y)
 {
-	uint32_t o[2];
+	uint32_t bx = implicit(b, x, y);
 
-	o[0] = implicit(b, x, y);
-	o[1] = implicit(b, y, x);
-	return prng_op(b, op, prng_shape(b, o[0]), 2, o);
+	return pass_b_binary(b, op, bx, implicit(b, y, x));
 }
 
 uint32_t
-prng_unary(PrngB *b, int op, uint32_t x)
+prng_cmp(PassEdit *b, uint32_t x, uint32_t y, const char *dir)
 {
-	return prng_op(b, op, prng_shape(b, x), 1, &x);
-}
+	uint32_t bx = implicit(b, x, y);
 
-uint32_t
-prng_cmp(PrngB *b, uint32_t x, uint32_t y, const char *dir)
-{
-	uint32_t o[2], i;
-	HloAttr a;
-
-	o[0] = implicit(b, x, y);
-	o[1] = implicit(b, y, x);
-	i = prng_op(b, HOP_COMPARE, hlo_shape_with_type(b->m, prng_shape(b,
-		o[0]), TY_PRED), 2, o);
-	a = hlo_mk_bytes(b->m, A_DIRECTION, K_WORD, dir, strlen(dir));
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-uint32_t
-prng_convert(PrngB *b, uint32_t x, int type)
-{
-	return prng_op(b, HOP_CONVERT, hlo_shape_with_type(b->m,
-		hlo_shape_no_layout(b->m, prng_shape(b, x)), type), 1, &x);
-}
-
-uint32_t
-prng_bitcast_convert(PrngB *b, uint32_t x, int type)
-{
-	return prng_op(b, HOP_BITCASTCVT, hlo_shape_with_type(b->m,
-		hlo_shape_no_layout(b->m, prng_shape(b, x)), type), 1, &x);
-}
-
-uint32_t
-prng_reshape(PrngB *b, uint32_t x, int rank, const int64_t *dims)
-{
-	return prng_op(b, HOP_RESHAPE, pass_b_array(b->m, type_of(b, x), rank,
-		dims), 1, &x);
-}
-
-uint32_t
-prng_slice(PrngB *b, uint32_t x, const int64_t *start, const int64_t *limit)
-{
-	int r = rank_of(b, x), k;
-	int64_t d[64], t[3 * 64];
-	uint32_t i;
-	HloAttr a;
-
-	for (k = 0; k < r; k++) {
-		d[k] = limit[k] - start[k];
-		t[3 * k] = start[k];
-		t[3 * k + 1] = limit[k];
-		t[3 * k + 2] = 1;
-	}
-	i = prng_op(b, HOP_SLICE, pass_b_array(b->m, type_of(b, x), r, d), 1,
-		&x);
-	a = hlo_mk_ints(b->m, A_SLICE, t, 3 * r);
-	a.kind = K_SLICE;
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-uint32_t
-prng_concat(PrngB *b, uint32_t n, const uint32_t *xs, int64_t dim)
-{
-	const HloShape *s = hlo_sh(b->m, prng_shape(b, xs[0]));
-	int64_t d[64];
-	uint32_t k, i;
-	HloAttr a;
-
-	memcpy(d, hlo_dims(b->m, s), s->rank * sizeof *d);
-	for (k = 1; k < n; k++)
-		d[dim] += hlo_dims(b->m, hlo_sh(b->m, prng_shape(b,
-			xs[k])))[dim];
-	i = prng_op(b, HOP_CONCAT, pass_b_array(b->m, s->type, s->rank, d), n,
-		xs);
-	a = hlo_mk_ints(b->m, A_DIMENSIONS, &dim, 1);
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
-}
-
-static uint32_t
-iota(PrngB *b, int type, int rank, const int64_t *dims, int64_t dim)
-{
-	uint32_t i = prng_op(b, HOP_IOTA, pass_b_array(b->m, type, rank, dims),
-		0, NULL);
-	HloAttr a = hlo_mk_int(A_IOTA_DIM, dim);
-
-	hlo_set_attrs(b->m, b->c, i, 1, &a);
-	return i;
+	return pass_b_compare(b, bx, implicit(b, y, x), dir);
 }
 
 int
@@ -208,81 +51,89 @@ prng_bits_type(int type)
 	return -1;
 }
 
+/* ConvertElementType */
+static uint32_t
+cvt(PassEdit *b, uint32_t x, int type)
+{
+	return pass_b_xconvert(b, HOP_CONVERT, x, type);
+}
+
 /* Uint64ToUint32s */
 static void
-u64_to_u32s(PrngB *b, uint32_t x, uint32_t out[2])
+u64_to_u32s(PassEdit *b, uint32_t x, uint32_t out[2])
 {
-	uint32_t k = prng_const(b, TY_U64, 32);
+	uint32_t k = pass_b_scalar_bits(b, TY_U64, 32);
 
-	out[0] = prng_convert(b, x, TY_U32);
-	out[1] = prng_convert(b, prng_bin(b, HOP_SHRL, x, k), TY_U32);
+	out[0] = cvt(b, x, TY_U32);
+	out[1] = cvt(b, prng_bin(b, HOP_SHRL, x, k), TY_U32);
 }
 
 /* Uint32sToUint64 */
 static uint32_t
-u32s_to_u64(PrngB *b, uint32_t lo, uint32_t hi)
+u32s_to_u64(PassEdit *b, uint32_t lo, uint32_t hi)
 {
-	uint32_t l = prng_convert(b, lo, TY_U64);
-	uint32_t h = prng_convert(b, hi, TY_U64);
+	uint32_t l = cvt(b, lo, TY_U64);
+	uint32_t h = cvt(b, hi, TY_U64);
 
-	return prng_bin(b, HOP_OR, l, prng_bin(b, HOP_SHL, h, prng_const(b,
-		TY_U64, 32)));
+	return prng_bin(b, HOP_OR, l, prng_bin(b, HOP_SHL, h,
+		pass_b_scalar_bits(b, TY_U64, 32)));
 }
 
 /* Uint128AddUint64 of (lo, hi) and x, the high word broadcast to dims
  * (rank 0: the identity Broadcast XlaBuilder still emits) */
 static void
-u128_add(PrngB *b, uint32_t lo, uint32_t hi, uint32_t x, int rank,
+u128_add(PassEdit *b, uint32_t lo, uint32_t hi, uint32_t x, int rank,
 	const int64_t *dims, uint32_t out[2])
 {
-	uint32_t nl = prng_bin(b, HOP_ADD, lo, x), one = prng_const(b, TY_U64,
-		1);
-	uint32_t up = prng_bcast(b, prng_bin(b, HOP_ADD, hi, one), rank, dims);
-	uint32_t same = prng_bcast(b, hi, rank, dims), o[3];
+	uint32_t nl = prng_bin(b, HOP_ADD, lo, x);
+	uint32_t one = pass_b_scalar_bits(b, TY_U64, 1);
+	uint32_t up = pass_b_broadcast(b, prng_bin(b, HOP_ADD, hi, one), rank,
+		dims);
+	uint32_t same = pass_b_broadcast(b, hi, rank, dims), o[3];
 
 	o[0] = prng_cmp(b, nl, lo, "LT");
 	o[1] = up;
 	o[2] = same;
 	out[0] = nl;
-	out[1] = prng_op(b, HOP_SELECT, prng_shape(b, up), 3, o);
+	out[1] = pass_b_select(b, o[0], o[1], o[2]);
 }
 
 /* Uint128ToOp: concatenate of the two words reshaped to [1] */
 static uint32_t
-u128_to_op(PrngB *b, const uint32_t w[2])
+u128_to_op(PassEdit *b, const uint32_t w[2])
 {
 	int64_t one = 1;
 	uint32_t r[2];
 
-	r[0] = prng_reshape(b, w[0], 1, &one);
-	r[1] = prng_reshape(b, w[1], 1, &one);
-	return prng_concat(b, 2, r, 0);
+	r[0] = pass_b_reshape(b, w[0], 1, &one);
+	r[1] = pass_b_reshape(b, w[1], 1, &one);
+	return pass_b_concat(b, 2, r, 0);
 }
 
 /* x * k as the high and low 32 bits */
 static void
-mul_hi_lo(PrngB *b, uint32_t x, uint32_t k, uint32_t *hi, uint32_t *lo)
+mul_hi_lo(PassEdit *b, uint32_t x, uint32_t k, uint32_t *hi, uint32_t *lo)
 {
-	uint32_t p = prng_bin(b, HOP_MUL, prng_convert(b, x, TY_U64),
-		prng_const(b, TY_U64, k));
+	uint32_t p = prng_bin(b, HOP_MUL, cvt(b, x, TY_U64),
+		pass_b_scalar_bits(b, TY_U64, k));
 
-	*lo = prng_convert(b, p, TY_U32);
-	*hi = prng_convert(b, prng_bin(b, HOP_SHRL, p, prng_const(b, TY_U64,
+	*lo = cvt(b, p, TY_U32);
+	*hi = cvt(b, prng_bin(b, HOP_SHRL, p, pass_b_scalar_bits(b, TY_U64,
 		32)), TY_U32);
 }
 
 static void
-philox4x32(PrngB *b, uint32_t x[4], uint32_t key[2])
+philox4x32(PassEdit *b, uint32_t x[4], uint32_t key[2])
 {
 	uint32_t h0, l0, h1, l1, k0 = key[0], k1 = key[1];
 	int r;
 
 	for (r = 0; r < 10; r++) {
 		if (r) {
-			k0 = prng_bin(b, HOP_ADD, k0, prng_const(b, TY_U32,
-				0x9E3779B9u));
-			k1 = prng_bin(b, HOP_ADD, k1, prng_const(b, TY_U32,
-				0xBB67AE85u));
+			k0 = prng_bin(b, HOP_ADD, k0, pass_b_scalar_bits(b,
+				TY_U32, 0x9E3779B9u));
+			k1 = prng_bin(b, HOP_ADD, k1, pass_b_scalar_bits(b,
+				TY_U32, 0xBB67AE85u));
 		}
 		mul_hi_lo(b, x[0], 0xD2511F53u, &h0, &l0);
 		mul_hi_lo(b, x[2], 0xCD9E8D57u, &h1, &l1);
@@ -295,32 +146,34 @@ philox4x32(PrngB *b, uint32_t x[4], uint32_t key[2])
 
 /* GeneratePhiloxBits: the four words of blocks counter + 0..nv-1 */
 static void
-philox_blocks(PrngB *b, uint32_t state, uint32_t key64, int64_t nv,
+philox_blocks(PassEdit *b, uint32_t state, uint32_t key64, int64_t nv,
 	uint32_t x[4], uint32_t *new_state)
 {
 	int64_t z = 0, one = 1, two = 2;
 	uint32_t w[2], s[4], lo, hi, it, in[2], ns[2], key[2];
 
 	u64_to_u32s(b, key64, key);
-	lo = prng_reshape(b, prng_slice(b, state, &z, &one), 0, NULL);
-	hi = prng_reshape(b, prng_slice(b, state, &one, &two), 0, NULL);
+	lo = pass_b_reshape(b, pass_b_slice(b, state, &z, &one, NULL), 0,
+		NULL);
+	hi = pass_b_reshape(b, pass_b_slice(b, state, &one, &two, NULL), 0,
+		NULL);
 	u64_to_u32s(b, lo, s);
 	u64_to_u32s(b, hi, s + 2);
-	it = iota(b, TY_U64, 1, &nv, 0);
+	it = pass_b_iota(b, pass_b_array(b->m, TY_U64, 1, &nv), 0);
 	w[0] = u32s_to_u64(b, s[0], s[1]);
 	w[1] = u32s_to_u64(b, s[2], s[3]);
 	u128_add(b, w[0], w[1], it, 1, &nv, in);
 	u64_to_u32s(b, in[0], x);
 	u64_to_u32s(b, in[1], x + 2);
-	u128_add(b, w[0], w[1], prng_const(b, TY_U64, (uint64_t)nv), 0, NULL,
-		ns);
+	u128_add(b, w[0], w[1], pass_b_scalar_bits(b, TY_U64, (uint64_t)nv), 0,
+		NULL, ns);
 	*new_state = u128_to_op(b, ns);
 	philox4x32(b, x, key);
 }
 
 /* the words of the blocks interleaved, the first n, reshaped to shape */
 static uint32_t
-interleave(PrngB *b, uint32_t nw, uint32_t *w, int64_t len, int64_t n,
+interleave(PassEdit *b, uint32_t nw, uint32_t *w, int64_t len, int64_t n,
 	uint32_t shape)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
@@ -331,16 +184,16 @@ interleave(PrngB *b, uint32_t nw, uint32_t *w, int64_t len, int64_t n,
 	/* copied now: new shapes may move the shape pool */
 	memcpy(dims, hlo_dims(b->m, sh), rank * sizeof *dims);
 	for (k = 0; k < nw; k++)
-		w[k] = prng_reshape(b, w[k], 2, d);
-	x = prng_concat(b, nw, w, 1);
+		w[k] = pass_b_reshape(b, w[k], 2, d);
+	x = pass_b_concat(b, nw, w, 1);
 	d[0] = len * nw;
-	x = prng_reshape(b, x, 1, d);
-	x = prng_slice(b, x, &z, &n);
-	return prng_reshape(b, x, rank, dims);
+	x = pass_b_reshape(b, x, 1, d);
+	x = pass_b_slice(b, x, &z, &n, NULL);
+	return pass_b_reshape(b, x, rank, dims);
 }
 
 uint32_t
-prng_philox(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
+prng_philox(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
@@ -362,29 +215,30 @@ prng_philox(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	philox_blocks(b, state, key, len, x, new_state);
 	s = interleave(b, 4, x, len, n, hlo_shape_with_type(b->m, shape,
 		TY_U32));
-	return bits < 32 ? prng_convert(b, s, prng_bits_type(type)) : s;
+	return bits < 32 ? cvt(b, s, prng_bits_type(type)) : s;
 }
 
 static uint32_t
-rotl(PrngB *b, uint32_t v, int d)
+rotl(PassEdit *b, uint32_t v, int d)
 {
-	uint32_t l = prng_bin(b, HOP_SHL, v, prng_const(b, TY_U32, d));
-	uint32_t r = prng_bin(b, HOP_SHRL, v, prng_const(b, TY_U32, 32 - d));
+	uint32_t l = prng_bin(b, HOP_SHL, v, pass_b_scalar_bits(b, TY_U32, d));
+	uint32_t r = prng_bin(b, HOP_SHRL, v, pass_b_scalar_bits(b, TY_U32,
+		32 - d));
 
 	return prng_bin(b, HOP_OR, l, r);
 }
 
 static void
-threefry2x32(PrngB *b, uint32_t x[2], uint32_t key64)
+threefry2x32(PassEdit *b, uint32_t x[2], uint32_t key64)
 {
 	static const int rot[8] = {13, 15, 26, 6, 17, 29, 16, 24};
 	uint32_t k[2], ks[3];
 	int i, r;
 
 	u64_to_u32s(b, key64, k);
-	k[0] = prng_bitcast_convert(b, k[0], TY_U32);
-	k[1] = prng_bitcast_convert(b, k[1], TY_U32);
-	ks[2] = prng_const(b, TY_U32, 0x1BD11BDAu);
+	k[0] = pass_b_xconvert(b, HOP_BITCASTCVT, k[0], TY_U32);
+	k[1] = pass_b_xconvert(b, HOP_BITCASTCVT, k[1], TY_U32);
+	ks[2] = pass_b_scalar_bits(b, TY_U32, 0x1BD11BDAu);
 	for (i = 0; i < 2; i++) {
 		ks[i] = k[i];
 		ks[2] = prng_bin(b, HOP_XOR, ks[2], k[i]);
@@ -399,30 +253,32 @@ threefry2x32(PrngB *b, uint32_t x[2], uint32_t key64)
 		}
 		x[0] = prng_bin(b, HOP_ADD, x[0], ks[(i + 1) % 3]);
 		x[1] = prng_bin(b, HOP_ADD, prng_bin(b, HOP_ADD, x[1],
-			ks[(i + 2) % 3]), prng_const(b, TY_U32, i + 1));
+			ks[(i + 2) % 3]), pass_b_scalar_bits(b, TY_U32, i + 1));
 	}
 }
 
 /* GetThreeFryInputsAndUpdatedState over dims, then ThreeFry2x32 */
 static void
-threefry_run(PrngB *b, uint32_t key, uint32_t state, int rank,
+threefry_run(PassEdit *b, uint32_t key, uint32_t state, int rank,
 	const int64_t *dims, uint32_t x[2], uint32_t *new_state)
 {
 	int64_t trailing = 1, n = 1;
 	uint32_t in;
 	int k;
 
-	in = prng_bcast(b, prng_reshape(b, state, 0, NULL), rank, dims);
+	in = pass_b_broadcast(b, pass_b_reshape(b, state, 0, NULL), rank,
+		dims);
 	for (k = rank - 1; k >= 0; k--) {
 		n *= dims[k];
 		if (dims[k] < 2)
 			continue;
-		in = prng_bin(b, HOP_ADD, in, prng_bin(b, HOP_MUL, iota(b,
-			TY_U64, rank, dims, k), prng_const(b, TY_U64,
+		in = prng_bin(b, HOP_ADD, in, prng_bin(b, HOP_MUL,
+			pass_b_iota(b, pass_b_array(b->m, TY_U64, rank, dims),
+			k), pass_b_scalar_bits(b, TY_U64,
 			(uint64_t)trailing)));
 		trailing *= dims[k];
 	}
-	*new_state = prng_bin(b, HOP_ADD, state, prng_const(b, TY_U64,
+	*new_state = prng_bin(b, HOP_ADD, state, pass_b_scalar_bits(b, TY_U64,
 		(uint64_t)n));
 	u64_to_u32s(b, in, x);
 	threefry2x32(b, x, key);
@@ -453,7 +309,7 @@ prng_split(int r, const int64_t *d, int64_t *hd)
 }
 
 uint32_t
-prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
+prng_threefry(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
@@ -470,19 +326,19 @@ prng_threefry(PrngB *b, uint32_t key, uint32_t state, uint32_t shape,
 	split = prng_split(r, d, hd);
 	if (r == 0) {
 		threefry_run(b, key, state, 1, hd, x, new_state);
-		s = prng_reshape(b, x[0], 0, NULL);
+		s = pass_b_reshape(b, x[0], 0, NULL);
 	} else {
 		threefry_run(b, key, state, r + 1, hd, x, new_state);
-		s = prng_concat(b, 2, x, split + 1);
+		s = pass_b_concat(b, 2, x, split + 1);
 		lim[0] = d[split];
 		d[split] += d[split] % 2;
-		s = prng_reshape(b, s, r, d);
+		s = pass_b_reshape(b, s, r, d);
 		if (d[split] != lim[0]) {
 			memcpy(lim, d, r * sizeof *lim);
 			lim[split]--;
-			s = prng_slice(b, s, z, lim);
+			s = pass_b_slice(b, s, z, lim, NULL);
 		}
 	}
-	return bits < 32 ? prng_convert(b, s, prng_bits_type(type)) : s;
+	return bits < 32 ? cvt(b, s, prng_bits_type(type)) : s;
 }
 

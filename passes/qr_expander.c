@@ -58,14 +58,21 @@ is_complex(int type)
 }
 
 /* ScalarLike(x, v) */
+/* ConvertElementType */
 static uint32_t
-like(PassLaB *b, uint32_t x, double v)
+cvt(PassEdit *b, uint32_t x, int type)
 {
-	return pass_la_const(b, pass_la_type(b, x), v);
+	return pass_b_xconvert(b, HOP_CONVERT, x, type);
 }
 
 static uint32_t
-bin(PassLaB *b, int op, uint32_t x, uint32_t y)
+like(PassEdit *b, uint32_t x, double v)
+{
+	return pass_b_scalar(b, pass_b_type(b, x), v);
+}
+
+static uint32_t
+bin(PassEdit *b, int op, uint32_t x, uint32_t y)
 {
 	return pass_la_bin(b, op, x, y, 0, NULL);
 }
@@ -81,7 +88,7 @@ cat(int64_t *out, const QrDims *q, int n, const int64_t *more)
 
 /* Norm: sqrt of the sum of squares of xs without overflow */
 static uint32_t
-norm(PassLaB *b, int n, uint32_t *xs)
+norm(PassEdit *b, int n, uint32_t *xs)
 {
 	uint32_t w = HLO_NONE, out = HLO_NONE, t, z;
 	int i;
@@ -103,18 +110,18 @@ norm(PassLaB *b, int n, uint32_t *xs)
 /* House(x, k): the reflector v of x[..., m] that zeroes x[k+1:], its tau
  * and beta */
 static void
-house(PassLaB *b, uint32_t x, uint32_t k, const QrDims *q, uint32_t *v,
+house(PassEdit *b, uint32_t x, uint32_t k, const QrDims *q, uint32_t *v,
 	uint32_t *tau, uint32_t *beta)
 {
-	int type = pass_la_type(b, x), rt = pass_la_real_type(type);
+	int type = pass_b_type(b, x), rt = pass_la_real_type(type);
 	int64_t minor = q->nb, one = 1;
 	uint32_t zero = like(b, x, 0), alpha, iota, after, sigma, siz, xs[3];
 	uint32_t mu, sq, re, im, div, ek, s;
 
 	alpha = pass_la_ds_minor(b, x, 1, &k, &one);
-	alpha = pass_la_reshape(b, alpha, q->nb, q->bd);
+	alpha = pass_b_reshape(b, alpha, q->nb, q->bd);
 	iota = pass_la_iota(b, TY_S32, q->m);
-	after = pass_la_convert(b, pass_la_cmp(b, iota, k, "GT", 0, NULL),
+	after = cvt(b, pass_la_cmp(b, iota, k, "GT", 0, NULL),
 		type);
 	after = pass_la_bin(b, HOP_MUL, x, after, 1, &minor);
 	if (is_complex(type)) {
@@ -154,18 +161,18 @@ house(PassLaB *b, uint32_t x, uint32_t k, const QrDims *q, uint32_t *v,
 			*beta);
 	}
 	*tau = pass_la_select(b, siz, pass_la_full_like(b, *tau, 0), *tau);
-	div = pass_la_select(b, siz, pass_la_bcast(b, like(b, alpha, 1),
-		q->nb, q->bd), bin(b, HOP_SUBTRACT, alpha, pass_la_convert(b,
+	div = pass_la_select(b, siz, pass_b_broadcast(b, like(b, alpha, 1),
+		q->nb, q->bd), bin(b, HOP_SUBTRACT, alpha, cvt(b,
 		*beta, type)));
-	ek = pass_la_convert(b, pass_la_cmp(b, iota, k, "EQ", 0, NULL), type);
-	ek = pass_la_bcast(b, ek, q->nb, q->ones);
+	ek = cvt(b, pass_la_cmp(b, iota, k, "EQ", 0, NULL), type);
+	ek = pass_b_broadcast(b, ek, q->nb, q->ones);
 	*v = bin(b, HOP_ADD, ek, pass_la_bin(b, HOP_DIVIDE, after, div, q->nb,
 		q->idx));
 }
 
 /* one trip of QrBlock: vars a, taus */
 static void
-qr_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
+qr_body(PassEdit *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 	void *arg)
 {
 	const QrDims *q = arg;
@@ -177,15 +184,15 @@ qr_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 
 	x = pass_la_ds_minor(b, a, 1, &j, &one);
 	cat(d, q, 1, &q->m);
-	xc = pass_la_reshape(b, x, q->nb + 1, d);
+	xc = pass_b_reshape(b, x, q->nb + 1, d);
 	house(b, xc, j, q, &v, &tau, &beta);
 	cat(d, q, 2, mn);
-	iota_mn = pass_la_iota_dim(b, pass_la_array(b->m, TY_S32, nd, d),
+	iota_mn = pass_b_iota(b, pass_b_array(b->m, TY_S32, nd, d),
 		q->nb + 1);
 	m1[0] = 1;
 	m1[1] = q->m;
 	cat(d, q, 2, m1);
-	vb = pass_la_reshape(b, v, nd, d);
+	vb = pass_b_reshape(b, v, nd, d);
 	vva = pass_la_select(b, pass_la_cmp(b, j, iota_mn, "LT", 0, NULL), a,
 		pass_la_full_like(b, a, 0));
 	vva = pass_la_batch_dot(b, pass_la_conj(b, vb, 1), 0, vva, 0);
@@ -194,17 +201,17 @@ qr_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 		pass_la_conj(b, tau, 1), vva, q->nb, q->idx));
 	m1[0] = q->m;
 	m1[1] = 1;
-	iota = pass_la_reshape(b, pass_la_iota(b, TY_S32, q->m), 2, m1);
-	pm = pass_la_convert(b, pass_la_cmp(b, iota, j, "LT", 0, NULL), type);
-	mask = pass_la_convert(b, pass_la_cmp(b, iota, j, "EQ", 0, NULL),
+	iota = pass_b_reshape(b, pass_la_iota(b, TY_S32, q->m), 2, m1);
+	pm = cvt(b, pass_la_cmp(b, iota, j, "LT", 0, NULL), type);
+	mask = cvt(b, pass_la_cmp(b, iota, j, "EQ", 0, NULL),
 		type);
-	mask = pass_la_bcast(b, mask, q->nb, q->ones);
+	mask = pass_b_broadcast(b, mask, q->nb, q->ones);
 	sm = pass_la_cmp(b, pass_la_iota(b, TY_S32, q->m), j, "GT", 0, NULL);
 	nx = bin(b, HOP_ADD, pass_la_bin(b, HOP_MUL, x, pm, 2, two),
-		pass_la_bin(b, HOP_MUL, pass_la_convert(b, beta, type),
+		pass_la_bin(b, HOP_MUL, cvt(b, beta, type),
 		mask, q->nb, q->idx));
 	memcpy(bi, q->idx, (q->nb + 1) * sizeof *bi);
-	nx = pass_la_bin(b, HOP_ADD, nx, pass_la_select(b, pass_la_bcast(b,
+	nx = pass_la_bin(b, HOP_ADD, nx, pass_la_select(b, pass_b_broadcast(b,
 		sm, q->nb, q->bd), v, pass_la_full_like(b, v, 0)), q->nb + 1,
 		bi);
 	cat(d, q, 2, mn);
@@ -212,7 +219,7 @@ qr_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 	out[0] = pass_la_select(b, pass_la_cmp(b, iota_mn, j, "EQ", 0, NULL),
 		nx, a);
 	cat(d, q, 1, &q->n);
-	iota_n = pass_la_iota_dim(b, pass_la_array(b->m, TY_S32, q->nb + 1,
+	iota_n = pass_b_iota(b, pass_b_array(b->m, TY_S32, q->nb + 1,
 		d), q->nb);
 	tz = pass_la_full_like(b, taus, 0);
 	tu = pass_la_select(b, pass_la_cmp(b, iota_n, j, "EQ", 0, NULL),
@@ -221,10 +228,10 @@ qr_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 }
 
 static void
-dims_of(PassLaB *b, uint32_t a, QrDims *q)
+dims_of(PassEdit *b, uint32_t a, QrDims *q)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_la_dims(b, a, d), k;
+	int r = pass_b_dims(b, a, d), k;
 
 	q->nb = r - 2;
 	memcpy(q->bd, d, q->nb * sizeof *d);
@@ -234,12 +241,12 @@ dims_of(PassLaB *b, uint32_t a, QrDims *q)
 	}
 	q->m = d[r - 2];
 	q->n = d[r - 1];
-	q->type = pass_la_type(b, a);
+	q->type = pass_b_type(b, a);
 }
 
 /* QrBlock(a): out[0] q_and_r, out[1] taus */
 static void
-qr_block(PassLaB *b, uint32_t a, uint32_t *out)
+qr_block(PassEdit *b, uint32_t a, uint32_t *out)
 {
 	QrDims q;
 	int64_t d[PASS_LA_MAXR], p;
@@ -254,7 +261,7 @@ qr_block(PassLaB *b, uint32_t a, uint32_t *out)
 
 /* one trip of CompactWYRepresentation: vars t, vtv */
 static void
-wy_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
+wy_body(PassEdit *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 	void *arg)
 {
 	int64_t one = 1;
@@ -270,7 +277,7 @@ wy_body(PassLaB *b, uint32_t j, const uint32_t *vars, uint32_t *out,
 /* CompactWYRepresentation(vs [..., m, n], taus [..., n]): T with
  * I + Y T Y^H the product of the reflectors */
 static uint32_t
-compact_wy(PassLaB *b, const QrDims *q, uint32_t vs, uint32_t taus,
+compact_wy(PassEdit *b, const QrDims *q, uint32_t vs, uint32_t taus,
 	int64_t n)
 {
 	int64_t d[PASS_LA_MAXR], bi[PASS_LA_MAXR + 1], one_n[2] = {1, n};
@@ -282,7 +289,7 @@ compact_wy(PassLaB *b, const QrDims *q, uint32_t vs, uint32_t taus,
 	cat(d, q, 2, one_n);
 	scale = pass_la_bcast_in_dim(b, pass_la_unary(b, HOP_NEGATE, taus),
 		nd, d, bi);
-	eye = pass_la_bcast(b, pass_la_identity(b, q->type, n, n), q->nb,
+	eye = pass_b_broadcast(b, pass_la_identity(b, q->type, n, n), q->nb,
 		q->bd);
 	vtv = pass_la_batch_dot(b, pass_la_conj(b, vs, 1), 1, vs, 0);
 	vtv = pass_la_select(b, pass_la_triangle_mask(b, vtv, 0),
@@ -296,7 +303,7 @@ compact_wy(PassLaB *b, const QrDims *q, uint32_t vs, uint32_t taus,
 
 /* y = I(m - i, k) + the strictly lower part of blk */
 static uint32_t
-reflectors(PassLaB *b, const QrDims *q, uint32_t blk, int64_t rows,
+reflectors(PassEdit *b, const QrDims *q, uint32_t blk, int64_t rows,
 	int64_t k)
 {
 	int64_t two[2] = {q->nb, q->nb + 1};
@@ -310,7 +317,7 @@ reflectors(PassLaB *b, const QrDims *q, uint32_t blk, int64_t rows,
 
 /* BuildQrDecomposition: the tuple (a, taus) */
 static uint32_t
-build_qr(PassLaB *b, uint32_t a)
+build_qr(PassEdit *b, uint32_t a)
 {
 	QrDims q;
 	int64_t d[PASS_LA_MAXR], p, i, k, st[2], en[2];
@@ -344,20 +351,20 @@ build_qr(PassLaB *b, uint32_t a)
 	}
 	r[0] = a;
 	r[1] = taus;
-	return pass_la_tuple(b, 2, r);
+	return pass_b_tuple(b, 2, r);
 }
 
 /* ProductOfElementaryHouseholderReflectors(a, taus): q */
 static uint32_t
-build_householder(PassLaB *b, uint32_t a, uint32_t taus)
+build_householder(PassEdit *b, uint32_t a, uint32_t taus)
 {
 	QrDims q;
 	int64_t d[PASS_LA_MAXR], p, i, k, st[2], en[2];
 	uint32_t qq, y, t, tb, panel, ytq;
 
 	dims_of(b, a, &q);
-	p = d[pass_la_dims(b, taus, d) - 1];
-	qq = pass_la_bcast(b, pass_la_identity(b, q.type, q.m, q.n), q.nb,
+	p = d[pass_b_dims(b, taus, d) - 1];
+	qq = pass_b_broadcast(b, pass_la_identity(b, q.type, q.m, q.n), q.nb,
 		q.bd);
 	for (i = (p - 1) / QR_BLOCK * QR_BLOCK; i >= 0; i -= QR_BLOCK) {
 		QrDims qb = q;
@@ -405,7 +412,7 @@ static uint32_t
 build(HloModule *m, int kind, uint32_t sa, uint32_t st)
 {
 	HloBuf name = {0};
-	PassLaB b;
+	PassEdit b;
 	uint32_t a, r;
 
 	hlo_buf_printf(&name, "xla.%s_", kind == QR_QR ? "Qr" :
@@ -416,8 +423,7 @@ build(HloModule *m, int kind, uint32_t sa, uint32_t st)
 		shape_name(m, st, &name);
 	}
 	hlo_buf_put(&name, "", 1);
-	b.m = m;
-	b.c = pass_la_comp(m, name.buf);
+	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
 	a = pass_la_param(&b, 0, sa, "a");
 	if (kind == QR_QR)
@@ -425,7 +431,7 @@ build(HloModule *m, int kind, uint32_t sa, uint32_t st)
 	else
 		r = build_householder(&b, a, pass_la_param(&b, 1, st,
 			"taus"));
-	pass_la_root(&b, r);
+	pass_b_root(&b, r);
 	return b.c;
 }
 

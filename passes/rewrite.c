@@ -828,7 +828,7 @@ pass_res(PassEdit *ed, uint32_t x)
 {
 	uint32_t n = ed->m->comps[ed->c].nins, r = x, t;
 
-	if (x >= n)
+	if (x >= n || ed->fresh)
 		return x;
 	while (ed->fwd[r] != r)
 		r = ed->fwd[r];
@@ -847,6 +847,8 @@ pass_edit_added(PassEdit *ed, uint32_t i)
 	const HloInstr *in;
 	uint32_t k, d, n = m->comps[ed->c].nins;
 
+	if (ed->fresh)
+		return;
 	edgrow(ed, n + 1);
 	ed->fwd[i] = i;
 	ed->nuse[i] = 0;

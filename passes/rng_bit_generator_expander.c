@@ -63,38 +63,36 @@ match(PassEdit *ed, uint32_t i, void *arg)
 static uint32_t
 build(HloModule *m, uint32_t dshape, uint32_t sshape, int alg)
 {
-	PrngB b;
+	PassEdit b;
 	uint32_t st, key, ctr, bits, ns, o[2];
 	int64_t z = 0, one = 1, two = 2, three = 3;
 	int len;
 
-	b.m = m;
-	b.c = hlo_comp_add(m, pass_unique_name(m, "rng"));
-	st = prng_param(&b, 0, sshape, "state");
+	pass_b_fresh(&b, m, hlo_comp_add(m, pass_unique_name(m, "rng")));
+	st = pass_b_param(&b, 0, sshape, pass_unique_name(m, "state"));
 	len = (int)hlo_dims(m, hlo_sh(m, sshape))[0];
-	key = prng_reshape(&b, prng_slice(&b, st, &z, &one), 0, NULL);
+	key = pass_b_reshape(&b, pass_b_slice(&b, st, &z, &one, NULL), 0,
+		NULL);
 	if (alg) {
-		ctr = prng_slice(&b, st, &one, &two);
+		ctr = pass_b_slice(&b, st, &one, &two, NULL);
 		bits = prng_threefry(&b, key, ctr, dshape, &ns);
 	} else {
 		if (len >= 3) {
-			ctr = prng_slice(&b, st, &one, &three);
+			ctr = pass_b_slice(&b, st, &one, &three, NULL);
 		} else {
 			HloAttr a = hlo_mk_ints(m, A_DIMENSIONS, &z, 1);
 
-			ctr = prng_unary(&b, HOP_REVERSE, st);
+			ctr = pass_b_unary(&b, HOP_REVERSE, st);
 			hlo_set_attrs(m, b.c, ctr, 1, &a);
 		}
 		bits = prng_philox(&b, key, ctr, dshape, &ns);
 		if (len < 3)
-			ns = prng_slice(&b, ns, &z, &one);
+			ns = pass_b_slice(&b, ns, &z, &one, NULL);
 	}
-	o[0] = prng_concat(&b, 2, (uint32_t[2]){prng_reshape(&b, key, 1,
+	o[0] = pass_b_concat(&b, 2, (uint32_t[2]){pass_b_reshape(&b, key, 1,
 		&one), ns}, 0);
 	o[1] = bits;
-	m->comps[b.c].root = prng_op(&b, HOP_TUPLE, hlo_shape_tuple(m, 2,
-		(uint32_t[2]){prng_shape(&b, o[0]), prng_shape(&b, o[1])}), 2,
-		o);
+	pass_b_root(&b, pass_b_tuple(&b, 2, o));
 	return b.c;
 }
 

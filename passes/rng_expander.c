@@ -91,39 +91,40 @@ match(PassEdit *ed, uint32_t i, void *arg)
 
 /* ConvertRandomBitsToUniformFloatingPoint */
 static uint32_t
-uniform_float(PrngB *b, uint32_t bits, uint32_t lo, uint32_t hi, int type)
+uniform_float(PassEdit *b, uint32_t bits, uint32_t lo, uint32_t hi, int type)
 {
 	int nb = hlo_typeinfo[type].bits, mant = type == TY_F64 ? 52 : 23;
 	int ut = prng_bits_type(type);
 	uint32_t v;
 
-	v = prng_bin(b, HOP_SHRL, bits, prng_const(b, ut, (uint64_t)(nb -
-		mant)));
-	v = prng_convert(b, v, type);
-	v = prng_bin(b, HOP_MUL, v, prng_fconst(b, type, ldexp(1., -mant)));
+	v = prng_bin(b, HOP_SHRL, bits, pass_b_scalar_bits(b, ut,
+		(uint64_t)(nb - mant)));
+	v = pass_b_xconvert(b, HOP_CONVERT, v, type);
+	v = prng_bin(b, HOP_MUL, v, pass_b_scalar(b, type, ldexp(1., -mant)));
 	return prng_bin(b, HOP_ADD, prng_bin(b, HOP_MUL, v, prng_bin(b,
 		HOP_SUBTRACT, hi, lo)), lo);
 }
 
 /* ConvertRandomBitsToUniformInt */
 static uint32_t
-uniform_int(PrngB *b, uint32_t bits, uint32_t lo, uint32_t hi, int type)
+uniform_int(PassEdit *b, uint32_t bits, uint32_t lo, uint32_t hi, int type)
 {
 	int ut = prng_bits_type(type);
 	uint32_t range, dist, half;
 
-	range = prng_bin(b, HOP_SUBTRACT, prng_bitcast_convert(b, hi, ut),
-		prng_bitcast_convert(b, lo, ut));
+	range = prng_bin(b, HOP_SUBTRACT, pass_b_xconvert(b, HOP_BITCASTCVT,
+		hi, ut), pass_b_xconvert(b, HOP_BITCASTCVT, lo, ut));
 	dist = prng_bin(b, HOP_REMAINDER, bits, range);
-	half = prng_bin(b, HOP_SHRL, dist, prng_const(b, ut, 1));
+	half = prng_bin(b, HOP_SHRL, dist, pass_b_scalar_bits(b, ut, 1));
 	return prng_bin(b, HOP_ADD, prng_bin(b, HOP_ADD, lo,
-		prng_bitcast_convert(b, half, type)), prng_bitcast_convert(b,
-		prng_bin(b, HOP_SUBTRACT, dist, half), type));
+		pass_b_xconvert(b, HOP_BITCASTCVT, half, type)),
+		pass_b_xconvert(b, HOP_BITCASTCVT, prng_bin(b, HOP_SUBTRACT,
+		dist, half), type));
 }
 
 /* NormalFloatingPointDistribution over shape, standard normal */
 static uint32_t
-normal(PrngB *b, uint32_t key, uint32_t state, uint32_t shape)
+normal(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape)
 {
 	HloModule *m = b->m;
 	const HloShape *sh = hlo_sh(m, shape);
@@ -137,28 +138,29 @@ normal(PrngB *b, uint32_t key, uint32_t state, uint32_t shape)
 	for (k = 0; k < hr; k++)
 		cd[k] = k == split + 1 ? 2 : hd[k];
 	bits = prng_philox(b, key, state, pass_b_array(m, type, hr, cd), &ns);
-	bits = uniform_float(b, bits, prng_fconst(b, type, 0.0), prng_fconst(b,
-		type, 1.0), type);
-	x0 = prng_slice(b, bits, z, hd);
+	bits = uniform_float(b, bits, pass_b_scalar(b, type, 0.0),
+		pass_b_scalar(b, type, 1.0), type);
+	x0 = pass_b_slice(b, bits, z, hd, NULL);
 	memcpy(lim, cd, hr * sizeof *lim);
 	st[split + 1] = 1;
-	x1 = prng_slice(b, bits, st, lim);
-	u1 = prng_bin(b, HOP_MAX, x0, prng_fconst(b, type, (double)1.0e-7f));
-	v1 = prng_bin(b, HOP_MUL, prng_fconst(b, type, 2.0f * M_PI), x1);
-	u2 = prng_unary(b, HOP_SQRT, prng_bin(b, HOP_MUL, prng_fconst(b, type,
-		-2.0), prng_unary(b, HOP_LOG, u1)));
-	o[0] = prng_bin(b, HOP_MUL, prng_unary(b, HOP_SIN, v1), u2);
-	o[1] = prng_bin(b, HOP_MUL, prng_unary(b, HOP_COS, v1), u2);
+	x1 = pass_b_slice(b, bits, st, lim, NULL);
+	u1 = prng_bin(b, HOP_MAX, x0, pass_b_scalar(b, type,
+		(double)1.0e-7f));
+	v1 = prng_bin(b, HOP_MUL, pass_b_scalar(b, type, 2.0f * M_PI), x1);
+	u2 = pass_b_unary(b, HOP_SQRT, prng_bin(b, HOP_MUL, pass_b_scalar(b,
+		type, -2.0), pass_b_unary(b, HOP_LOG, u1)));
+	o[0] = prng_bin(b, HOP_MUL, pass_b_unary(b, HOP_SIN, v1), u2);
+	o[1] = prng_bin(b, HOP_MUL, pass_b_unary(b, HOP_COS, v1), u2);
 	if (r == 0)
-		return prng_reshape(b, o[0], 0, NULL);
-	s = prng_concat(b, 2, o, split + 1);
+		return pass_b_reshape(b, o[0], 0, NULL);
+	s = pass_b_concat(b, 2, o, split + 1);
 	lim[0] = d[split];
 	d[split] += d[split] % 2;
-	s = prng_reshape(b, s, r, d);
+	s = pass_b_reshape(b, s, r, d);
 	if (d[split] != lim[0]) {
 		memcpy(lim, d, r * sizeof *lim);
 		lim[split]--;
-		s = prng_slice(b, s, z, lim);
+		s = pass_b_slice(b, s, z, lim, NULL);
 	}
 	return s;
 }
@@ -166,17 +168,17 @@ normal(PrngB *b, uint32_t key, uint32_t state, uint32_t shape)
 static uint32_t
 build(HloModule *m, int is_normal, uint32_t shape, uint32_t s0, uint32_t s1)
 {
-	PrngB b;
+	PassEdit b;
 	uint32_t key, st, p0, p1, r, ns;
 	int type = hlo_sh(m, shape)->type;
 
-	b.m = m;
-	b.c = hlo_comp_add(m, pass_unique_name(m, "rng"));
-	key = prng_param(&b, 0, hlo_shape_scalar(m, TY_U64), "key");
-	st = prng_param(&b, 1, pass_b_array(m, TY_U64, 1, (int64_t[1]){2}),
-		"state");
-	p0 = prng_param(&b, 2, s0, "a_or_mean");
-	p1 = prng_param(&b, 3, s1, "b_or_sigma");
+	pass_b_fresh(&b, m, hlo_comp_add(m, pass_unique_name(m, "rng")));
+	key = pass_b_param(&b, 0, hlo_shape_scalar(m, TY_U64),
+		pass_unique_name(m, "key"));
+	st = pass_b_param(&b, 1, pass_b_array(m, TY_U64, 1, (int64_t[1]){2}),
+		pass_unique_name(m, "state"));
+	p0 = pass_b_param(&b, 2, s0, pass_unique_name(m, "a_or_mean"));
+	p1 = pass_b_param(&b, 3, s1, pass_unique_name(m, "b_or_sigma"));
 	if (is_normal) {
 		r = normal(&b, key, st, hlo_shape_no_layout(m, shape));
 		r = prng_bin(&b, HOP_ADD, p0, prng_bin(&b, HOP_MUL, p1, r));
@@ -186,7 +188,7 @@ build(HloModule *m, int is_normal, uint32_t shape, uint32_t s0, uint32_t s1)
 		r = is_float(type) ? uniform_float(&b, r, p0, p1, type) :
 			uniform_int(&b, r, p0, p1, type);
 	}
-	m->comps[b.c].root = r;
+	pass_b_root(&b, r);
 	return b.c;
 }
 

@@ -50,29 +50,29 @@ typedef struct {
 
 /* GetMatrixDiagonal(x, 0) of square matrices */
 static uint32_t
-matrix_diagonal(PassLaB *b, uint32_t x)
+matrix_diagonal(PassEdit *b, uint32_t x)
 {
 	int64_t d[PASS_LA_MAXR], rd[PASS_LA_MAXR], zero = 0;
-	int r = pass_la_dims(b, x, d), t = pass_la_type(b, x), k, n = 0;
+	int r = pass_b_dims(b, x, d), t = pass_b_type(b, x), k, n = 0;
 	uint32_t ia, ib, mask, sel, init, comp, o[2], red;
 	int64_t rdim = r - 2;
 
 	ia = pass_la_iota(b, TY_S32, d[r - 1]);
 	ib = pass_la_iota(b, TY_S32, d[r - 2]);
-	ib = pass_la_bin(b, HOP_ADD, ib, pass_la_const(b, TY_S32, 0), 0,
+	ib = pass_la_bin(b, HOP_ADD, ib, pass_b_scalar(b, TY_S32, 0), 0,
 		NULL);
-	ia = pass_la_bcast(b, ia, 1, &d[r - 2]);
+	ia = pass_b_broadcast(b, ia, 1, &d[r - 2]);
 	mask = pass_la_cmp(b, ib, ia, "EQ", 1, &zero);
-	mask = pass_la_bcast(b, mask, r - 2, d);
+	mask = pass_b_broadcast(b, mask, r - 2, d);
 	sel = pass_la_select(b, mask, x, pass_la_zeros(b, t, r, d));
-	init = pass_la_const(b, t, 0);
+	init = pass_b_scalar(b, t, 0);
 	comp = pass_la_add_comp(b->m, t);
 	for (k = 0; k < r; k++)
 		if (k != rdim)
 			rd[n++] = d[k];
 	o[0] = sel;
 	o[1] = init;
-	red = pass_la_op(b, HOP_REDUCE, pass_la_array(b->m, t, n, rd), 2, o);
+	red = pass_b_op(b, HOP_REDUCE, pass_b_array(b->m, t, n, rd), 2, o);
 	{
 		HloAttr a = hlo_mk_ints(b->m, A_DIMENSIONS, &rdim, 1);
 
@@ -84,11 +84,11 @@ matrix_diagonal(PassLaB *b, uint32_t x)
 
 /* DiagonalBlocks(a, bs): [..., n/bs rounded up, bs, bs] */
 static uint32_t
-diagonal_blocks(PassLaB *b, uint32_t a, int64_t bs)
+diagonal_blocks(PassEdit *b, uint32_t a, int64_t bs)
 {
 	int64_t d[PASS_LA_MAXR], e[PASS_LA_MAXR], perm[PASS_LA_MAXR];
 	int64_t cfg[3 * PASS_LA_MAXR], two = 2, tp[2] = {1, 0}, one = 1;
-	int r = pass_la_dims(b, a, d), t = pass_la_type(b, a), k;
+	int r = pass_b_dims(b, a, d), t = pass_b_type(b, a), k;
 	int64_t n = d[r - 1], nb = n / bs, rem = n % bs, pad = bs - rem;
 	uint32_t blocks = HLO_NONE, idx, g, last, eye, xs[2];
 
@@ -98,12 +98,14 @@ diagonal_blocks(PassLaB *b, uint32_t a, int64_t bs)
 		perm[r - 2] = 0;
 		perm[r - 1] = r - 1;
 		perm[r] = r;
-		return pass_la_transpose(b, pass_la_bcast(b, a, 1, &one), perm);
+		return pass_b_transpose(b, pass_b_broadcast(b, a, 1, &one),
+			r + 1, perm);
 	}
 	if (n > bs) {
 		idx = pass_la_bin(b, HOP_MUL, pass_la_iota(b, TY_S32, nb),
-			pass_la_const(b, TY_S32, (double)bs), 0, NULL);
-		idx = pass_la_transpose(b, pass_la_bcast(b, idx, 1, &two), tp);
+			pass_b_scalar(b, TY_S32, (double)bs), 0, NULL);
+		idx = pass_b_transpose(b, pass_b_broadcast(b, idx, 1, &two),
+			2, tp);
 		for (k = 0; k < r - 2; k++) {
 			perm[k] = k;	/* offset dims */
 			e[k] = d[k];	/* slice sizes */
@@ -116,7 +118,7 @@ diagonal_blocks(PassLaB *b, uint32_t a, int64_t bs)
 		cfg[r - 1] = cfg[r] = bs;
 		xs[0] = a;
 		xs[1] = idx;
-		g = pass_la_op(b, HOP_GATHER, pass_la_array(b->m, t, r + 1, cfg),
+		g = pass_b_op(b, HOP_GATHER, pass_b_array(b->m, t, r + 1, cfg),
 			2, xs);
 		{
 			HloAttr at[5];
@@ -137,23 +139,23 @@ diagonal_blocks(PassLaB *b, uint32_t a, int64_t bs)
 		last = pass_la_slice_minor(b, a, 2, st, en);
 		memset(cfg, 0, sizeof cfg);
 		cfg[3 * (r - 2) + 1] = pad;
-		last = pass_la_pad(b, last, pass_la_const(b, t, 0), cfg);
+		last = pass_la_pad(b, last, pass_b_scalar(b, t, 0), cfg);
 		eye = pass_la_identity(b, t, pad, pad);
 		memset(cfg, 0, sizeof cfg);
 		cfg[0] = rem;
-		eye = pass_la_pad(b, eye, pass_la_const(b, t, 0), cfg);
-		eye = pass_la_bcast(b, eye, r - 2, d);
+		eye = pass_la_pad(b, eye, pass_b_scalar(b, t, 0), cfg);
+		eye = pass_b_broadcast(b, eye, r - 2, d);
 		xs[0] = last;
 		xs[1] = eye;
-		last = pass_la_concat(b, 2, xs, r - 1);
-		pass_la_dims(b, last, e);
+		last = pass_b_concat(b, 2, xs, r - 1);
+		pass_b_dims(b, last, e);
 		memmove(e + r - 1, e + r - 2, 2 * sizeof *e);
 		e[r - 2] = 1;
-		last = pass_la_reshape(b, last, r + 1, e);
+		last = pass_b_reshape(b, last, r + 1, e);
 		if (n > bs) {
 			xs[0] = blocks;
 			xs[1] = last;
-			blocks = pass_la_concat(b, 2, xs, r - 2);
+			blocks = pass_b_concat(b, 2, xs, r - 2);
 		} else {
 			blocks = last;
 		}
@@ -163,17 +165,17 @@ diagonal_blocks(PassLaB *b, uint32_t a, int64_t bs)
 
 /* the body of InvertDiagonalBlocks' loop: one row j of every inverse */
 static void
-invert_body(PassLaB *bb, uint32_t ls, int64_t nbk, int64_t bs, int lower)
+invert_body(PassEdit *bb, uint32_t ls, int64_t nbk, int64_t bs, int lower)
 {
 	uint32_t p, i, out, in, zero, j, row, upd, idx[3], xs[3];
 	int64_t sz[3] = {nbk, 1, bs};
 
 	p = pass_la_param(bb, 0, ls, "InvertDiagBodyTuple");
-	i = pass_la_gte(bb, p, 0);
-	out = pass_la_gte(bb, p, 1);
-	in = pass_la_gte(bb, p, 2);
-	zero = pass_la_const(bb, TY_S32, 0);
-	j = lower ? i : pass_la_bin(bb, HOP_SUBTRACT, pass_la_const(bb,
+	i = pass_b_gte(bb, p, 0);
+	out = pass_b_gte(bb, p, 1);
+	in = pass_b_gte(bb, p, 2);
+	zero = pass_b_scalar(bb, TY_S32, 0);
+	j = lower ? i : pass_la_bin(bb, HOP_SUBTRACT, pass_b_scalar(bb,
 		TY_S32, (double)(bs - 1)), i, 0, NULL);
 	idx[0] = zero;
 	idx[1] = j;
@@ -182,71 +184,70 @@ invert_body(PassLaB *bb, uint32_t ls, int64_t nbk, int64_t bs, int lower)
 	upd = pass_la_unary(bb, HOP_NEGATE, pass_la_dot(bb, row, out, 1, 2, 1,
 		0));
 	out = pass_la_dus(bb, out, upd, idx);
-	xs[0] = pass_la_bin(bb, HOP_ADD, i, pass_la_const(bb, TY_S32, 1), 0,
+	xs[0] = pass_la_bin(bb, HOP_ADD, i, pass_b_scalar(bb, TY_S32, 1), 0,
 		NULL);
 	xs[1] = out;
 	xs[2] = in;
-	pass_la_root(bb, pass_la_tuple(bb, 3, xs));
+	pass_b_root(bb, pass_b_tuple(bb, 3, xs));
 }
 
 /* TriangularSolveExpander::InvertDiagonalBlocks */
 static uint32_t
-invert_blocks(PassLaB *b, uint32_t db, int lower)
+invert_blocks(PassEdit *b, uint32_t db, int lower)
 {
 	int64_t d[PASS_LA_MAXR], bd3[3], oo[2] = {1, 1}, b02[2] = {0, 2};
 	int64_t b01[2] = {0, 1};
-	int r = pass_la_dims(b, db, d), t = pass_la_type(b, db), k;
+	int r = pass_b_dims(b, db, d), t = pass_b_type(b, db), k;
 	int64_t bs = d[r - 1], nbk = 1;
 	uint32_t diags, scaled, ob, st, idx[2], xs[3], sh[3], ls, w, called[2];
-	PassLaB cb, bb;
+	PassEdit cb, bb;
 
 	for (k = 0; k < r - 2; k++)
 		nbk *= d[k];
 	bd3[0] = nbk;
 	bd3[1] = bd3[2] = bs;
-	db = pass_la_reshape(b, db, 3, bd3);
+	db = pass_b_reshape(b, db, 3, bd3);
 	db = pass_la_triangle(b, db, lower);
 	diags = matrix_diagonal(b, db);
 	scaled = pass_la_bin(b, HOP_DIVIDE, db, diags, 2, b02);
 	ob = pass_la_unary(b, HOP_NEGATE, pass_la_identity(b, t, bs, bs));
-	xs[0] = pass_la_reshape(b, pass_la_const(b, t, 1), 2, oo);
-	st = pass_la_const(b, TY_S32, lower ? 0 : (double)(bs - 1));
+	xs[0] = pass_b_reshape(b, pass_b_scalar(b, t, 1), 2, oo);
+	st = pass_b_scalar(b, TY_S32, lower ? 0 : (double)(bs - 1));
 	idx[0] = idx[1] = st;
 	ob = pass_la_dus(b, ob, xs[0], idx);
-	xs[1] = pass_la_bcast(b, ob, 1, &nbk);
-	xs[0] = pass_la_const(b, TY_S32, 1);
+	xs[1] = pass_b_broadcast(b, ob, 1, &nbk);
+	xs[0] = pass_b_scalar(b, TY_S32, 1);
 	xs[2] = scaled;
 	for (k = 0; k < 3; k++)
-		sh[k] = pass_la_shape(b, xs[k]);
+		sh[k] = pass_b_shape(b, xs[k]);
 	ls = hlo_shape_tuple(b->m, 3, sh);
-	w = pass_la_tuple(b, 3, xs);
+	w = pass_b_tuple(b, 3, xs);
 
-	cb.m = bb.m = b->m;
-	cb.c = pass_la_comp(b->m, "InvertDiagCond");
-	xs[0] = pass_la_gte(&cb, pass_la_param(&cb, 0, ls,
+	pass_b_fresh(&cb, b->m, pass_la_comp(b->m, "InvertDiagCond"));
+	xs[0] = pass_b_gte(&cb, pass_la_param(&cb, 0, ls,
 		"InvertDiagCondTuple"), 0);
-	pass_la_root(&cb, pass_la_cmp(&cb, xs[0], pass_la_const(&cb, TY_S32,
+	pass_b_root(&cb, pass_la_cmp(&cb, xs[0], pass_b_scalar(&cb, TY_S32,
 		(double)bs), "LT", 0, NULL));
-	bb.c = pass_la_comp(b->m, "InvertDiagBody");
+	pass_b_fresh(&bb, b->m, pass_la_comp(b->m, "InvertDiagBody"));
 	invert_body(&bb, ls, nbk, bs, lower);
 
-	w = pass_la_op(b, HOP_WHILE, ls, 1, &w);
+	w = pass_b_op(b, HOP_WHILE, ls, 1, &w);
 	called[0] = bb.c;
 	called[1] = cb.c;
 	hlo_set_called(b->m, b->c, w, 2, called);
-	w = pass_la_bin(b, HOP_DIVIDE, pass_la_gte(b, w, 1), diags, 2, b01);
-	return pass_la_reshape(b, w, r, d);
+	w = pass_la_bin(b, HOP_DIVIDE, pass_b_gte(b, w, 1), diags, 2, b01);
+	return pass_b_reshape(b, w, r, d);
 }
 
 /* SolveWithInvertedDiagonalBlocks: one block of the solution at a time */
 static uint32_t
-solve_blocks(PassLaB *b, uint32_t a, uint32_t rhs, uint32_t inv,
+solve_blocks(PassEdit *b, uint32_t a, uint32_t rhs, uint32_t inv,
 	const TsOpt *o)
 {
 	int64_t ad[PASS_LA_MAXR], bd[PASS_LA_MAXR], id[PASS_LA_MAXR];
 	int64_t st[3], en[3], s2[2], e2[2], tmp, cd[PASS_LA_MAXR];
-	int nd = pass_la_dims(b, a, ad), br = pass_la_dims(b, rhs, bd);
-	int ir = pass_la_dims(b, inv, id), back = o->left ^ o->lower ^ o->trans;
+	int nd = pass_b_dims(b, a, ad), br = pass_b_dims(b, rhs, bd);
+	int ir = pass_b_dims(b, inv, id), back = o->left ^ o->lower ^ o->trans;
 	int64_t bs = id[ir - 1], n = ad[nd - 1], nb = n / bs + (n % bs != 0);
 	int64_t mm = o->left ? bd[br - 1] : bd[br - 2], i, j, blk, k;
 	int64_t bdim = o->left ? br - 2 : br - 1;
@@ -262,7 +263,7 @@ solve_blocks(PassLaB *b, uint32_t a, uint32_t rhs, uint32_t inv,
 		ib = pass_la_slice_minor(b, inv, 3, st, en);
 		memcpy(cd, ad, (nd - 2) * sizeof *cd);
 		cd[nd - 2] = cd[nd - 1] = blk;
-		ib = pass_la_conj(b, pass_la_reshape(b, ib, nd, cd), o->conj);
+		ib = pass_la_conj(b, pass_b_reshape(b, ib, nd, cd), o->conj);
 		k = (j + 1) * bs < n ? (j + 1) * bs : n;
 		s2[0] = j * bs;
 		s2[1] = 0;
@@ -297,17 +298,17 @@ solve_blocks(PassLaB *b, uint32_t a, uint32_t rhs, uint32_t inv,
 		}
 		xs[0] = back ? upd : x;
 		xs[1] = back ? x : upd;
-		x = pass_la_concat(b, 2, xs, bdim);
+		x = pass_b_concat(b, 2, xs, bdim);
 	}
 	return x;
 }
 
 /* SolveByInvertingDiagonalBlocks */
 static uint32_t
-solve_inverting(PassLaB *b, uint32_t a, uint32_t rhs, const TsOpt *o)
+solve_inverting(PassEdit *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 {
 	int64_t d[PASS_LA_MAXR], bd[2];
-	int r = pass_la_dims(b, a, d), t = pass_la_type(b, a);
+	int r = pass_b_dims(b, a, d), t = pass_b_type(b, a);
 	int64_t n = d[r - 1], bs = TS_BLOCK < n ? TS_BLOCK : n;
 	uint32_t mask, inv;
 
@@ -334,16 +335,16 @@ solve_inverting(PassLaB *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 
 /* SolveDirectly: row by row (left) or column by column (right) */
 static uint32_t
-solve_directly(PassLaB *b, uint32_t a, uint32_t rhs, const TsOpt *o)
+solve_directly(PassEdit *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 {
 	int64_t ad[PASS_LA_MAXR], bd[PASS_LA_MAXR], rs[2], re[2], as[2], ae[2];
 	int64_t cs[2], ce[2], tmp, i, j;
-	int nd = pass_la_dims(b, a, ad), back = o->trans ^ o->lower ^ !o->left;
+	int nd = pass_b_dims(b, a, ad), back = o->trans ^ o->lower ^ !o->left;
 	int which;
 	int64_t m, n, sz = ad[nd - 1];
 	uint32_t row, chunk, bch, dg;
 
-	pass_la_dims(b, rhs, bd);
+	pass_b_dims(b, rhs, bd);
 	m = bd[nd - 2];
 	n = bd[nd - 1];
 	a = pass_la_conj(b, a, o->conj);
@@ -394,12 +395,12 @@ solve_directly(PassLaB *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 
 /* BuildTriangularSolve */
 static uint32_t
-build_solve(PassLaB *b, uint32_t a, uint32_t rhs, const TsOpt *o)
+build_solve(PassEdit *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 {
 	int64_t d[PASS_LA_MAXR], batch = 1;
-	int r = pass_la_dims(b, a, d), k;
+	int r = pass_b_dims(b, a, d), k;
 
-	if (hlo_shape_elems(b->m, pass_la_shape(b, rhs)) == 0)
+	if (hlo_shape_elems(b->m, pass_b_shape(b, rhs)) == 0)
 		return rhs;
 	if (d[r - 1] == 1)
 		return o->unit ? rhs : pass_la_bin(b, HOP_DIVIDE, rhs,
@@ -443,17 +444,16 @@ static uint32_t
 build(HloModule *m, uint32_t sa, uint32_t sb, const TsOpt *o, const char *tr)
 {
 	HloBuf name = {0};
-	PassLaB b;
+	PassEdit b;
 	uint32_t a, rhs;
 
 	comp_name(m, hlo_shape_no_layout(m, sa), hlo_shape_no_layout(m, sb), o,
 		tr, &name);
-	b.m = m;
-	b.c = pass_la_comp(m, name.buf);
+	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
 	a = pass_la_param(&b, 0, sa, "a");
 	rhs = pass_la_param(&b, 1, sb, "b");
-	pass_la_root(&b, build_solve(&b, a, rhs, o));
+	pass_b_root(&b, build_solve(&b, a, rhs, o));
 	return b.c;
 }
 
