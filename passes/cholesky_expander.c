@@ -190,17 +190,10 @@ build(HloModule *m, uint32_t sa, int lower)
 	HloBuf name = {0}, s = {0};
 	PassEdit b;
 	uint32_t a;
-	size_t k;
 
 	hlo_print_shape(m, hlo_shape_no_layout(m, sa), &s);
 	hlo_buf_put(&s, "", 1);
-	for (k = 0; s.buf[k]; k++) {	/* NameUniquer's sanitizing */
-		char c = s.buf[k];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-			s.buf[k] = '_';
-	}
+	pass_la_sanitize(s.buf);
 	hlo_buf_printf(&name, "xla.cholesky_%s_%s", s.buf, lower ? "lower" :
 		"upper");
 	hlo_buf_put(&name, "", 1);

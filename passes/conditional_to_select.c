@@ -50,20 +50,11 @@ static uint8_t *
 call_contexts(const HloModule *m, const uint32_t *order, int n, PassCtx *ctx)
 {
 	uint8_t *cx = pass_zalloc(ctx, m->ncomps + 1, 1);
-	uint8_t *called = pass_zalloc(ctx, m->ncomps + 1, 1);
+	uint32_t *called = pass_zalloc(ctx, m->ncomps + 1, sizeof *called);
 	uint32_t c, i, k, d;
 	int j;
 
-	for (c = 0; c < m->ncomps; c++)
-		for (i = 0; i < m->comps[c].nins; i++) {
-			const HloInstr *in = &m->comps[c].ins[i];
-
-			if (in->flags & HI_DEAD)
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = m->ids[in->called + k]) < m->ncomps)
-					called[d] = 1;
-		}
+	pass_count_calls(m, called);
 	for (c = 0; c < m->ncomps; c++)
 		if (!called[c])
 			cx[c] = CTX_FLOW;

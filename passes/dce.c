@@ -416,7 +416,7 @@ dce_comp(HloModule *m, uint32_t c, const uint8_t *fx, PassCtx *ctx)
 int
 pass_dce_module(HloModule *m, PassCtx *ctx)
 {
-	uint32_t *order, ncomps = m->ncomps, *ncall, c, k, j;
+	uint32_t *order, ncomps = m->ncomps, *ncall;
 	uint8_t *fx;
 	int n, i, t, changed = 0;
 	int64_t dead;
@@ -429,16 +429,7 @@ pass_dce_module(HloModule *m, PassCtx *ctx)
 	if (n < 0)
 		return pass_err_cycle(ctx, m, HLO_NONE);
 	ncall = pass_zalloc(ctx, m->ncomps + 1, sizeof *ncall);
-	for (c = 0; c < m->ncomps; c++)
-		for (k = 0; k < m->comps[c].nins; k++) {
-			const HloInstr *in = &m->comps[c].ins[k];
-
-			if (in->flags & HI_DEAD)
-				continue;
-			for (j = 0; j < in->ncalled; j++)
-				if (m->ids[in->called + j] < m->ncomps)
-					ncall[m->ids[in->called + j]]++;
-		}
+	pass_count_calls(m, ncall);
 	/* callers before callees: a fusion loses its unused outputs once
 	 * the dead get-tuple-elements of its caller are gone, and its fused
 	 * computation is cleaned after that */

@@ -53,18 +53,6 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	return !iota(d.lb, d.nlb) || !iota(d.rb, d.nrb);
 }
 
-static void
-copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key)
-{
-	const HloAttr *a = hlo_attr(ed->m, pass_ins(ed, from), key);
-	HloAttr v;
-
-	if (!a)
-		return;
-	v = *a;
-	hlo_attr_set(ed->m, ed->c, to, &v);
-}
-
 /* SetupDerivedInstruction: metadata, frontend attributes, and sharding
  * when the ranks agree (CompatibleKind) */
 static void
@@ -72,11 +60,11 @@ derived(PassEdit *ed, uint32_t from, uint32_t to)
 {
 	const HloModule *m = ed->m;
 
-	copy_attr(ed, from, to, A_METADATA);
-	copy_attr(ed, from, to, A_FRONTEND_ATTRIBUTES);
+	pass_copy_attr(ed, from, to, A_METADATA);
+	pass_copy_attr(ed, from, to, A_FRONTEND_ATTRIBUTES);
 	if (hlo_sh(m, pass_ins(ed, from)->shape)->rank ==
 	    hlo_sh(m, pass_ins(ed, to)->shape)->rank)
-		copy_attr(ed, from, to, A_SHARDING);
+		pass_copy_attr(ed, from, to, A_SHARDING);
 }
 
 /* one side: perm is batch, then (lhs) free and contracting or (rhs)
@@ -112,7 +100,7 @@ side(PassEdit *ed, uint32_t x, const int64_t *b, uint32_t nb,
 	for (q = 0; q < nf && !lhs; q++)
 		perm[n++] = fr[q];
 	t = pass_b_transpose(ed, x, rank, perm);
-	copy_attr(ed, x, t, A_METADATA);
+	pass_copy_attr(ed, x, t, A_METADATA);
 	n = 0;
 	for (k = 0; k < nb; k++)
 		rd[n++] = dims[b[k]];
@@ -122,7 +110,7 @@ side(PassEdit *ed, uint32_t x, const int64_t *b, uint32_t nb,
 	if (!lhs && fsz > 1)
 		rd[n++] = fsz;
 	r = pass_b_reshape(ed, t, n, rd);
-	copy_attr(ed, x, r, A_METADATA);
+	pass_copy_attr(ed, x, r, A_METADATA);
 	*free = fsz;
 	return r;
 }

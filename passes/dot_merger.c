@@ -171,16 +171,6 @@ same_layout(const HloModule *m, uint32_t a, uint32_t b)
 	return 1;
 }
 
-static int
-same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b, int key)
-{
-	const HloAttr *x = hlo_attr(m, a, key), *y = hlo_attr(m, b, key);
-
-	if (!x || !y)
-		return !x && !y;
-	return hlo_attr_equal(m, x, y);
-}
-
 typedef struct {
 	int lhs_same;
 	uint32_t shared, da, db;
@@ -211,7 +201,7 @@ plan(Dm *d, uint32_t a, uint32_t b, Plan *p)
 	if (hlo_sh(m, x->shape)->type != hlo_sh(m, y->shape)->type ||
 	    pass_dot_dnums(m, x, &p->dn) < 0 ||
 	    pass_dot_dnums(m, y, &db) < 0 || !pass_dnums_equal(&p->dn, &db) ||
-	    !same_attr(m, x, y, A_OPERAND_PRECISION))
+	    !pass_same_attr(m, x, y, A_OPERAND_PRECISION))
 		return 0;
 	p->lhs_same = xa[0] == yb[0];
 	p->shared = xa[p->lhs_same ? 0 : 1];
@@ -260,18 +250,6 @@ slice(PassEdit *ed, uint32_t x, uint32_t shape, int rank, int dim,
 	return i;
 }
 
-static void
-copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key)
-{
-	const HloAttr *a = hlo_attr(ed->m, pass_ins(ed, from), key);
-	HloAttr v;
-
-	if (!a)
-		return;
-	v = *a;
-	hlo_attr_set(ed->m, ed->c, to, &v);
-}
-
 /* the merge of a and b as p plans it; returns the merged dot */
 static uint32_t
 merge(Dm *d, uint32_t a, uint32_t b, const Plan *p)
@@ -308,9 +286,9 @@ merge(Dm *d, uint32_t a, uint32_t b, const Plan *p)
 		dims, has ? m2m : NULL, 0, s->tail);
 	nd = pass_dot_like(ed, a, ops[0], ops[1], &p->dn, shape);
 	if (pass_metadata_has_op_name(m, pass_ins(ed, a)))
-		copy_attr(ed, a, nd, A_METADATA);
+		pass_copy_attr(ed, a, nd, A_METADATA);
 	else if (pass_metadata_has_op_name(m, pass_ins(ed, b)))
-		copy_attr(ed, b, nd, A_METADATA);
+		pass_copy_attr(ed, b, nd, A_METADATA);
 	nfree = hlo_sh(m, pass_b_shape(ed, p->shared))->rank - (int)p->dn.nlb -
 		(int)(p->lhs_same ? p->dn.nlc : p->dn.nrc);
 	sd = rank - (p->lhs_same ? 1 : 1 + nfree);

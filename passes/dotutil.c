@@ -176,6 +176,16 @@ pass_type_higher(int a, int b)
 }
 
 int
+pass_accum_result(PassEdit *ed, uint32_t i, int *r)
+{
+	int t = pass_accum_type(ed, i);
+
+	if (t >= 0)
+		*r = hlo_sh(ed->m, pass_ins(ed, i)->shape)->type;
+	return t;
+}
+
+int
 pass_accum_type(PassEdit *ed, uint32_t i)
 {
 	const HloInstr *in = pass_ins(ed, i);

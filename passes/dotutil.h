@@ -36,5 +36,9 @@ int pass_accum_type(PassEdit *ed, uint32_t i);
 				 * preferred type (the higher of its operands');
 				 * -1 for other instructions and sparse dots */
 				/* primitive_util::HigherPrecisionType */
+int pass_accum_result(PassEdit *ed, uint32_t i, int *r);
+				/* pass_accum_type, and i's own element type
+				 * in *r when it is not -1 (operand_upcaster,
+				 * result_caster) */
 
 #endif

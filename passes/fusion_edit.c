@@ -67,8 +67,6 @@ grow_drop(FuEdit *e)
 void
 fu_edit_init(FuEdit *e, HloModule *m, PassCtx *ctx)
 {
-	uint32_t c, i, k, d;
-
 	memset(e, 0, sizeof *e);
 	e->m = m;
 	e->ctx = ctx;
@@ -78,16 +76,7 @@ fu_edit_init(FuEdit *e, HloModule *m, PassCtx *ctx)
 	memcpy(e->fx, pass_comp_effects(m, ctx), m->ncomps);
 	pass_fresh_names(m);
 	grow_drop(e);
-	for (c = 0; c < m->ncomps; c++)
-		for (i = 0; i < m->comps[c].nins; i++) {
-			const HloInstr *in = &m->comps[c].ins[i];
-
-			if (in->flags & HI_DEAD)
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if ((d = hlo_called(m, in)[k]) < m->ncomps)
-					e->ncalls[d]++;
-		}
+	pass_count_calls(m, e->ncalls);
 }
 
 uint32_t *

@@ -24,6 +24,16 @@ fresh(HloModule *m, const char *name)
 	return hlo_fresh_name(m, name);
 }
 
+void
+pass_la_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ||
+		    *s == '-'))
+			*s = '_';
+}
+
 uint32_t
 pass_la_comp(HloModule *m, const char *name)
 {
@@ -488,6 +498,22 @@ pass_la_reduce(PassEdit *b, uint32_t x, uint32_t init, uint32_t comp, int n,
 	return i;
 }
 
+/* a new computation name+suffix built in lb, of one parameter of tuple
+ * shape ls, its n elements read into st */
+static void
+loop_comp(PassEdit *lb, HloModule *m, const char *name, const char *suffix,
+	uint32_t ls, uint32_t n, uint32_t *st)
+{
+	char buf[256];
+	uint32_t p, k;
+
+	snprintf(buf, sizeof buf, "%s%s", name, suffix);
+	pass_b_fresh(lb, m, pass_la_comp(m, buf));
+	p = pass_la_param(lb, 0, ls, "parameter");
+	for (k = 0; k < n; k++)
+		st[k] = pass_b_gte(lb, p, k);
+}
+
 void
 pass_la_for_each(PassEdit *b, int64_t n, uint32_t nvars,
 	const uint32_t *init, const char *name, PassLaBodyFn body, void *arg,
@@ -497,7 +523,6 @@ pass_la_for_each(PassEdit *b, int64_t n, uint32_t nvars,
 	uint32_t shapes[PASS_LA_MAXV + 1], vals[PASS_LA_MAXV + 1];
 	uint32_t st[PASS_LA_MAXV + 1], nx[PASS_LA_MAXV + 1], ls, k, p, w;
 	uint32_t called[2];
-	char buf[256];
 	PassEdit cb, bb;
 
 	vals[0] = pass_b_scalar(b, TY_S32, 0);
@@ -506,19 +531,11 @@ pass_la_for_each(PassEdit *b, int64_t n, uint32_t nvars,
 		shapes[k] = pass_b_shape(b, vals[k]);
 	ls = hlo_shape_tuple(m, nvars + 1, shapes);
 
-	snprintf(buf, sizeof buf, "%s_condition", name);
-	pass_b_fresh(&cb, m, pass_la_comp(m, buf));
-	p = pass_la_param(&cb, 0, ls, "parameter");
-	for (k = 0; k <= nvars; k++)
-		st[k] = pass_b_gte(&cb, p, k);
+	loop_comp(&cb, m, name, "_condition", ls, nvars + 1, st);
 	pass_b_root(&cb, pass_la_cmp(&cb, st[0], pass_b_scalar(&cb, TY_S32,
 		(double)n), "LT", 0, NULL));
 
-	snprintf(buf, sizeof buf, "%s_body", name);
-	pass_b_fresh(&bb, m, pass_la_comp(m, buf));
-	p = pass_la_param(&bb, 0, ls, "parameter");
-	for (k = 0; k <= nvars; k++)
-		st[k] = pass_b_gte(&bb, p, k);
+	loop_comp(&bb, m, name, "_body", ls, nvars + 1, st);
 	nx[0] = pass_la_bin(&bb, HOP_ADD, st[0], pass_b_scalar(&bb, TY_S32,
 		1), 0, NULL);
 	body(&bb, st[0], st + 1, nx + 1, arg);

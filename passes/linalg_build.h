@@ -22,6 +22,10 @@
 
 /* shapes and leaves */
 int pass_la_real_type(int type);	/* c64 -> f32, c128 -> f64, else type */
+void pass_la_sanitize(char *s);
+				/* NameUniquer's sanitizing: a character
+				 * other than a letter, digit, '_', '.' or
+				 * '-' becomes '_' */
 uint32_t pass_la_comp(HloModule *m, const char *name);
 				/* a new computation named name (unique) */
 uint32_t pass_la_param(PassEdit *b, int64_t num, uint32_t shape,

@@ -38,14 +38,13 @@ packed_nibble(PassEdit *ed, uint32_t i)
 static int
 match(PassEdit *ed, uint32_t i, void *arg)
 {
-	int t = pass_accum_type(ed, i), r;
+	int r, t = pass_accum_result(ed, i, &r);
 
 	(void)arg;
 	if (t < 0)
 		return 0;
 	if (packed_nibble(ed, i))
 		return 1;
-	r = hlo_sh(ed->m, pass_ins(ed, i)->shape)->type;
 	if (r == t && pass_b_type(ed, pass_opnd(ed, i, 0)) == t &&
 	    pass_b_type(ed, pass_opnd(ed, i, 1)) == t)
 		return 0;

@@ -377,6 +377,12 @@ void pass_add_ctrl(PassEdit *ed, uint32_t from, uint32_t to);
 				/* from becomes a control predecessor of to */
 void pass_drop_ctrl(PassEdit *ed, uint32_t i);
 				/* DropAllControlDeps */
+int pass_same_attr(const HloModule *m, const HloInstr *a,
+	const HloInstr *b, int key);
+				/* both lack attribute key, or both have it
+				 * equal */
+void pass_copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key);
+				/* from's attribute key, if any, set on to */
 uint32_t pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc,
 	uint32_t si, uint32_t nops, const uint32_t *ops);
 				/* a copy of instruction si of computation
@@ -412,6 +418,10 @@ pass_opnd(PassEdit *ed, uint32_t i, uint32_t k)
  * calls (passes that treat composites as opaque). per computation, 1 to
  * skip; sized m->ncomps + 1, free() it */
 uint8_t *pass_skipped_comps(const HloModule *m, int composite);
+
+/* n[c] (n sized m->ncomps) counts one more for every reference of a
+ * live instruction to computation c: its call sites */
+void pass_count_calls(const HloModule *m, uint32_t *n);
 
 /* the loop most passes are. for each computation (comps in that order,
  * or 0 .. ncomps-1) not skipped: pass_edit_begin, then comp(ed, arg) (1

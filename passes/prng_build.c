@@ -309,13 +309,31 @@ prng_split(int r, const int64_t *d, int64_t *hd)
 }
 
 uint32_t
+prng_join(PassEdit *b, const uint32_t h[2], int r, const int64_t *d,
+	int split)
+{
+	int64_t e[64], z[64] = {0};
+	uint32_t s;
+
+	if (r == 0)
+		return pass_b_reshape(b, h[0], 0, NULL);
+	s = pass_b_concat(b, 2, h, split + 1);
+	memcpy(e, d, r * sizeof *e);
+	e[split] += e[split] % 2;
+	s = pass_b_reshape(b, s, r, e);
+	if (e[split] != d[split])
+		s = pass_b_slice(b, s, z, d, NULL);
+	return s;
+}
+
+uint32_t
 prng_threefry(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape,
 	uint32_t *new_state)
 {
 	const HloShape *sh = hlo_sh(b->m, shape);
 	int type = sh->type, bits = hlo_typeinfo[type].bits, r = sh->rank;
 	int split;
-	int64_t d[65], hd[65], z[65] = {0}, lim[65];
+	int64_t d[65], hd[65];
 	uint32_t x[2], s;
 
 	memcpy(d, hlo_dims(b->m, sh), r * sizeof *d);
@@ -324,21 +342,8 @@ prng_threefry(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape,
 		return u32s_to_u64(b, x[0], x[1]);
 	}
 	split = prng_split(r, d, hd);
-	if (r == 0) {
-		threefry_run(b, key, state, 1, hd, x, new_state);
-		s = pass_b_reshape(b, x[0], 0, NULL);
-	} else {
-		threefry_run(b, key, state, r + 1, hd, x, new_state);
-		s = pass_b_concat(b, 2, x, split + 1);
-		lim[0] = d[split];
-		d[split] += d[split] % 2;
-		s = pass_b_reshape(b, s, r, d);
-		if (d[split] != lim[0]) {
-			memcpy(lim, d, r * sizeof *lim);
-			lim[split]--;
-			s = pass_b_slice(b, s, z, lim, NULL);
-		}
-	}
+	threefry_run(b, key, state, r ? r + 1 : 1, hd, x, new_state);
+	s = prng_join(b, x, r, d, split);
 	return bits < 32 ? cvt(b, s, prng_bits_type(type)) : s;
 }
 

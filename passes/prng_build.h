@@ -16,6 +16,10 @@ int prng_split(int r, const int64_t *d, int64_t *hd);
 				 * scalar) and in hd the r + 1 dims of the
 				 * halves, its half and a new 1 after it
 				 * ({1} for a scalar) */
+uint32_t prng_join(PassEdit *b, const uint32_t h[2], int r,
+	const int64_t *d, int split);
+				/* the halves h (of prng_split's hd)
+				 * concatenated back to dims d[0..r) */
 
 /* with XlaBuilder's implicit broadcast of a scalar to the other's dims */
 uint32_t prng_bin(PassEdit *b, int op, uint32_t x, uint32_t y);

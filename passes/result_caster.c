@@ -16,13 +16,10 @@
 static int
 match(PassEdit *ed, uint32_t i, void *arg)
 {
-	int t = pass_accum_type(ed, i), r;
+	int r, t = pass_accum_result(ed, i, &r);
 
 	(void)arg;
-	if (t < 0)
-		return 0;
-	r = hlo_sh(ed->m, pass_ins(ed, i)->shape)->type;
-	return t != r && pass_type_higher(t, r) == t;
+	return t >= 0 && t != r && pass_type_higher(t, r) == t;
 }
 
 static uint32_t

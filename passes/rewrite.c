@@ -1033,8 +1033,9 @@ has_attr(const HloModule *m, const HloInstr *in, int key)
 	return hlo_attr(m, in, key) != NULL;
 }
 
-static int
-same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b, int key)
+int
+pass_same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b,
+	int key)
 {
 	const HloAttr *x = hlo_attr(m, a, key), *y = hlo_attr(m, b, key);
 
@@ -1043,8 +1044,8 @@ same_attr(const HloModule *m, const HloInstr *a, const HloInstr *b, int key)
 	return hlo_attr_equal(m, x, y);
 }
 
-static void
-copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key)
+void
+pass_copy_attr(PassEdit *ed, uint32_t from, uint32_t to, int key)
 {
 	HloModule *m = ed->m;
 	const HloAttr *a = hlo_attr(m, &m->comps[ed->c].ins[from], key);
@@ -1100,7 +1101,7 @@ pass_replace(PassEdit *ed, uint32_t old, uint32_t new, int preserve_sharding,
 	o = &m->comps[c].ins[old];
 	w = &m->comps[c].ins[new];
 	if (preserve_sharding && has_attr(m, o, A_SHARDING) &&
-	    has_attr(m, w, A_SHARDING) && !same_attr(m, o, w, A_SHARDING))
+	    has_attr(m, w, A_SHARDING) && !pass_same_attr(m, o, w, A_SHARDING))
 		return 0;
 	if (relay_ctrl && ed->ctl[old]) {
 		copy_ctrl_from(ed, old, new);
@@ -1112,17 +1113,17 @@ pass_replace(PassEdit *ed, uint32_t old, uint32_t new, int preserve_sharding,
 	w = &m->comps[c].ins[new];
 	if (!pass_metadata_has_op_name(m, w) &&
 	    pass_metadata_has_op_name(m, o))
-		copy_attr(ed, old, new, A_METADATA);
+		pass_copy_attr(ed, old, new, A_METADATA);
 	w = &m->comps[c].ins[new];
 	if (frontend_empty(m, w) && has_attr(m, o, A_FRONTEND_ATTRIBUTES))
-		copy_attr(ed, old, new, A_FRONTEND_ATTRIBUTES);
+		pass_copy_attr(ed, old, new, A_FRONTEND_ATTRIBUTES);
 	w = &m->comps[c].ins[new];
 	if (has_attr(m, o, A_ORIGIN) && w->op != HOP_FUSION &&
 	    hlo_shape_eq_nolayout(m, o->shape, w->shape))
-		copy_attr(ed, old, new, A_ORIGIN);
+		pass_copy_attr(ed, old, new, A_ORIGIN);
 	w = &m->comps[c].ins[new];
 	if (!has_attr(m, w, A_SHARDING))
-		copy_attr(ed, old, new, A_SHARDING);
+		pass_copy_attr(ed, old, new, A_SHARDING);
 	pass_replace_uses(ed, old, new);
 	o = &m->comps[c].ins[old];
 	w = &m->comps[c].ins[new];
@@ -1237,6 +1238,23 @@ pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
 }
 
 /* the visiting loop */
+
+void
+pass_count_calls(const HloModule *m, uint32_t *n)
+{
+	uint32_t c, i, k, d;
+
+	for (c = 0; c < m->ncomps; c++)
+		for (i = 0; i < m->comps[c].nins; i++) {
+			const HloInstr *in = &m->comps[c].ins[i];
+
+			if (in->flags & HI_DEAD)
+				continue;
+			for (k = 0; k < in->ncalled; k++)
+				if ((d = m->ids[in->called + k]) < m->ncomps)
+					n[d]++;
+		}
+}
 
 uint8_t *
 pass_skipped_comps(const HloModule *m, int composite)

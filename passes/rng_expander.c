@@ -130,7 +130,7 @@ normal(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape)
 	const HloShape *sh = hlo_sh(m, shape);
 	int type = sh->type, r = sh->rank, hr, k, split;
 	int64_t d[65], hd[65], cd[65], z[65] = {0}, st[65] = {0}, lim[65];
-	uint32_t bits, ns, x0, x1, u1, v1, u2, s, o[2];
+	uint32_t bits, ns, x0, x1, u1, v1, u2, o[2];
 
 	memcpy(d, hlo_dims(m, sh), r * sizeof *d);
 	split = prng_split(r, d, hd);
@@ -151,18 +151,7 @@ normal(PassEdit *b, uint32_t key, uint32_t state, uint32_t shape)
 		type, -2.0), pass_b_unary(b, HOP_LOG, u1)));
 	o[0] = prng_bin(b, HOP_MUL, pass_b_unary(b, HOP_SIN, v1), u2);
 	o[1] = prng_bin(b, HOP_MUL, pass_b_unary(b, HOP_COS, v1), u2);
-	if (r == 0)
-		return pass_b_reshape(b, o[0], 0, NULL);
-	s = pass_b_concat(b, 2, o, split + 1);
-	lim[0] = d[split];
-	d[split] += d[split] % 2;
-	s = pass_b_reshape(b, s, r, d);
-	if (d[split] != lim[0]) {
-		memcpy(lim, d, r * sizeof *lim);
-		lim[split]--;
-		s = pass_b_slice(b, s, z, lim, NULL);
-	}
-	return s;
+	return prng_join(b, o, r, d, split);
 }
 
 static uint32_t

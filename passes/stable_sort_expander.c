@@ -215,21 +215,11 @@ int
 pass_stable_sort_expander(HloModule *m, PassCtx *ctx)
 {
 	Ss ss;
-	uint32_t c, i, k;
 	int r;
 
 	ss.ncomps = m->ncomps;
 	ss.ncallers = xcalloc(m->ncomps + 1, sizeof *ss.ncallers);
-	for (c = 0; c < m->ncomps; c++)
-		for (i = 0; i < m->comps[c].nins; i++) {
-			const HloInstr *in = &m->comps[c].ins[i];
-
-			if (in->flags & HI_DEAD)
-				continue;
-			for (k = 0; k < in->ncalled; k++)
-				if (m->ids[in->called + k] < m->ncomps)
-					ss.ncallers[m->ids[in->called + k]]++;
-		}
+	pass_count_calls(m, ss.ncallers);
 	r = pass_expand(m, ctx, match, expand, &ss);
 	free(ss.ncallers);
 	return r;

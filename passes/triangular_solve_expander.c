@@ -412,27 +412,19 @@ build_solve(PassEdit *b, uint32_t a, uint32_t rhs, const TsOpt *o)
 	return solve_inverting(b, a, rhs, o);
 }
 
-/* the computation's name: xla's, with NameUniquer's sanitizing (a
- * character other than a letter, digit, '_', '.' or '-' becomes '_') */
+/* the computation's name: xla's, with NameUniquer's sanitizing */
 static void
 comp_name(HloModule *m, uint32_t sa, uint32_t sb, const TsOpt *o,
 	const char *tr, HloBuf *nb)
 {
 	HloBuf s = {0};
-	size_t k;
 
 	hlo_buf_puts(nb, "xla.triangular_solve_");
 	hlo_print_shape(m, sa, &s);
 	hlo_buf_put(&s, "_", 1);
 	hlo_print_shape(m, sb, &s);
 	hlo_buf_put(&s, "", 1);
-	for (k = 0; s.buf[k]; k++) {
-		char c = s.buf[k];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-			s.buf[k] = '_';
-	}
+	pass_la_sanitize(s.buf);
 	hlo_buf_puts(nb, s.buf);
 	hlo_buf_printf(nb, "_%s_%s_%s_%s", o->left ? "left" : "right",
 		o->lower ? "lower" : "upper", tr, o->unit ? "unit" : "nonunit");

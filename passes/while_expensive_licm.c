@@ -181,27 +181,17 @@ static int
 try_hoist(WuLicm *s, uint32_t c, uint32_t w)
 {
 	HloModule *m = s->m;
-	const HloInstr *wi = &m->comps[c].ins[w];
 	uint32_t body, broot, bparam, n, i, k, cnt, *order, *stamp, g;
 	uint8_t *ctl;
-	int64_t ub;
 	HloUsers u;
 	PassEdit ed;
 	Ex x;
 	int r = 0;
 
-	if (wi->nops != 1 || wi->ncalled != 2 ||
-	    hlo_sh(m, wi->shape)->type != TY_TUPLE)
+	body = wu_licm_body(m, c, w, &bparam);
+	if (body == HLO_NONE || bail(m, body))
 		return 0;
-	ub = wu_trip_upper(m, c, w);
-	if (ub >= 0 && ub <= 1)
-		return 0;
-	body = m->ids[wi->called];
 	broot = m->comps[body].root;
-	bparam = wu_param0(m, body);
-	if (bparam == HLO_NONE || !wu_is_tuple_op(m, body, broot) ||
-	    wu_param0(m, m->ids[wi->called + 1]) == HLO_NONE || bail(m, body))
-		return 0;
 	n = m->comps[body].nins;
 	memset(&x, 0, sizeof x);
 	x.s = s;

@@ -56,22 +56,14 @@ try_hoist(WuLicm *s, uint32_t c, uint32_t w)
 	uint32_t body, broot, bparam, n, i, k, cnt, x, *order, nrep = 0;
 	uint32_t *repl, *body_x;
 	uint8_t *ctl;
-	int64_t ub;
 	int any = 0;
 
-	if (wi->nops != 1 || wi->ncalled != 2 ||
-	    hlo_sh(m, wi->shape)->type != TY_TUPLE ||
-	    pass_frontend_attr(m, wi, "_xla_disable_loop_instr_hoisting", &k))
+	if (pass_frontend_attr(m, wi, "_xla_disable_loop_instr_hoisting", &k))
 		return 0;
-	ub = wu_trip_upper(m, c, w);
-	if (ub >= 0 && ub <= 1)
+	body = wu_licm_body(m, c, w, &bparam);
+	if (body == HLO_NONE)
 		return 0;
-	body = m->ids[wi->called];
 	broot = m->comps[body].root;
-	bparam = wu_param0(m, body);
-	if (bparam == HLO_NONE || !wu_is_tuple_op(m, body, broot) ||
-	    wu_param0(m, m->ids[wi->called + 1]) == HLO_NONE)
-		return 0;
 	n = m->comps[body].nins;
 	s->hoisted = pass_alloc(s->ctx, (n + 1) * sizeof *s->hoisted);
 	s->inv = pass_zalloc(s->ctx, n + 1, 1);

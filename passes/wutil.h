@@ -116,6 +116,13 @@ typedef struct {
 void wu_licm_init(WuLicm *s, HloModule *m, PassCtx *ctx);
 void wu_licm_free(WuLicm *s);
 void wu_licm_grow(WuLicm *s);	/* after adding computations */
+uint32_t wu_licm_body(const HloModule *m, uint32_t c, uint32_t w,
+	uint32_t *bparam);	/* the body of while w of computation c
+				 * when both passes may hoist from it (a
+				 * tuple state, not known to run at most
+				 * once, parameters in body and condition,
+				 * a tuple root), its parameter in *bparam;
+				 * else HLO_NONE */
 int wu_licm_bail_body(const HloModule *m, uint32_t b);
 				/* a domain or the custom calls
 				 * SPMDFullToShardShape, SPMDShardShapeToFull,

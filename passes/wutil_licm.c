@@ -29,6 +29,28 @@ wu_licm_grow(WuLicm *s)
 	memset(s->touched + old, 0, s->cap - old);
 }
 
+uint32_t
+wu_licm_body(const HloModule *m, uint32_t c, uint32_t w, uint32_t *bparam)
+{
+	const HloInstr *wi = &m->comps[c].ins[w];
+	int64_t ub;
+	uint32_t body;
+
+	if (wi->nops != 1 || wi->ncalled != 2 ||
+	    hlo_sh(m, wi->shape)->type != TY_TUPLE)
+		return HLO_NONE;
+	ub = wu_trip_upper(m, c, w);
+	if (ub >= 0 && ub <= 1)
+		return HLO_NONE;
+	body = m->ids[wi->called];
+	*bparam = wu_param0(m, body);
+	if (*bparam == HLO_NONE || !wu_is_tuple_op(m, body,
+	    m->comps[body].root) || wu_param0(m, m->ids[wi->called + 1]) ==
+	    HLO_NONE)
+		return HLO_NONE;
+	return body;
+}
+
 int
 wu_licm_bail_body(const HloModule *m, uint32_t b)
 {

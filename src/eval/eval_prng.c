@@ -119,6 +119,31 @@ philox(unsigned char *d, int esz, int64_t n, uint64_t key, uint64_t *lo,
 	*lo = l;
 }
 
+/* how xla's generators halve dims (passes/prng_build.c's prng_split):
+ * the dimension split, the first even one, else the largest (-1 for a
+ * scalar), and the element counts before and after it */
+static int
+split_dims(const int64_t *dims, int rank, int64_t *outer, int64_t *inner)
+{
+	int k, split = -1;
+
+	for (k = 0; k < rank && split < 0; k++)
+		if (dims[k] % 2 == 0)
+			split = k;
+	if (split < 0 && rank > 0) {
+		split = 0;
+		for (k = 1; k < rank; k++)
+			if (dims[k] > dims[split])
+				split = k;
+	}
+	for (k = 0; k < rank; k++)
+		if (k < split)
+			*outer *= dims[k];
+		else if (k > split)
+			*inner *= dims[k];
+	return split;
+}
+
 /* ThreeFry over dims; returns the inputs used */
 static int64_t
 threefry(unsigned char *d, int esz, const int64_t *dims, int rank,
@@ -126,7 +151,7 @@ threefry(unsigned char *d, int esz, const int64_t *dims, int rank,
 {
 	int64_t n = 1, split = -1, half, outer = 1, inner = 1, o, j, t, e;
 	uint32_t x[2];
-	int k, even;
+	int k;
 
 	for (k = 0; k < rank; k++)
 		n *= dims[k];
@@ -146,18 +171,7 @@ threefry(unsigned char *d, int esz, const int64_t *dims, int rank,
 		put(d, esz, 0, x[0]);
 		return 1;
 	}
-	for (k = 0; k < rank && split < 0; k++)
-		if (dims[k] % 2 == 0)
-			split = k;
-	even = split >= 0;
-	for (k = 0; !even && k < rank; k++)
-		if (split < 0 || dims[k] > dims[split])
-			split = k;
-	for (k = 0; k < rank; k++)
-		if (k < split)
-			outer *= dims[k];
-		else if (k > split)
-			inner *= dims[k];
+	split = split_dims(dims, rank, &outer, &inner);
 	half = (dims[split] + 1) / 2;
 	for (o = 0; o < outer; o++)
 		for (j = 0; j < half; j++)
@@ -276,23 +290,9 @@ normals(int type, const unsigned char *bits, const int64_t *dims, int rank,
 	double *out)
 {
 	int64_t outer = 1, inner = 1, half, o, j, t, d = 1;
-	int k, split = -1;
+	int k, split = split_dims(dims, rank, &outer, &inner);
 	double x0, x1, u1, v1, u2, z[2];
 
-	for (k = 0; k < rank && split < 0; k++)
-		if (dims[k] % 2 == 0)
-			split = k;
-	if (split < 0 && rank > 0) {
-		split = 0;
-		for (k = 1; k < rank; k++)
-			if (dims[k] > dims[split])
-				split = k;
-	}
-	for (k = 0; k < rank; k++)
-		if (k < split)
-			outer *= dims[k];
-		else if (k > split)
-			inner *= dims[k];
 	if (rank)
 		d = dims[split];
 	half = (d + 1) / 2;
