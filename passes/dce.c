@@ -384,16 +384,12 @@ dce_comp(HloModule *m, uint32_t c, const uint8_t *fx, PassCtx *ctx)
 	uint32_t *stack = pass_alloc(ctx, (n + 1) * sizeof *stack);
 	int64_t dead = 0;
 
+	pass_mark_ctrl(m, c, ctl);
 	for (i = 0; i < n; i++) {
 		const HloInstr *in = &cp->ins[i];
 
 		if (in->flags & HI_DEAD)
 			continue;
-		if (in->nctrl)
-			ctl[i] = 1;
-		for (k = 0; k < in->nctrl; k++)
-			if ((d = m->ids[in->ctrl + k]) < n)
-				ctl[d] = 1;
 		for (k = 0; k < in->nops; k++)
 			if ((d = m->ids[in->ops + k]) < n)
 				nuse[d]++;

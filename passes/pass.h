@@ -419,6 +419,10 @@ pass_opnd(PassEdit *ed, uint32_t i, uint32_t k)
  * skip; sized m->ncomps + 1, free() it */
 uint8_t *pass_skipped_comps(const HloModule *m, int composite);
 
+/* ctl[i] = 1 for the live instructions of computation c with control
+ * predecessors or successors */
+void pass_mark_ctrl(const HloModule *m, uint32_t c, uint8_t *ctl);
+
 /* n[c] (n sized m->ncomps) counts one more for every reference of a
  * live instruction to computation c: its call sites */
 void pass_count_calls(const HloModule *m, uint32_t *n);

@@ -1240,6 +1240,25 @@ pass_copy_instr(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
 /* the visiting loop */
 
 void
+pass_mark_ctrl(const HloModule *m, uint32_t b, uint8_t *ctl)
+{
+	const HloComp *cp = &m->comps[b];
+	uint32_t i, k, n = cp->nins;
+
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		if (in->nctrl)
+			ctl[i] = 1;
+		for (k = 0; k < in->nctrl; k++)
+			if (m->ids[in->ctrl + k] < n)
+				ctl[m->ids[in->ctrl + k]] = 1;
+	}
+}
+
+void
 pass_count_calls(const HloModule *m, uint32_t *n)
 {
 	uint32_t c, i, k, d;

@@ -208,18 +208,10 @@ try_hoist(WuLicm *s, uint32_t c, uint32_t w)
 	x.body_x = pass_alloc(s->ctx, (n + 1) * sizeof *x.body_x);
 	hlo_users(m, body, &u);
 	for (i = 0; i < n; i++) {
-		const HloInstr *in = &m->comps[body].ins[i];
-
 		s->hoisted[i] = HLO_NONE;
 		x.info[i].waiting = -1;
-		if (in->flags & HI_DEAD)
-			continue;
-		if (in->nctrl)
-			ctl[i] = 1;
-		for (k = 0; k < in->nctrl; k++)
-			if (m->ids[in->ctrl + k] < n)
-				ctl[m->ids[in->ctrl + k]] = 1;
 	}
+	pass_mark_ctrl(m, body, ctl);
 	/* GetInvariantGTEsForWhileBody, arrays only */
 	for (k = 0; k < m->comps[body].ins[broot].nops; k++) {
 		const HloInstr *gi;

@@ -83,17 +83,7 @@ try_hoist(WuLicm *s, uint32_t c, uint32_t w)
 	}
 	if (!any || wu_licm_bail_body(m, body))
 		return 0;
-	for (i = 0; i < n; i++) {
-		const HloInstr *in = &m->comps[body].ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		if (in->nctrl)
-			ctl[i] = 1;
-		for (k = 0; k < in->nctrl; k++)
-			if (m->ids[in->ctrl + k] < n)
-				ctl[m->ids[in->ctrl + k]] = 1;
-	}
+	pass_mark_ctrl(m, body, ctl);
 	order = pass_alloc(s->ctx, (n + 1) * sizeof *order);
 	repl = pass_alloc(s->ctx, (n + 1) * sizeof *repl);
 	body_x = pass_alloc(s->ctx, (n + 1) * sizeof *body_x);

@@ -121,12 +121,7 @@ setup(HloEval *ev, const EvVerifyOpts *o, int prof, int untiled)
 {
 	if (o->threads)
 		ev->threads = o->threads;
-	if (o->maxsteps)
-		ev->maxsteps = o->maxsteps;
-	if (o->maxelems)
-		ev->maxelems = o->maxelems;
-	if (o->maxflops > 0)
-		ev->maxflops = o->maxflops;
+	ev_verify_limits(ev, o);
 	if (prof) {
 		ev->prof = xcalloc(HOP_COUNT, sizeof *ev->prof);
 		ev->profn = xcalloc(HOP_COUNT, sizeof *ev->profn);

@@ -260,6 +260,9 @@ typedef struct {
 } EvVerifyReport;
 
 void ev_verify_defaults(EvVerifyOpts *o);
+void ev_verify_limits(HloEval *ev, const EvVerifyOpts *o);
+				/* o's step, element and flop limits (those
+				 * set) on ev */
 int ev_verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	EvVerifyReport *r);	/* returns r->verdict; r must be freed
 				 * with ev_verify_free whatever happened */

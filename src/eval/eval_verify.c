@@ -468,6 +468,17 @@ nonfinite(const HloVal *v)
 	return n;
 }
 
+void
+ev_verify_limits(HloEval *ev, const EvVerifyOpts *o)
+{
+	if (o->maxsteps)
+		ev->maxsteps = o->maxsteps;
+	if (o->maxelems)
+		ev->maxelems = o->maxelems;
+	if (o->maxflops > 0)
+		ev->maxflops = o->maxflops;
+}
+
 /* one evaluation of m on the inputs (seed, dist); ev stays initialised
  * (hlo_eval_fini after *out is released) */
 typedef void Hook(void *ctx, uint32_t ins, HloVal *v);
@@ -483,12 +494,7 @@ run_hooked(const HloModule *m, const EvVerifyOpts *o, uint64_t seed,
 
 	*out = NULL;
 	hlo_eval_init(ev, m, o->limit, e);
-	if (o->maxsteps)
-		ev->maxsteps = o->maxsteps;
-	if (o->maxelems)
-		ev->maxelems = o->maxelems;
-	if (o->maxflops > 0)
-		ev->maxflops = o->maxflops;
+	ev_verify_limits(ev, o);
 	if (o->threads > 0 && o->threads <= EV_MAX_THREADS)
 		ev->threads = o->threads;
 	ev->hook = hook;
