@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "build.h"
+#include "eval.h"
 
 typedef struct {
 	uint32_t bn;		/* the batch norm */
@@ -130,21 +131,13 @@ sum(PassEdit *ed, Bn *b, uint32_t x, uint32_t fshape)
 		(uint32_t)(b->rank - 1), b->dims, b->addc);
 }
 
+/* xla's float epsilon converted to the element type; the evaluator
+ * reads it the same way (it evaluates batch norms as this expansion) */
 static uint32_t
 epsilon(PassEdit *ed, Bn *b)
 {
-	uint32_t n;
-	const char *e = hlo_attr_word(ed->m, pass_ins(ed, b->bn), A_EPSILON,
-		&n);
-	char buf[64];
-	float f = 0;
-
-	if (e && n < sizeof buf) {
-		memcpy(buf, e, n);
-		buf[n] = 0;
-		f = strtof(buf, NULL);	/* xla keeps epsilon as a float */
-	}
-	return pass_b_scalar(ed, b->type, f);
+	return pass_b_scalar(ed, b->type, ev_bn_epsilon(ed->m,
+		pass_ins(ed, b->bn)));
 }
 
 static uint32_t

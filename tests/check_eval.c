@@ -1049,13 +1049,22 @@ START_TEST(batch_norm)
 	double x[] = {1, 2, 3, 4}, sc[] = {2, 1}, of[] = {0, 1};
 	double want[4];
 	const double *in[3] = {x, sc, of};
-	double m0 = 2, m1 = 3, v = 1, inv = 1 / sqrt(v + 0.001);
+	/* XLA's expansion in f32: var = E[x^2] - E[x]^2 = 1 exactly,
+	 * rsqrt(var + eps) rounded to f32, then each step rounded */
+	float m0 = 2, m1 = 3, e = 0.001f, v = 1, ve = v + e;
+	float inv = (float)(1 / sqrt((double)ve)), t;
 
 	/* features are dim 1: columns {1, 3} and {2, 4} */
-	want[0] = (float)((1 - m0) * inv * 2);
-	want[2] = (float)((3 - m0) * inv * 2);
-	want[1] = (float)((2 - m1) * inv * 1 + 1);
-	want[3] = (float)((4 - m1) * inv * 1 + 1);
+	t = (1 - m0) * inv;
+	want[0] = (float)(t * 2);
+	t = (3 - m0) * inv;
+	want[2] = (float)(t * 2);
+	t = (2 - m1) * inv;
+	t = t * 1;
+	want[1] = t + 1;
+	t = (4 - m1) * inv;
+	t = t * 1;
+	want[3] = t + 1;
 	expect("ENTRY e { x = f32[2,2] parameter(0) s = f32[2] parameter(1)\n"
 		"o = f32[2] parameter(2)\n"
 		"ROOT b = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, s, o), "

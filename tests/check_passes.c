@@ -464,6 +464,92 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* batch norms evaluate as XLA's BatchNormExpander expansion (no XLA
+ * backend runs them otherwise): the original and batchnorm_expander's
+ * output agree bit for bit, over element types, feature positions,
+ * chunk and feature boundaries; the first is a layer norm's statistics
+ * (mean 100, variance 3e-5), where an exact two-pass variance and the
+ * expansion's E[x^2] - E[x]^2 in f32 differ far beyond tolerance */
+START_TEST(bnorm_is_expansion)
+{
+	static const char *mods[] = {
+		"ENTRY e { p = f32[64,8] parameter(0)\n"
+		"k = f32[] constant(0.01) h = f32[] constant(100)\n"
+		"kb = f32[64,8] broadcast(k), dimensions={}\n"
+		"hb = f32[64,8] broadcast(h), dimensions={}\n"
+		"m = f32[64,8] multiply(p, kb) x = f32[64,8] add(m, hb)\n"
+		"s = f32[8] parameter(1) o = f32[8] parameter(2)\n"
+		"ROOT b = (f32[64,8], f32[8], f32[8]) batch-norm-training(x, "
+		"s, o), epsilon=1e-05, feature_index=1 }",
+		"ENTRY e { x = f16[4,3,5] parameter(0) s = f16[4] parameter(1)\n"
+		"o = f16[4] parameter(2)\n"
+		"ROOT b = (f16[4,3,5], f16[4], f16[4]) batch-norm-training(x, "
+		"s, o), epsilon=0.001, feature_index=0 }",
+		"ENTRY e { x = bf16[2,3,4] parameter(0) s = bf16[4] parameter(1)\n"
+		"o = bf16[4] parameter(2)\n"
+		"ROOT b = (bf16[2,3,4], bf16[4], bf16[4]) batch-norm-training(x, "
+		"s, o), epsilon=0.001, feature_index=2 }",
+		"ENTRY e { x = f64[3,5,7] parameter(0) s = f64[5] parameter(1)\n"
+		"o = f64[5] parameter(2)\n"
+		"ROOT b = (f64[3,5,7], f64[5], f64[5]) batch-norm-training(x, "
+		"s, o), epsilon=0.1, feature_index=1 }",
+		"ENTRY e { x = f32[2,3,700] parameter(0) s = f32[3] parameter(1)\n"
+		"o = f32[3] parameter(2)\n"
+		"ROOT b = (f32[2,3,700], f32[3], f32[3]) batch-norm-training(x, "
+		"s, o), epsilon=0.001, feature_index=1 }",
+		"ENTRY e { x = f32[1000,3] parameter(0) s = f32[3] parameter(1)\n"
+		"o = f32[3] parameter(2)\n"
+		"ROOT b = (f32[1000,3], f32[3], f32[3]) batch-norm-training(x, "
+		"s, o), epsilon=0.001, feature_index=1 }",
+		"ENTRY e { x = f32[5] parameter(0) s = f32[5] parameter(1)\n"
+		"o = f32[5] parameter(2)\n"
+		"ROOT b = (f32[5], f32[5], f32[5]) batch-norm-training(x, "
+		"s, o), epsilon=0.001, feature_index=0 }",
+		"ENTRY e { x = f32[8,4,600] parameter(0) s = f32[4] parameter(1)\n"
+		"o = f32[4] parameter(2) m = f32[4] parameter(3)\n"
+		"v = f32[4] parameter(4)\n"
+		"ROOT b = f32[8,4,600] batch-norm-inference(x, s, o, m, v), "
+		"epsilon=0.001, feature_index=1 }",
+		"ENTRY e { x = f16[6,5] parameter(0) s = f16[5] parameter(1)\n"
+		"o = f16[5] parameter(2) m = f16[5] parameter(3)\n"
+		"v = f16[5] parameter(4)\n"
+		"ROOT b = f16[6,5] batch-norm-inference(x, s, o, m, v), "
+		"epsilon=0.01, feature_index=1 }",
+		"ENTRY e { x = f32[6,5,300] parameter(0) s = f32[300] "
+		"parameter(1)\n m = f32[300] parameter(2) v = f32[300] "
+		"parameter(3)\n d = f32[6,5,300] parameter(4)\n"
+		"ROOT b = (f32[6,5,300], f32[300], f32[300]) "
+		"batch-norm-grad(x, s, m, v, d), epsilon=0.001, "
+		"feature_index=2 }",
+		"ENTRY e { x = bf16[3,4,5] parameter(0) s = bf16[3] parameter(1)\n"
+		"m = bf16[3] parameter(2) v = bf16[3] parameter(3)\n"
+		"d = bf16[3,4,5] parameter(4)\n"
+		"ROOT b = (bf16[3,4,5], bf16[3], bf16[3]) batch-norm-grad(x, s, "
+		"m, v, d), epsilon=0.001, feature_index=0 }",
+	};
+	HloVerifyOpts vo;
+	HloVerifyResult vr;
+	size_t k;
+
+	memset(&vo, 0, sizeof vo);
+	vo.trials = 2;
+	vo.seed = 7;
+	vo.exact = 1;
+	vo.limit = (uint64_t)256 << 20;
+	for (k = 0; k < sizeof mods / sizeof *mods; k++) {
+		HloModule *m = parse(mods[k]), *w = hlo_module_clone(m);
+
+		ck_assert_int_eq(run(w, "batchnorm_expander"), 1);
+		ck_assert_int_eq(count_op(w, HOP_BNTRAIN) +
+			count_op(w, HOP_BNINFER) + count_op(w, HOP_BNGRAD), 0);
+		if (hlo_eval_verify(m, w, &vo, &vr) != 0)
+			ck_abort_msg("module %zu: %s", k, vr.msg);
+		hlo_module_free(m);
+		hlo_module_free(w);
+	}
+}
+END_TEST
+
 static Suite *
 passes_suite(void)
 {
@@ -476,6 +562,7 @@ passes_suite(void)
 	tcase_add_test(tc, scratch_arena);
 	tcase_add_test(tc, flatten_clones);
 	tcase_add_test(tc, dedup_merges);
+	tcase_add_test(tc, bnorm_is_expansion);
 	tcase_add_test(sw, sweep_every_pass);
 	tcase_add_test(sw, random_sequences);
 	tcase_add_test(sw, deterministic);

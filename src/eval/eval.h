@@ -404,6 +404,14 @@ int ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
 	HloVal **out);		/* bitcast i of a through the memory order
 				 * tiled layouts give */
 
+/* eval_bnorm.c */
+int ev_batchnorm(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);		/* batch-norm-training, -inference, -grad:
+				 * XLA's BatchNormExpander expansion */
+float ev_bn_epsilon(const HloModule *m, const HloInstr *in);
+				/* a batch norm's epsilon as xla's float
+				 * (0 when absent) */
+
 /* eval_linalg.c */
 enum { CK_F32, CK_F64, CK_C128, CK_I64 };	/* compute kinds */
 extern const int ev_ckbytes[];
@@ -446,6 +454,10 @@ void ev_par(const HloEval *ev, int64_t n, int64_t grain, EvWork *fn,
 /* eval_ctrl.c */
 int ev_apply2(HloEval *ev, uint32_t comp, const HloVal *x,
 	const HloVal *y, HloVal *dst);	/* dst = comp(x, y) elementwise */
+void ev_reduce_add(HloEval *ev, HloVal *x, const int64_t *dims, int rank,
+	const uint8_t *red, HloVal *out);	/* out = x add-reduced over
+				 * the dims red marks (rank >= 1), as reduce
+				 * with an add of x's type computes it */
 int ev_ctrl(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
 void ev_prog_free(EvProg *p);

@@ -807,6 +807,33 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 	free(dacc);
 }
 
+/* out = x add-reduced over the dimensions red marks, from +0: bit for
+ * bit what reduce computes with an add computation of x's type (the
+ * batch norms, eval_bnorm.c, evaluate XLA's expansion of them with it) */
+void
+ev_reduce_add(HloEval *ev, HloVal *x, const int64_t *dims, int rank,
+	const uint8_t *red, HloVal *out)
+{
+	RedGeo g;
+	Lane zero;
+	int d;
+
+	memset(&g, 0, sizeof g);
+	memset(&zero, 0, sizeof zero);
+	g.rank = rank;
+	g.dims = dims;
+	memcpy(g.red, red, rank);
+	ev_strides(g.dims, g.rank, 1, g.str);
+	g.O = g.R = 1;
+	for (d = 0; d < rank; d++) {
+		if (red[d])
+			g.R *= dims[d];
+		else
+			g.O *= dims[d];
+	}
+	fast_reduce(ev, &g, HOP_ADD, x->type, x, &zero, out);
+}
+
 /* the input reordered as [reduced dims..][kept dims..] */
 static unsigned char *
 red_order(HloEval *ev, const RedGeo *g, HloVal *x, int *own)
