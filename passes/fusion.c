@@ -1958,24 +1958,35 @@ pass_fusion_merger_across(HloModule *m, PassCtx *ctx)
 	return fu_fusion_merger(m, ctx, 1);
 }
 
-/* "multi_output_fusion": xla:GPU's MultiOutputFusion, its sibling part:
- * two kLoop/kInput fusions that read the same operand (not a scalar
- * constant or a broadcast of one), have the same array shape, neither
- * reaching the other, at most 96 operands and outputs together, become
- * one fusion with a tuple root, read through get-tuple-elements. One
- * merge at a time per computation (the reachability is recomputed).
- * Not done: producer-consumer multi-output fusion, plain instructions as
- * siblings, fusions that already have several outputs, reduction heroes
- * compared by their input shapes. */
+/* "multi_output_fusion": xla:GPU's MultiOutputFusion, its sibling part
+ * (xla/service/gpu/transforms/multi_output_fusion.cc, FuseSiblings, at
+ * jpli02/xla c4cbd3c): two kLoop/kInput fusions that read the same
+ * operand, which must not be an effective scalar (IsProfitableOperand,
+ * openxla/xla 2ce11e3 "Do not sibling fuse with common scalar operands",
+ * June 2023; before it only a scalar constant was skipped), neither
+ * rooted in a dynamic-update-slice (LegalToFuse: "can't fuse multiple
+ * DUSs"), have the same array shape, neither reaching the other, at most
+ * 96 operands and outputs together, become one fusion with a tuple root,
+ * read through get-tuple-elements. One merge at a time per computation
+ * (the reachability is recomputed).
+ * Not done: producer-consumer multi-output fusion (its own action),
+ * plain instructions as siblings, fusions that already have several
+ * outputs, reduction heroes compared by their input shapes, siblings
+ * reading non-overlapping slices of the operand
+ * (ParameterSlicesAreNonOverlapping), the cost model. */
 
 static int
 mof_candidate(Fu *f, uint32_t x)
 {
 	const HloInstr *in = INS(f, x);
+	uint32_t fc;
 
-	return f->fid[x] >= 0 && !f->dead[x] && !f->ctl[x] &&
-		f->fus[f->fid[x]].kind <= FK_INPUT &&
-		hlo_sh(f->m, in->shape)->type != TY_TUPLE;
+	if (f->fid[x] < 0 || f->dead[x] || f->ctl[x] ||
+	    f->fus[f->fid[x]].kind > FK_INPUT ||
+	    hlo_sh(f->m, in->shape)->type == TY_TUPLE)
+		return 0;
+	fc = f->fus[f->fid[x]].comp;
+	return f->m->comps[fc].ins[f->m->comps[fc].root].op != HOP_DYNUPDSLICE;
 }
 
 /* merges fusion b into fusion a: a new fusion with root tuple(a, b) */
@@ -2162,9 +2173,7 @@ mof_once(Fu *f, uint8_t *dropc, MofSeen *seen)
 	for (t = 0; t < cnt && !done; t++) {
 		const HloInstr *pi = INS(f, p = po[t]);
 
-		if ((pi->op == HOP_CONSTANT && eff_scalar(m, pi->shape)) ||
-		    (pi->op == HOP_BROADCAST && eff_scalar(m, INS(f,
-		    hlo_ops(m, pi)[0])->shape)) || mof_seen(seen, pi->name))
+		if (eff_scalar(m, pi->shape) || mof_seen(seen, pi->name))
 			continue;
 		done = mof_pairs(f, &r, &rb, p, stack, dropc);
 		if (!done)

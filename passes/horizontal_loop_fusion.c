@@ -1,7 +1,13 @@
 /* horizontal_loop_fusion.c: "horizontal_loop_fusion", xla:GPU's
  * HorizontalLoopFusion (xla/service/gpu/transforms/horizontal_loop_fusion.cc
  * at openxla/xla 0562dae2930902a86779688cece3d57169e4e856, its helpers in
- * xla/service/gpu/gpu_fusible.cc).
+ * xla/service/gpu/gpu_fusible.cc), with the shared-operand rule of
+ * jpli02/xla c4cbd3c (openxla/xla 647c5cbc "Don't allow to fuse DUS with
+ * shared operands", December 2024, and PR 20994 "Allow horizontal fusion
+ * with shared operands via concatenation", January 2025); xla's other
+ * changes since 0562dae (concatenating kInput fusions and bitcasts
+ * between candidate and consumer, PRs 19372 and 19393; the memory space
+ * check) are not in.
  *
  * Contract. In every computation xla fuses in (not fused computations,
  * not the to_apply/comparator of reduce, sort, map, ...), consumers are
@@ -12,8 +18,11 @@
  * whose outputs have one element type; when their only users, through
  * get-tuple-elements, are the consumer or the root; when they are small
  * (output elements at most 8192*8192 and fused instructions at most 128;
- * for the concatenating kind 128*2048 and 30); and, for the concatenating
- * kind, when no parameter operand is shared with another candidate.
+ * for the concatenating kind 128*2048 and 30); and, for a fusion rooted
+ * in a dynamic-update-slice (or with one in its root tuple), when none
+ * of its operands is read by another candidate (in place, the two would
+ * write one buffer; at 0562dae: no parameter operand shared, in the
+ * concatenating round only, for any candidate).
  * Candidates are stable-sorted by output type, output count, instruction
  * count and elements, and cut into runs of one type, output count and
  * (first round) output shape, of fewer than 32 outputs (64 for plain
@@ -183,17 +192,37 @@ profitable(Hf *h, const HfCand *cd, int sliced)
 	return 1;
 }
 
-/* AnyOpndIsParamSharedAmongFusions */
+/* IsDynamicUpdateSliceFusion: a fusion whose root, or an element of its
+ * root tuple, is a dynamic-update-slice */
 static int
-shares_param(Hf *h, uint32_t x)
+dus_fusion(Hf *h, uint32_t x)
+{
+	const HloModule *m = M(h);
+	uint32_t fc, k;
+	const HloInstr *r;
+
+	if (INS(h, x)->op != HOP_FUSION || (fc = fu_fused_comp(m, h->e.c, x))
+	    >= m->ncomps)
+		return 0;
+	r = hlo_ins(m, fc, m->comps[fc].root);
+	if (r->op != HOP_TUPLE)
+		return r->op == HOP_DYNUPDSLICE;
+	for (k = 0; k < r->nops; k++)
+		if (hlo_ins(m, fc, hlo_ops(m, r)[k])->op == HOP_DYNUPDSLICE)
+			return 1;
+	return 0;
+}
+
+/* AnyOperandIsSharedAmongFusions: an operand of x (of any opcode) is
+ * read by another candidate too */
+static int
+shares_operand(Hf *h, uint32_t x)
 {
 	const HloInstr *in = INS(h, x);
 	uint32_t k, j, o;
 
 	for (k = 0; k < in->nops; k++) {
 		o = hlo_ops(M(h), INS(h, x))[k];
-		if (INS(h, o)->op != HOP_PARAMETER)
-			continue;
 		for (j = 0; j < h->e.usr[o].n; j++)
 			if (h->e.usr[o].v[j] != x && h->mark[h->e.usr[o].v[j]]
 			    == h->stamp)
@@ -250,7 +279,7 @@ candidates(Hf *h, uint32_t consumer, int sliced, HfCand **out)
 		c.ninstr = fu_instr_count(m, h->e.c, c.x);
 		c.elems = hlo_shape_elems(m, output_shape(m, h->e.c, c.x, 0));
 		if (!only_user(h, c.x, consumer) || !profitable(h, &c, sliced) ||
-		    (sliced && shares_param(h, c.x)))
+		    (dus_fusion(h, c.x) && shares_operand(h, c.x)))
 			continue;
 		cd[cnt++] = c;
 	}
