@@ -2243,9 +2243,7 @@ mof_inc(Fu *f, uint8_t *dropc, MofSeen *seen, int *r)
 		if (x == HLO_NONE)
 			break;
 		pi = INS(f, x);
-		if ((pi->op == HOP_CONSTANT && eff_scalar(m, pi->shape)) ||
-		    (pi->op == HOP_BROADCAST && eff_scalar(m, INS(f,
-		    hlo_ops(m, pi)[0])->shape)) || mof_seen(seen, pi->name))
+		if (eff_scalar(m, pi->shape) || mof_seen(seen, pi->name))
 			continue;
 		if (!mof_pairs_inc(f, &o, x, dropc, &a, &b)) {
 			mof_see(seen, pi->name);
