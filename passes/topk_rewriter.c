@@ -433,12 +433,15 @@ from_topk(PassEdit *ed, uint32_t i)
 	const HloShape *xs = hlo_sh(m, pass_b_shape(ed, x));
 	const HloAttr *a = hlo_attr(m, in, A_LARGEST);
 	int64_t k = hlo_attr_int(m, in, A_K, -1);
+	int type = xs->type, rank = xs->rank, largest = a ? a->v != 0 : 1;
 
-	if ((xs->type != TY_F32 && xs->type != TY_BF16) || xs->rank < 1 ||
-	    k < 0 || hlo_sh(m, in->shape)->type != TY_TUPLE)
+	/* xs, a and in point into the module's pools, which building
+	 * grows: only the copies above are used from here on */
+	if ((type != TY_F32 && type != TY_BF16) || rank < 1 || k < 0 ||
+	    hlo_sh(m, in->shape)->type != TY_TUPLE)
 		return 0;
-	comp = pass_b_topk_comparator(m, a ? a->v != 0 : 1, xs->type, 0);
-	topk_call(ed, x, comp, k, xs->rank - 1, gte);
+	comp = pass_b_topk_comparator(m, largest, type, 0);
+	topk_call(ed, x, comp, k, rank - 1, gte);
 	t = pass_b_op(ed, HOP_TUPLE, pass_ins(ed, i)->shape, 2, gte);
 	pass_replace_uses(ed, i, t);
 	return 1;

@@ -51,6 +51,11 @@ jget() {
 expect 0 "search --help" -- $H search --help
 check "--help names every algorithm" -- grep -q 'random|greedy|beam' "$T/out"
 expect 2 "unknown algorithm" -- $H search --algo annealing "$T/small.hlo"
+# topk-rewriter on a clone (full pools) built a comparator and then read
+# the operand's shape through a stale pointer (make check-asan, which
+# runs this script, aborts on it; so does valgrind)
+expect 0 "greedy over a topk module (every action on a cloned module)" -- \
+	$H search --algo greedy --budget 400 tests/cli/topk_tuple.hlo
 expect 2 "unknown objective" -- $H search --objective speed "$T/small.hlo"
 expect 2 "-j 0" -- $H search -j 0 "$T/small.hlo"
 expect 2 "--budget 0" -- $H search --budget 0 "$T/small.hlo"
