@@ -209,7 +209,8 @@ pass_b_broadcast(PassEdit *ed, uint32_t x, int n, const int64_t *sizes)
 	int64_t d[64], od[64], bd[64];
 	int xr = pass_b_dims(ed, x, d), k;
 
-	memcpy(od, sizes, n * sizeof *od);
+	if (n)
+		memcpy(od, sizes, n * sizeof *od);	/* sizes may be NULL */
 	for (k = 0; k < xr; k++) {
 		od[n + k] = d[k];
 		bd[k] = n + k;
