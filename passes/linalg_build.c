@@ -13,9 +13,7 @@ pass_la_real_type(int type)
 	return type == TY_C64 ? TY_F32 : type == TY_C128 ? TY_F64 : type;
 }
 
-/* name if unused, else a fresh name.N: one probe in the common case
- * (pass_unique_name probes name.1, name.2, ... each time, quadratic over
- * many expansions) */
+/* name if unused, else a fresh name.N (hlo_fresh_name) */
 static uint32_t
 fresh(HloModule *m, const char *name)
 {
