@@ -20,7 +20,6 @@
  * Not matched (deviation: xla would try): pred operands or results, and
  * widths without an unsigned integer type (complex types).
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,18 +145,6 @@ make_comp(HloModule *m, uint32_t name, uint32_t opshape, int to)
 	return b.c;
 }
 
-static void
-shape_name(HloModule *m, uint32_t s, HloBuf *b)
-{
-	size_t k = b->len;
-
-	hlo_print_shape(m, hlo_shape_no_layout(m, s), b);
-	for (; k < b->len; k++)
-		if (!isalnum((unsigned char)b->buf[k]) && b->buf[k] != '_' &&
-		    b->buf[k] != '.' && b->buf[k] != '-')
-			b->buf[k] = '_';
-}
-
 /* the computation of this pair of shapes, made on first use (named
  * after the shapes, uniqued if a computation has the name already) */
 static uint32_t
@@ -168,9 +155,9 @@ lookup(HloModule *m, PassCache *cc, uint32_t opshape, uint32_t toshape)
 	int unused, fresh;
 
 	hlo_buf_puts(&b, "xla.bitcast_convert_");
-	shape_name(m, opshape, &b);
+	pass_shape_name(m, opshape, &b);
 	hlo_buf_puts(&b, "_2_");
-	shape_name(m, toshape, &b);
+	pass_shape_name(m, toshape, &b);
 	unused = hlo_find_str(m, b.buf, b.len) == HLO_NONE;
 	name = hlo_str(m, b.buf, b.len);
 	key = name + 1;

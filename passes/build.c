@@ -366,6 +366,21 @@ pass_unique_name(HloModule *m, const char *base)
 	return hlo_unique_name(m, base);
 }
 
+void
+pass_shape_name(HloModule *m, uint32_t s, HloBuf *out)
+{
+	size_t k = out->len;
+
+	hlo_print_shape(m, hlo_shape_no_layout(m, s), out);
+	for (; k < out->len; k++) {
+		char c = out->buf[k];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			out->buf[k] = '_';
+	}
+}
+
 uint32_t
 pass_b_scalar_comp(HloModule *m, const char *name, int op, int type,
 	const char *lhs, const char *rhs)

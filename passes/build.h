@@ -104,6 +104,11 @@ uint32_t pass_b_call(PassEdit *ed, uint32_t comp, uint32_t shape,
 uint32_t pass_unique_name(HloModule *m, const char *base);
 				/* base if unused, else base.1, base.2, ...
 				 * (xla's module-wide uniquing) */
+void pass_shape_name(HloModule *m, uint32_t s, HloBuf *out);
+				/* appends ShapeUtil::ToString of s without
+				 * layout, sanitized as NameUniquer does: a
+				 * character other than a letter, digit, '_',
+				 * '.' or '-' becomes '_' */
 uint32_t pass_b_scalar_comp(HloModule *m, const char *name, int op,
 	int type, const char *lhs, const char *rhs);
 				/* a new computation (lhs, rhs) -> op(lhs,

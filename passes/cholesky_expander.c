@@ -187,19 +187,16 @@ build_cholesky(PassEdit *b, uint32_t a)
 static uint32_t
 build(HloModule *m, uint32_t sa, int lower)
 {
-	HloBuf name = {0}, s = {0};
+	HloBuf name = {0};
 	PassEdit b;
 	uint32_t a;
 
-	hlo_print_shape(m, hlo_shape_no_layout(m, sa), &s);
-	hlo_buf_put(&s, "", 1);
-	pass_la_sanitize(s.buf);
-	hlo_buf_printf(&name, "xla.cholesky_%s_%s", s.buf, lower ? "lower" :
-		"upper");
+	hlo_buf_puts(&name, "xla.cholesky_");
+	pass_shape_name(m, sa, &name);
+	hlo_buf_puts(&name, lower ? "_lower" : "_upper");
 	hlo_buf_put(&name, "", 1);
 	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
-	hlo_buf_free(&s);
 	a = pass_la_param(&b, 0, sa, "a");
 	if (!lower)
 		a = pass_la_transpose_minor(&b, a);
@@ -213,20 +210,11 @@ build(HloModule *m, uint32_t sa, int lower)
 static int
 match(PassEdit *ed, uint32_t i, void *arg)
 {
-	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
-	const HloShape *a;
-	int cls;
 
 	(void)arg;
-	if (in->op != HOP_CHOLESKY || in->nops != 1)
-		return 0;
-	a = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 0)));
-	if (a->type >= TY_TUPLE || a->rank < 2 || a->rank >= PASS_LA_MAXR ||
-	    a->dynmask)
-		return 0;
-	cls = hlo_typeinfo[a->type].cls;
-	return cls == C_FLOAT || cls == C_CPLX;
+	return in->op == HOP_CHOLESKY && in->nops == 1 && pass_la_operand(ed,
+		i, 0);
 }
 
 static uint32_t

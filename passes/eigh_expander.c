@@ -536,24 +536,14 @@ parse_cfg(HloModule *m, const HloInstr *in, EighCfg *cfg)
 static uint32_t
 build(HloModule *m, uint32_t sa, const EighCfg *cfg)
 {
-	HloBuf name = {0}, s = {0};
+	HloBuf name = {0};
 	PassEdit b;
-	size_t k;
 
-	hlo_print_shape(m, hlo_shape_no_layout(m, sa), &s);
-	hlo_buf_put(&s, "", 1);
-	for (k = 0; s.buf[k]; k++) {	/* NameUniquer's sanitizing */
-		char c = s.buf[k];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-			s.buf[k] = '_';
-	}
-	hlo_buf_printf(&name, "xla.Eigh_%s", s.buf);
+	hlo_buf_puts(&name, "xla.Eigh_");
+	pass_shape_name(m, sa, &name);
 	hlo_buf_put(&name, "", 1);
 	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
 	hlo_buf_free(&name);
-	hlo_buf_free(&s);
 	pass_b_root(&b, build_eigh(&b, pass_la_param(&b, 0, sa, "a"), cfg));
 	return b.c;
 }
@@ -568,20 +558,14 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	uint32_t n;
 	const char *t = hlo_attr_word(m, in, A_CUSTOM_CALL_TARGET, &n);
 	EighCfg cfg;
-	int cls;
 
 	(void)arg;
 	if (in->op != HOP_CUSTOMCALL || !t || n != 4 || memcmp(t, "Eigh", 4) ||
-	    in->nops != 1 || !parse_cfg(m, in, &cfg))
+	    in->nops != 1 || !parse_cfg(m, in, &cfg) ||
+	    !(a = pass_la_operand(ed, i, 0)))
 		return 0;
-	a = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 0)));
-	if (a->type >= TY_TUPLE || a->rank < 2 || a->rank >= PASS_LA_MAXR ||
-	    a->dynmask)
-		return 0;
-	cls = hlo_typeinfo[a->type].cls;
 	ad = hlo_dims(m, a);
-	if ((cls != C_FLOAT && cls != C_CPLX) || ad[a->rank - 1] !=
-	    ad[a->rank - 2])
+	if (ad[a->rank - 1] != ad[a->rank - 2])
 		return 0;
 	r = hlo_sh(m, in->shape);
 	if (r->type != TY_TUPLE || r->ntuple != 2)

@@ -22,14 +22,18 @@ fresh(HloModule *m, const char *name)
 	return hlo_fresh_name(m, name);
 }
 
-void
-pass_la_sanitize(char *s)
+const HloShape *
+pass_la_operand(PassEdit *ed, uint32_t i, uint32_t k)
 {
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ||
-		    *s == '-'))
-			*s = '_';
+	const HloShape *a = hlo_sh(ed->m, pass_b_shape(ed, pass_opnd(ed, i,
+		k)));
+	int cls;
+
+	if (a->type >= TY_TUPLE || a->rank < 2 || a->rank >= PASS_LA_MAXR ||
+	    a->dynmask)
+		return NULL;
+	cls = hlo_typeinfo[a->type].cls;
+	return cls == C_FLOAT || cls == C_CPLX ? a : NULL;
 }
 
 uint32_t

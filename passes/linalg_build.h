@@ -22,10 +22,11 @@
 
 /* shapes and leaves */
 int pass_la_real_type(int type);	/* c64 -> f32, c128 -> f64, else type */
-void pass_la_sanitize(char *s);
-				/* NameUniquer's sanitizing: a character
-				 * other than a letter, digit, '_', '.' or
-				 * '-' becomes '_' */
+const HloShape *pass_la_operand(PassEdit *ed, uint32_t i, uint32_t k);
+				/* operand k of i if an expander can take
+				 * it: a float or complex array of rank 2 to
+				 * PASS_LA_MAXR - 1 without dynamic dims;
+				 * else NULL */
 uint32_t pass_la_comp(HloModule *m, const char *name);
 				/* a new computation named name (unique) */
 uint32_t pass_la_param(PassEdit *b, int64_t num, uint32_t shape,

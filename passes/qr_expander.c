@@ -392,22 +392,6 @@ build_householder(PassEdit *b, uint32_t a, uint32_t taus)
 	return qq;
 }
 
-/* xla's ShapeUtil::ToString of s, sanitized by NameUniquer */
-static void
-shape_name(HloModule *m, uint32_t s, HloBuf *out)
-{
-	size_t k, n0 = out->len;
-
-	hlo_print_shape(m, hlo_shape_no_layout(m, s), out);
-	for (k = n0; k < out->len; k++) {
-		char c = out->buf[k];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-			out->buf[k] = '_';
-	}
-}
-
 static uint32_t
 build(HloModule *m, int kind, uint32_t sa, uint32_t st)
 {
@@ -417,10 +401,10 @@ build(HloModule *m, int kind, uint32_t sa, uint32_t st)
 
 	hlo_buf_printf(&name, "xla.%s_", kind == QR_QR ? "Qr" :
 		"ProductOfElementaryHouseholderReflectors");
-	shape_name(m, sa, &name);
+	pass_shape_name(m, sa, &name);
 	if (kind == QR_HOUSEHOLDER) {
 		hlo_buf_put(&name, "_", 1);
-		shape_name(m, st, &name);
+		pass_shape_name(m, st, &name);
 	}
 	hlo_buf_put(&name, "", 1);
 	pass_b_fresh(&b, m, pass_la_comp(m, name.buf));
@@ -494,17 +478,11 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
 	const HloShape *a, *t = NULL;
-	int kind = target(ed, in), cls;
+	int kind = target(ed, in);
 
 	(void)arg;
-	if (kind < 0 || in->nops != (kind == QR_QR ? 1u : 2u))
-		return 0;
-	a = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 0)));
-	if (a->type >= TY_TUPLE || a->rank < 2 || a->rank >= PASS_LA_MAXR ||
-	    a->dynmask)
-		return 0;
-	cls = hlo_typeinfo[a->type].cls;
-	if (cls != C_FLOAT && cls != C_CPLX)
+	if (kind < 0 || in->nops != (kind == QR_QR ? 1u : 2u) ||
+	    !(a = pass_la_operand(ed, i, 0)))
 		return 0;
 	if (kind == QR_HOUSEHOLDER) {
 		t = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 1)));

@@ -417,19 +417,13 @@ static void
 comp_name(HloModule *m, uint32_t sa, uint32_t sb, const TsOpt *o,
 	const char *tr, HloBuf *nb)
 {
-	HloBuf s = {0};
-
 	hlo_buf_puts(nb, "xla.triangular_solve_");
-	hlo_print_shape(m, sa, &s);
-	hlo_buf_put(&s, "_", 1);
-	hlo_print_shape(m, sb, &s);
-	hlo_buf_put(&s, "", 1);
-	pass_la_sanitize(s.buf);
-	hlo_buf_puts(nb, s.buf);
+	pass_shape_name(m, sa, nb);
+	hlo_buf_put(nb, "_", 1);
+	pass_shape_name(m, sb, nb);
 	hlo_buf_printf(nb, "_%s_%s_%s_%s", o->left ? "left" : "right",
 		o->lower ? "lower" : "upper", tr, o->unit ? "unit" : "nonunit");
 	hlo_buf_put(nb, "", 1);
-	hlo_buf_free(&s);
 }
 
 static uint32_t
@@ -455,19 +449,13 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
 	const HloShape *a, *b;
-	int cls;
 
 	(void)arg;
-	if (in->op != HOP_TRISOLVE || in->nops != 2)
+	if (in->op != HOP_TRISOLVE || in->nops != 2 ||
+	    !(a = pass_la_operand(ed, i, 0)))
 		return 0;
-	a = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 0)));
 	b = hlo_sh(m, pass_b_shape(ed, pass_opnd(ed, i, 1)));
-	if (a->type >= TY_TUPLE || b->type != a->type || a->rank < 2 ||
-	    a->rank >= PASS_LA_MAXR || b->rank != a->rank || a->dynmask ||
-	    b->dynmask)
-		return 0;
-	cls = hlo_typeinfo[a->type].cls;
-	return cls == C_FLOAT || cls == C_CPLX;
+	return b->type == a->type && b->rank == a->rank && !b->dynmask;
 }
 
 static uint32_t
