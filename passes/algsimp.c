@@ -25,6 +25,7 @@ static const AlgOpts cpu_opts = {
 	.neg_pad = 1,
 	.conv_swap = 1,
 	.assoc_threshold = 2.0,
+	.raise_threshold = 2.0,
 	.fold_conv_pad = 1,
 	.dus_to_pad = 1,
 	.reshape_transpose_concat = 1,
@@ -52,6 +53,7 @@ static const AlgOpts default_opts = {
 	.neg_pad = 1,
 	.conv_swap = 1,
 	.assoc_threshold = 2.0,
+	.raise_threshold = 2.0,
 	.fold_conv_pad = 1,
 	.dus_to_pad = 1,
 	.reshape_transpose_concat = 1,
@@ -1821,5 +1823,17 @@ pass_algsimp_assoc(HloModule *m, PassCtx *ctx)
 	AlgOpts o = default_opts;
 
 	o.assoc_reorder = 1;
+	return algsimp_run(m, ctx, &o);
+}
+
+/* "algsimp:raise-slice-and-reduce-through-dot": xla's defaults with
+ * raise_slice_and_reduce_through_dot (set by no backend) at its default
+ * threshold 2.0 (algsimp_raise.c) */
+int
+pass_algsimp_raise(HloModule *m, PassCtx *ctx)
+{
+	AlgOpts o = default_opts;
+
+	o.raise_slice_reduce = 1;
 	return algsimp_run(m, ctx, &o);
 }

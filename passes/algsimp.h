@@ -35,6 +35,9 @@ typedef struct {
 	int conv_add_mul;	/* enable_conv_add_multiply_reorder */
 	int assoc_reorder;	/* use_associative_reordering */
 	double assoc_threshold;	/* associative_reordering_threshold */
+	int raise_slice_reduce;	/* raise_slice_and_reduce_through_dot */
+	double raise_threshold;	/* raise_slice_and_reduce_through_dot_
+				 * threshold */
 	int fold_conv_pad;	/* folding pad into convolution */
 	int dus_to_pad;		/* dynamic-update-slice to pad */
 	int reshape_transpose_concat;	/* rewrite_reshape_transpose_as_
@@ -372,7 +375,16 @@ void alg_dnums(Alg *a, uint32_t i, AlgDnums *d);
 uint32_t alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y,
 	const AlgDnums *d);		/* a clone of dot i with operands x, y
 				 * and dnums d, its shape inferred */
-int alg_dot_assoc(Alg *a, uint32_t i);	/* algsimp_reorder.c */
+int alg_dot_assoc(Alg *a, uint32_t i);	/* algsimp_reorder.c: 1 rewritten,
+				 * 2 no other dot rule may fire */
+
+/* algsimp_raise.c */
+void alg_dot_to_maps(const AlgDnums *d, int rl, int rr, int64_t *ml,
+	int64_t *mr);			/* ConstructToDotMaps */
+void alg_dot_from_maps(Alg *a, uint32_t i, const AlgDnums *d, int64_t *fl,
+	int64_t *fr);			/* ConstructFromDotMaps */
+int alg_slice_through_dot(Alg *a, uint32_t i);
+int alg_reduce_through_dot(Alg *a, uint32_t i);
 
 /* shared analyses */
 int alg_is_nonneg(Alg *a, uint32_t i);	/* IsNonNegative: sign bit clear,

@@ -649,6 +649,8 @@ alg_h_reduce(Alg *a, uint32_t i)
 		alg_rep_uses(a, i, ng);
 		return 1;
 	}
+	if (!multi && alg_reduce_through_dot(a, i))
+		return 1;
 	if (multi && reduce_argminmax_bcast(a, i, rs))
 		return 1;
 	if (multi)
@@ -1587,8 +1589,8 @@ alg_h_dot(Alg *a, uint32_t i)
 		return 0;
 	if (supported_precision(a, i) && a->o->dot_to_mul && d.nlc == 0)
 		return dot_to_multiply(a, i, l, r, &d);
-	if (alg_dot_assoc(a, i))
-		return 1;
+	if ((z = (uint32_t)alg_dot_assoc(a, i)))
+		return z == 1;
 	if (sharding_unreduced(a, i))
 		return 0;
 	if (dot_strength(a, i, l, r, &d))

@@ -1396,6 +1396,8 @@ alg_h_slice(Alg *a, uint32_t i)
 	}
 	if (is_op(a, x, HOP_BROADCAST) && slice_of_bcast(a, i, &s))
 		return 1;
+	if (alg_slice_through_dot(a, i))
+		return 1;
 	if (scalar_slice_concat(a, i, &s))
 		return 1;
 	if (is_op(a, x, HOP_CONCAT) && unstrided(&s, r) &&

@@ -46,6 +46,8 @@ const char *const pass_saturate_members[] = {
 const char *const pass_may_raise[] = {
 	"algsimp", "algsimp:default", "algsimp:move-dot-param-to-rhs",
 	"algsimp:conv-add-multiply-reorder",
+	"algsimp:raise-slice-and-reduce-through-dot",	/* a slice of a dot
+				 * becomes a slice of each operand */
 	"algsimp:associative-reordering",	/* xla's rules are not all shrinking: on
 				 * data/ it raised BERT's training step after
 				 * default 663 -> 669 (reshape of a transpose

@@ -63,6 +63,12 @@ expect 4 "verify --rtol 0 --atol 0: no allowance" -- \
 	$H verify --rtol 0 --atol 0 tests/cli/var_sums.hlo tests/cli/var_sums_tree.hlo
 expect 0 "tree_reduction_rewriter verifies equal on the variance" -- \
 	$H optimize --passes tree_reduction_rewriter --verify tests/cli/var_sums.hlo
+expect 0 "verify: a partial sum stored in f32 is rounding too" -- \
+	$H verify tests/cli/sum3.hlo tests/cli/sum3_tree.hlo
+check "the stored partial sums are within sum rounding" -- \
+	grep -q 'equal ([0-9]* within sum rounding)$' "$T/out"
+expect 4 "verify: four units in the last place of the sum are not" -- \
+	$H verify tests/cli/sum3.hlo tests/cli/sum3_wrong.hlo
 
 expect 0 "--help" -- $H --help
 check "--help lists commands" -- grep -q convert "$T/out"

@@ -8,6 +8,7 @@
  * registers of EV_CHUNK lanes each, so one run applies the computation to
  * up to EV_CHUNK independent element groups. Other computations fall back
  * to the full evaluator, one element group at a time. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -475,6 +476,20 @@ fold_f32_add(float *acc, const float *x, int64_t n, int vec)
 	*acc = a;
 }
 
+/* a double sum rounded to f32 as HloEval.acc64 asks: to nearest (1),
+ * down (2) or up (3) */
+static float
+round_sum(int mode, double d)
+{
+	float f = (float)d;
+
+	if (mode == 2 && (double)f > d)
+		f = nextafterf(f, -INFINITY);
+	else if (mode == 3 && (double)f < d)
+		f = nextafterf(f, INFINITY);
+	return f;
+}
+
 /* the same sum with a double accumulator (HloEval.acc64) */
 static void
 fold_f32_add64(double *acc, const float *x, int64_t n, int vec)
@@ -797,7 +812,8 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 	}
 	if (dacc)
 		for (k = 0; k < g->O; k++)
-			((float *)v->data)[k] = (float)dacc[k];
+			((float *)v->data)[k] = round_sum(ev->acc64,
+				dacc[k]);
 	else if (f32add)
 		memcpy(v->data, facc, g->O * 4);
 	else
@@ -1100,7 +1116,7 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	App a;
 	Lane *acc = NULL, *xv = NULL;
 	int64_t *oidx = NULL, *off = NULL, kidx[MAXR], o, w, l, k;
-	int op, type = 0, any, rc = -1;
+	int op, type = 0, any, rc = -1, sum64;
 
 	if (in->nops % 2 || n == 0 || n > 32)
 		return ev_unsupported(ev, c, i, "bad operand count");
@@ -1125,6 +1141,7 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	op = n == 1 ? binop(&a, &type) : -1;
 	if (op >= 0 && type != ops[0]->type)
 		op = -1;
+	sum64 = ev->acc64 && op == HOP_ADD && type == TY_F32;
 	acc = xcalloc((size_t)n * W + 1, sizeof *acc);
 	xv = xcalloc((size_t)n * W + 1, sizeof *xv);
 	oidx = xcalloc((size_t)W * g.rank + 1, sizeof *oidx);
@@ -1154,6 +1171,12 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 							ops[j]->data + off[l] *
 							ev_esz(ops[j]->type), 1,
 							&xv[j * W + l]);
+			if (sum64) {
+				for (l = 0; l < w; l++)
+					if (off[l] >= 0)
+						acc[l].f += xv[l].f;
+				continue;
+			}
 			if (op >= 0) {
 				for (l = 0; l < w; l++)
 					if (off[l] >= 0)
@@ -1175,6 +1198,12 @@ reducewindow(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 						acc[j * W + l] =
 							app_out(&a, j)[l];
 		}
+		if (sum64)
+			for (l = 0; l < w; l++)
+				acc[l].f = round_sum(ev->acc64, acc[l].f);
+		if (sum64)
+			for (l = 0; l < w; l++)
+				acc[l].f = round_sum(ev->acc64, acc[l].f);
 		for (j = 0; j < n; j++)
 			ev_lane_store(vs[j]->type, acc + j * W, w, vs[j]->data +
 				o * ev_esz(vs[j]->type));

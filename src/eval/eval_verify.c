@@ -192,6 +192,15 @@ load(const HloVal *v, int64_t k, int64_t w, Lane *l)
 		l[j] = l[0];
 }
 
+/* output values of the two modules (x the first), and, for the
+ * allowance for sum rounding, the same with every f32 add-reduction
+ * accumulated in double and rounded to nearest (sx, sy), down (dx, dy)
+ * and up (ux, uy); NULL: none */
+typedef struct {
+	const HloVal *x, *y, *sx, *sy;
+	const HloVal *dx, *ux, *dy, *uy;	/* sums rounded down, up */
+} Vals;
+
 /* one element pair: finite on both sides (or an integer)? */
 typedef struct {
 	double rt, at;
@@ -202,16 +211,26 @@ typedef struct {
 	Lane fa, fb;
 } Cmp;
 
-/* an element's allowance for the rounding of f32 sums: x64 and y64 are
- * the two modules' values with every f32 add-reduction accumulated in
- * double (HloEval.acc64), so |x - x64| is about the rounding error of
- * the first module's sums, which a legal change of summation order
- * (tree_reduction_rewriter, reassociation) can turn into an error of as
- * much again on the other side */
+/* an element's allowance for the rounding of f32 sums. A legal change
+ * of summation order (tree_reduction_rewriter, reassociation; xla leaves
+ * a reduction's order unspecified) changes every f32 sum by its
+ * accumulation error and by the rounding of the partial sums it stores
+ * (a reduce-window's, a reduce's result), up to a unit in the last
+ * place. Both are measured on each module: x64 is x with every f32
+ * add-reduction accumulated in double and rounded once, so |x - x64| is
+ * the effect of the first module's accumulation errors; xd and xu are
+ * the same with every sum's result rounded down and up instead, so
+ * |xd - xu| is the effect of one unit in the last place of every sum,
+ * which an output amplifies when it cancels (a dot of layer-normed
+ * activations). Each can turn into as much again on the other side. */
 #define SUM_SLACK 2.0
 
+typedef struct {
+	double x64, y64, spread;	/* spread: max(|xd - xu|, |yd - yu|) */
+} Sums;
+
 static int
-cmp_float(Cmp *c, double x, double y, double x64, double y64)
+cmp_float(Cmp *c, double x, double y, const Sums *s)
 {
 	int fx = isfinite(x), fy = isfinite(y);
 	double d, tol, sl;
@@ -234,7 +253,10 @@ cmp_float(Cmp *c, double x, double y, double x64, double y64)
 	tol = c->at + c->rt * fabs(y);
 	if (d <= tol)
 		return 1;
-	sl = SUM_SLACK * fmax(fabs(x - x64), fabs(y - y64));
+	if (!s)
+		return 0;
+	sl = SUM_SLACK * fmax(fmax(fabs(x - s->x64), fabs(y - s->y64)),
+		s->spread);
 	if (isfinite(sl) && d <= tol + sl) {
 		c->rounding++;
 		return 1;
@@ -242,34 +264,58 @@ cmp_float(Cmp *c, double x, double y, double x64, double y64)
 	return 0;
 }
 
-/* compares two arrays of one type and element count into c; sx, sy:
- * the same with sums in double, or NULL (no allowance) */
-static void
-cmp_arrays(Cmp *c, const HloVal *x, const HloVal *y, const HloVal *sx,
-	const HloVal *sy)
+/* the allowance of part p (0 real, 1 imaginary) of element j of a chunk;
+ * l[0..5]: the chunks of sx, sy, dx, ux, dy, uy */
+static const Sums *
+sums(Sums *s, Lane l[6][EV_CHUNK], int64_t j, int cplx, int p)
 {
-	int cl = hlo_typeinfo[x->type].cls, eq;
-	int64_t k, j, w;
-	Lane a[EV_CHUNK], b[EV_CHUNK], a64[EV_CHUNK], b64[EV_CHUNK];
-	double d;
+	double v[6];
+	int k;
 
+	for (k = 0; k < 6; k++)
+		v[k] = cplx ? l[k][j].c[p] : l[k][j].f;
+	s->x64 = v[0];
+	s->y64 = v[1];
+	s->spread = fmax(fabs(v[2] - v[3]), fabs(v[4] - v[5]));
+	if (s->spread != s->spread)
+		s->spread = 0;
+	return s;
+}
+
+/* compares two arrays of one type and element count into c, with the
+ * allowance for sum rounding when v has the runs it needs */
+static void
+cmp_arrays(Cmp *c, const Vals *v)
+{
+	const HloVal *x = v->x, *y = v->y;
+	const HloVal *sv[6] = {v->sx, v->sy, v->dx, v->ux, v->dy, v->uy};
+	int cl = hlo_typeinfo[x->type].cls, eq, q, all = 1;
+	int64_t k, j, w;
+	Lane a[EV_CHUNK], b[EV_CHUNK], l[6][EV_CHUNK];
+	double d;
+	Sums s, *sp;
+
+	for (q = 0; q < 6; q++)
+		all &= sv[q] && sv[q]->type == x->type && sv[q]->n == x->n;
 	for (k = 0; k < x->n; k += w) {
 		w = x->n - k < EV_CHUNK ? x->n - k : EV_CHUNK;
 		load(x, k, w, a);
 		load(y, k, w, b);
-		load(sx ? sx : x, k, w, a64);
-		load(sy ? sy : y, k, w, b64);
+		for (q = 0; all && q < 6; q++)
+			load(sv[q], k, w, l[q]);
 		for (j = 0; j < w; j++) {
 			switch (cl) {
 			case C_FLOAT:
-				eq = cmp_float(c, a[j].f, b[j].f, a64[j].f,
-					b64[j].f);
+				sp = all ? &s : NULL;
+				eq = cmp_float(c, a[j].f, b[j].f, sp ?
+					sums(sp, l, j, 0, 0) : NULL);
 				break;
 			case C_CPLX:
-				eq = cmp_float(c, a[j].c[0], b[j].c[0],
-					a64[j].c[0], b64[j].c[0]);
-				eq &= cmp_float(c, a[j].c[1], b[j].c[1],
-					a64[j].c[1], b64[j].c[1]);
+				sp = all ? &s : NULL;
+				eq = cmp_float(c, a[j].c[0], b[j].c[0], sp ?
+					sums(sp, l, j, 1, 0) : NULL);
+				eq &= cmp_float(c, a[j].c[1], b[j].c[1], sp ?
+					sums(sp, l, j, 1, 1) : NULL);
 				break;
 			default:
 				c->compared++;
@@ -362,13 +408,6 @@ add_outputs(EvVerifyReport *r, const HloModule *m, uint32_t s)
 	oc->first_elem = -1;
 }
 
-/* output values of the two modules (x the first), and, for the
- * allowance for sum rounding, the same with sums in double (sx, sy; NULL:
- * none) */
-typedef struct {
-	const HloVal *x, *y, *sx, *sy;
-} Vals;
-
 /* compares output leaf values */
 static void
 check_leaf(EvOutputCheck *oc, const Vals *v, const EvVerifyOpts *o,
@@ -390,7 +429,7 @@ check_leaf(EvOutputCheck *oc, const Vals *v, const EvVerifyOpts *o,
 		memset(&c.fa, 0, sizeof c.fa);
 		memset(&c.fb, 0, sizeof c.fb);
 	} else {
-		cmp_arrays(&c, x, y, v->sx, v->sy);
+		cmp_arrays(&c, v);
 	}
 	oc->compared += c.compared;
 	oc->rounding += c.rounding;
@@ -418,6 +457,13 @@ check_leaf(EvOutputCheck *oc, const Vals *v, const EvVerifyOpts *o,
 	oc->mismatches += c.mismatches;
 }
 
+/* element k of tuple t, NULL if t is not a tuple that long */
+static const HloVal *
+elem(const HloVal *t, int64_t k)
+{
+	return t && t->type == TY_TUPLE && k < t->n ? t->elems[k] : NULL;
+}
+
 static void
 check_vals(EvVerifyReport *r, const Vals *v, const EvVerifyOpts *o,
 	int floors, int trial, uint32_t *leaf)
@@ -431,9 +477,12 @@ check_vals(EvVerifyReport *r, const Vals *v, const EvVerifyOpts *o,
 				return;
 			e.x = v->x->elems[k];
 			e.y = v->y->elems[k];
-			e.sx = v->sx ? v->sx->elems[k] : NULL;
-			e.sy = v->sy && v->sy->type == TY_TUPLE &&
-				k < v->sy->n ? v->sy->elems[k] : NULL;
+			e.sx = elem(v->sx, k);
+			e.sy = elem(v->sy, k);
+			e.dx = elem(v->dx, k);
+			e.ux = elem(v->ux, k);
+			e.dy = elem(v->dy, k);
+			e.uy = elem(v->uy, k);
 			check_vals(r, &e, o, floors, trial, leaf);
 		}
 		return;
@@ -634,39 +683,45 @@ float_mismatch(const EvVerifyReport *r)
 }
 
 /* a trial whose float outputs differ: both modules run again on its
- * inputs with every f32 add-reduction accumulated in double, and the
- * trial is compared anew (from the state saved before it) with the
- * allowance for the rounding of sums (cmp_float) */
+ * inputs with every f32 add-reduction accumulated in double, rounded to
+ * nearest, down and up, and the trial is compared anew (from the state
+ * saved before it) with the allowance for the rounding of sums
+ * (cmp_float) */
 static void
 recheck_sums(EvVerifyReport *r, const EvOutputCheck *saved,
 	const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	int floors, const HloInputHints *h, uint64_t seed, int dist, int t,
 	const HloVal *oa, const HloVal *ob)
 {
-	HloEval ea, eb;
+	HloEval ev[6];
 	HloError e;
-	HloVal *xa, *xb = NULL;
+	HloVal *out[6] = {NULL};
 	Vals v;
 	uint32_t leaf = 0;
+	int k, n, ok = 1;
 
-	r->evaluations++;
-	if (run_hooked(a, o, seed, dist, h, &ea, &e, &xa, NULL, NULL, 1) < 0) {
-		hlo_eval_fini(&ea);
-		return;
+	/* a, b to nearest; a, b down; a, b up */
+	for (n = 0; ok && n < 6; n++) {
+		r->evaluations++;
+		ok = run_hooked(n % 2 ? b : a, o, seed, dist, h, &ev[n], &e,
+			&out[n], NULL, NULL, 1 + n / 2) == 0;
 	}
-	if (run_hooked(b, o, seed, dist, h, &eb, &e, &xb, NULL, NULL,
-	    1) == 0) {
+	if (ok) {
 		memcpy(r->outputs, saved, r->noutputs * sizeof *saved);
 		v.x = oa;
 		v.y = ob;
-		v.sx = xa;
-		v.sy = xb;
+		v.sx = out[0];
+		v.sy = out[1];
+		v.dx = out[2];
+		v.dy = out[3];
+		v.ux = out[4];
+		v.uy = out[5];
 		check_vals(r, &v, o, floors, t, &leaf);
-		hlo_val_unref(&eb, xb);
 	}
-	hlo_val_unref(&ea, xa);
-	hlo_eval_fini(&ea);
-	hlo_eval_fini(&eb);
+	for (k = 0; k < n; k++) {
+		hlo_val_unref(&ev[k], out[k]);
+		hlo_eval_fini(&ev[k]);
+	}
 }
 
 /* trial t on the inputs of seed: 0, 1 when the outputs differ, -1 when
@@ -700,7 +755,9 @@ trial(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	memcpy(saved, r->outputs, r->noutputs * sizeof *saved);
 	v.x = oa;
 	v.y = ob;
-	v.sx = v.sy = NULL;
+	memset(&v, 0, sizeof v);
+	v.x = oa;
+	v.y = ob;
 	check_vals(r, &v, o, floors, t, &leaf);
 	if (!o->exact && (o->rtol != 0 || o->atol != 0) && float_mismatch(r))
 		recheck_sums(r, saved, a, b, o, floors, h, dist_seed(seed,
@@ -866,6 +923,7 @@ compare_a(void *ctx, uint32_t i, HloVal *v)
 	int32_t s = l->amap[i];
 	const HloVal *y;
 	const HloInstr *in;
+	Vals vs;
 	Cmp c;
 
 	if (s < l->round_lo || s >= l->round_hi || dv->found == 1 ||
@@ -874,7 +932,10 @@ compare_a(void *ctx, uint32_t i, HloVal *v)
 		return;
 	dv->compared++;
 	cmp_init(&c, v, l->o, 0);
-	cmp_arrays(&c, v, y, NULL, NULL);
+	memset(&vs, 0, sizeof vs);
+	vs.x = v;
+	vs.y = y;
+	cmp_arrays(&c, &vs);
 	if (!c.mismatches)
 		return;
 	in = hlo_ins(l->a, l->a->entry, i);
