@@ -30,12 +30,13 @@
  * user elsewhere; FusionNodeIndexingEvaluation is approximated by the
  * number of paths from the fused root to the parameter (limit 8); GPU's
  * shared-memory budget and reduction-epilogue fusion are left out, and
- * every reduce counts as an input-fusible reduction.
+ * no reduce fuses as a producer.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fusion.h"
+#include "fusion_edit.h"
 #include "fusion_order.h"
 
 const char *const fu_kind_names[4] = {"kLoop", "kInput", "kOutput",
@@ -682,14 +683,33 @@ gpu_loop_fusible(Fu *f, uint32_t x)
 	}
 }
 
+/* IsInputFusible: a kInput fusion, a scatter, or a reduce from or to
+ * contiguous dimensions that the tiled emitter does faster than the
+ * elemental one (IsReductionFromOrToContiguousDimensions); other
+ * reduces fuse as loop consumers (kLoop) */
 static int
 gpu_input_fusible(Fu *f, uint32_t x)
 {
 	const HloInstr *in = INS(f, x);
+	int row;
 
 	if (in->op == HOP_FUSION)
 		return f->fid[x] >= 0 && f->fus[f->fid[x]].kind == FK_INPUT;
-	return in->op == HOP_REDUCE || in->op == HOP_SCATTER;
+	if (in->op == HOP_REDUCE)
+		return fu_contiguous_reduce(f->m, f->c, x, &row);
+	return in->op == HOP_SCATTER;
+}
+
+/* IsLoopFusibleAsConsumer: not a bitcast (it would only be a fusion's
+ * root); any reduce */
+static int
+gpu_loop_consumer(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x);
+
+	if (in->op == HOP_BITCAST)
+		return 0;
+	return in->op == HOP_REDUCE || gpu_loop_fusible(f, x);
 }
 
 static int
@@ -746,8 +766,7 @@ gpu_should_fuse(Fu *f, uint32_t x, uint32_t k)
 	if (pi->op != HOP_IOTA && pi->op != HOP_CONSTANT &&
 	    !gpu_loop_fusible(f, p))
 		return 0;
-	if (!gpu_input_fusible(f, x) && !(INS(f, x)->op != HOP_BITCAST &&
-	    gpu_loop_fusible(f, x)))
+	if (!gpu_input_fusible(f, x) && !gpu_loop_consumer(f, x))
 		return 0;
 	if (pi->op == HOP_CONSTANT && (!eff_scalar(f->m, pi->shape) ||
 	    f->fid[x] < 0))
@@ -1971,9 +1990,11 @@ pass_fusion_merger_across(HloModule *m, PassCtx *ctx)
  * (the reachability is recomputed).
  * Not done: producer-consumer multi-output fusion (its own action),
  * plain instructions as siblings, fusions that already have several
- * outputs, reduction heroes compared by their input shapes, siblings
- * reading non-overlapping slices of the operand
- * (ParameterSlicesAreNonOverlapping), the cost model. */
+ * outputs, reduction heroes compared by their input shapes, the cost
+ * model. Siblings that each read their own slice of an operand of 1024
+ * bytes or more through a parameter with no other user, the slices
+ * disjoint in some dimension, are not merged
+ * (ParameterSlicesAreNonOverlapping; strides ignored, as xla does). */
 
 static int
 mof_candidate(Fu *f, uint32_t x)
@@ -1987,6 +2008,82 @@ mof_candidate(Fu *f, uint32_t x)
 		return 0;
 	fc = f->fus[f->fid[x]].comp;
 	return f->m->comps[fc].ins[f->m->comps[fc].root].op != HOP_DYNUPDSLICE;
+}
+
+/* FindUniqueSlice for sibling fusion x of producer p: the slice that
+ * is the only user of the one parameter x reads p through; *fc its fused
+ * computation; HLO_NONE if p is read twice, through a parameter with
+ * several users or not by a slice */
+static uint32_t
+mof_unique_slice(Fu *f, uint32_t x, uint32_t p, uint32_t *fc)
+{
+	const HloModule *m = f->m;
+	const FuFus *fu = &f->fus[f->fid[x]];
+	uint32_t j, prm = HLO_NONE, i, k, user = HLO_NONE;
+
+	for (j = 0; j < fu->n; j++) {
+		if (res(f, fu->ops[j]) != p)
+			continue;
+		if (prm != HLO_NONE)
+			return HLO_NONE;
+		prm = fu->prm[j];
+	}
+	if (prm == HLO_NONE)
+		return HLO_NONE;
+	*fc = fu->comp;
+	for (i = 0; i < m->comps[*fc].nins; i++) {
+		const HloInstr *in = &m->comps[*fc].ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops && hlo_ops(m, in)[k] != prm; k++)
+			;
+		if (k == in->nops)
+			continue;
+		if (user != HLO_NONE)
+			return HLO_NONE;
+		user = i;
+	}
+	if (user == HLO_NONE || m->comps[*fc].ins[user].op != HOP_SLICE)
+		return HLO_NONE;
+	return user;
+}
+
+/* ParameterSlicesAreNonOverlapping: 0 when siblings a and b each read a
+ * unique slice of p (an array of at least 1024 bytes) and the slices are
+ * disjoint in some dimension; sl caches each sibling's slice (uint64:
+ * computation << 32 | instruction, 0 not looked up, ~0 none) */
+static int
+mof_slices_overlap(Fu *f, uint32_t p, uint32_t a, uint32_t b,
+	uint64_t *sla, uint64_t *slb)
+{
+	const HloModule *m = f->m;
+	uint64_t *sl[2] = { sla, slb };
+	uint32_t x[2] = { a, b }, k, fc = 0, s, n0, n1, d;
+	const int64_t *t[2];
+
+	if (hlo_sh(m, INS(f, p)->shape)->type == TY_TUPLE ||
+	    hlo_shape_bytes(m, INS(f, p)->shape) < 1024)
+		return 1;
+	for (k = 0; k < 2; k++) {
+		if (!*sl[k]) {
+			s = mof_unique_slice(f, x[k], p, &fc);
+			*sl[k] = s == HLO_NONE ? ~(uint64_t)0 :
+				(uint64_t)fc << 32 | s;
+		}
+		if (*sl[k] == ~(uint64_t)0)
+			return 1;
+	}
+	t[0] = hlo_attr_list(m, &m->comps[*sla >> 32].ins[(uint32_t)*sla],
+		A_SLICE, &n0);
+	t[1] = hlo_attr_list(m, &m->comps[*slb >> 32].ins[(uint32_t)*slb],
+		A_SLICE, &n1);
+	if (!t[0] || !t[1] || n0 != n1)
+		return 1;
+	for (d = 0; d + 2 < n0; d += 3)	/* start, limit, stride */
+		if (!(t[0][d] < t[1][d + 1] && t[1][d] < t[0][d + 1]))
+			return 0;
+	return 1;
 }
 
 /* merges fusion b into fusion a: a new fusion with root tuple(a, b) */
@@ -2123,12 +2220,15 @@ mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
 	uint32_t i, j, a, b;
 	int aok;
 
-	for (i = r->u.start[p]; i < r->u.start[p + 1]; i++) {
+	uint32_t n0 = r->u.start[p], n = r->u.start[p + 1] - n0;
+	uint64_t *sl = xcalloc(n + 1, sizeof *sl);
+
+	for (i = n0; i < n0 + n; i++) {
 		a = r->u.list[i];
 		if (!mof_candidate(f, a))
 			continue;
 		aok = -1;
-		for (j = i + 1; j < r->u.start[p + 1]; j++) {
+		for (j = i + 1; j < n0 + n; j++) {
 			b = r->u.list[j];
 			if (b == a || !mof_candidate(f, b) ||
 			    !pass_shape_same(m, 0, INS(f, a)->shape,
@@ -2145,10 +2245,15 @@ mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
 			if (!descendants(f, rb, b, stack) ||
 			    rb->mark[a] == rb->stamp)
 				continue;
+			if (!mof_slices_overlap(f, p, a, b, &sl[i - n0],
+			    &sl[j - n0]))
+				continue;
 			mof_merge(f, a, b, dropc);
+			free(sl);
 			return 1;
 		}
 	}
+	free(sl);
 	return 0;
 }
 
@@ -2195,6 +2300,7 @@ mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
 	uint32_t *pb)
 {
 	uint32_t i, j, a, b, n = fu_ord_users(o, p);
+	uint64_t *sl = xcalloc(n + 1, sizeof *sl);
 	int aok;
 
 	for (i = 0; i < n; i++) {
@@ -2213,14 +2319,17 @@ mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
 			if (!aok || o->mark[b] == o->stamp)
 				continue;
 			if (!fu_ord_desc(o, o->markb, ++o->stampb, b) ||
-			    o->markb[a] == o->stampb)
+			    o->markb[a] == o->stampb ||
+			    !mof_slices_overlap(f, p, a, b, &sl[i], &sl[j]))
 				continue;
 			mof_merge(f, a, b, dropc);
 			*pa = a;
 			*pb = b;
+			free(sl);
 			return 1;
 		}
 	}
+	free(sl);
 	return 0;
 }
 
