@@ -4,21 +4,26 @@
  * xla/service/gpu/gpu_fusible.cc), with the shared-operand rule of
  * jpli02/xla c4cbd3c (openxla/xla 647c5cbc "Don't allow to fuse DUS with
  * shared operands", December 2024, and PR 20994 "Allow horizontal fusion
- * with shared operands via concatenation", January 2025); xla's other
- * changes since 0562dae (concatenating kInput fusions and bitcasts
- * between candidate and consumer, PRs 19372 and 19393; the memory space
- * check) are not in.
+ * with shared operands via concatenation", January 2025) and xla's later
+ * candidate rules there (PRs 19372 and 19393: kInput fusions rooted in a
+ * concatenate are candidates, bitcasts between a candidate and its
+ * consumer are looked through; the memory space check; outputs with a
+ * layout that is not row-major bitcast to their physical order before
+ * they are flattened; variadic reduce-windows left alone).
  *
  * Contract. In every computation xla fuses in (not fused computations,
  * not the to_apply/comparator of reduce, sort, map, ...), consumers are
  * taken from the end of the post order (new fusions pushed on top). The
- * operands of a consumer, each followed up through get-tuple-elements,
- * are candidates when they have no control dependencies and are
- * elementwise with operands, or kLoop fusions (not a variadic reduce)
+ * operands of a consumer, each followed up through get-tuple-elements
+ * and bitcasts, are candidates when they have no control dependencies,
+ * no operand or output in a memory space other than the default one,
+ * and are elementwise with operands, or kLoop fusions (not a variadic
+ * reduce or reduce-window) or kInput fusions rooted in a concatenate,
  * whose outputs have one element type; when their only users, through
- * get-tuple-elements, are the consumer or the root; when they are small
- * (output elements at most 8192*8192 and fused instructions at most 128;
- * for the concatenating kind 128*2048 and 30); and, for a fusion rooted
+ * get-tuple-elements and bitcasts, are the consumer or the root; when
+ * they are small (output elements at most 8192*8192, 128*2048 for a
+ * concatenation fusion, and fused instructions at most 128; for the
+ * concatenating kind 128*2048 and 30); and, for a fusion rooted
  * in a dynamic-update-slice (or with one in its root tuple), when none
  * of its operands is read by another candidate (in place, the two would
  * write one buffer; at 0562dae: no parameter operand shared, in the
@@ -31,7 +36,9 @@
  * fusions) calling horizontally_fused_computation with parameters
  * param_I_J: in the first round (kLoop) its root is the tuple of every
  * member's outputs; in the second (kInput) output k of every member is
- * reshaped to one dimension, the members concatenated, and the root is
+ * reshaped to one dimension (bitcast to its dimensions in physical
+ * order first when its layout is not row-major), the members
+ * concatenated, and the root is
  * the tuple of slices that cut them apart again. Each member is replaced
  * by get-tuple-elements of the new fusion, bitcast to its output shape
  * unless that has one dimension (a tuple of them for a multi-output
@@ -41,8 +48,7 @@
  * unused in the kLoop round); the root counts as a harmless user only
  * while nothing uses it (else a fusion could read itself); a member with
  * a side effect, or, in the concatenating round, an output with a
- * dynamic dimension or a layout that is not row-major (a bitcast would
- * not undo the reshape; xla:GPU normalizes layouts first), never fuses.
+ * dynamic dimension or a tiled layout, never fuses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +112,41 @@ grow_mark(Hf *h, uint32_t need)
 	h->capmark = cap;
 }
 
+/* IsShapeDefaultMemorySpace: no array of shape s has a memory space
+ * (S(n), n > 0) in its layout */
+static int
+default_space(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	const char *t;
+	uint32_t k;
+
+	if (sh->type == TY_TUPLE) {
+		for (k = 0; k < sh->ntuple; k++)
+			if (!default_space(m, hlo_tuple_elems(m, sh)[k]))
+				return 0;
+		return 1;
+	}
+	if (!sh->tail)
+		return 1;
+	for (t = hlo_cstr(m, sh->tail); (t = strstr(t, "S(")) != NULL; t += 2)
+		if (t[2] != '0' || t[3] != ')')
+			return 0;
+	return 1;
+}
+
+/* IsConcatenationInputFusion: a kInput fusion rooted in a concatenate */
+static int
+concat_input(const HloModule *m, uint32_t c, uint32_t x)
+{
+	uint32_t fc;
+
+	if (!fu_is_fusion(m, c, x, FK_INPUT))
+		return 0;
+	fc = fu_fused_comp(m, c, x);
+	return m->comps[fc].ins[m->comps[fc].root].op == HOP_CONCAT;
+}
+
 /* IsFusibleCandidate; the output type in *type */
 static int
 fusible_candidate(Hf *h, uint32_t x, int *type)
@@ -117,16 +158,26 @@ fusible_candidate(Hf *h, uint32_t x, int *type)
 
 	if (h->e.ctl[x] || pass_has_effect(m, in, h->e.fx, h->e.nfx))
 		return 0;
+	if (hlo_sh(m, in->shape)->type == TY_TUPLE && in->op ==
+	    HOP_REDUCEWINDOW)
+		return 0;	/* IsNestableVariadicReduceWindow */
+	if (!default_space(m, in->shape))
+		return 0;
+	for (k = 0; k < in->nops; k++)
+		if (!default_space(m, hlo_ins(m, c, hlo_ops(m, in)[k])->shape))
+			return 0;
 	if (fu_elementwise(in) && in->nops > 0) {
 		*type = hlo_sh(m, in->shape)->type;
 		return *type < TY_TUPLE;
 	}
-	if (!fu_is_fusion(m, c, x, FK_LOOP))
+	if (!fu_is_fusion(m, c, x, FK_LOOP) && !concat_input(m, c, x))
 		return 0;
 	fc = fu_fused_comp(m, c, x);
 	if (hlo_sh(m, in->shape)->type == TY_TUPLE &&
-	    m->comps[fc].ins[m->comps[fc].root].op == HOP_REDUCE)
-		return 0;	/* IsNestableVariadicReduction */
+	    fu_is_fusion(m, c, x, FK_LOOP) &&
+	    (m->comps[fc].ins[m->comps[fc].root].op == HOP_REDUCE ||
+	    m->comps[fc].ins[m->comps[fc].root].op == HOP_REDUCEWINDOW))
+		return 0;	/* IsNestableVariadicReduction / -Window */
 	n = fu_outputs(m, c, x, &fc, &o, &one);
 	if (n == 0)
 		return 0;
@@ -146,7 +197,7 @@ only_user(Hf *h, uint32_t x, uint32_t consumer)
 
 	for (k = 0; k < l->n; k++) {
 		u = l->v[k];
-		if (INS(h, u)->op == HOP_GTE) {
+		if (INS(h, u)->op == HOP_GTE || INS(h, u)->op == HOP_BITCAST) {
 			if (!only_user(h, u, consumer))
 				return 0;
 		} else if (u != consumer && (u != root ||
@@ -157,14 +208,22 @@ only_user(Hf *h, uint32_t x, uint32_t consumer)
 	return 1;
 }
 
+/* what the concatenating round can flatten: no dynamic dimension, no
+ * tiling or memory space */
+static int
+plain_layout(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+
+	return !sh->dynmask && !sh->tail && sh->rank <= 64;
+}
+
 static int
 row_major(const HloModule *m, uint32_t s)
 {
 	const HloShape *sh = hlo_sh(m, s);
 	uint32_t d;
 
-	if (sh->dynmask || sh->tail)
-		return 0;
 	if (!(sh->flags & SH_LAYOUT))
 		return 1;
 	for (d = 0; d < sh->rank; d++)
@@ -180,14 +239,16 @@ profitable(Hf *h, const HfCand *cd, int sliced)
 	HloModule *m = M(h);
 	uint32_t k;
 
-	if (cd->elems > (sliced ? SLICED_ELEMS : LOOP_ELEMS))
+	if (cd->elems > (sliced || concat_input(m, h->e.c, cd->x) ?
+	    SLICED_ELEMS : LOOP_ELEMS))
 		return 0;
 	if (INS(h, cd->x)->op == HOP_FUSION && cd->ninstr > (sliced ?
 	    SLICED_INSTRS : LOOP_INSTRS))
 		return 0;
 	if (sliced)
 		for (k = 0; k < cd->nout; k++)
-			if (!row_major(m, output_shape(m, h->e.c, cd->x, k)))
+			if (!plain_layout(m, output_shape(m, h->e.c, cd->x,
+			    k)))
 				return 0;
 	return 1;
 }
@@ -262,7 +323,8 @@ candidates(Hf *h, uint32_t consumer, int sliced, HfCand **out)
 	h->stamp++;
 	for (k = 0; k < n; k++) {
 		x = hlo_ops(m, INS(h, consumer))[k];
-		while (INS(h, x)->op == HOP_GTE)
+		while (INS(h, x)->op == HOP_GTE || INS(h, x)->op ==
+		    HOP_BITCAST)	/* LatestNonTrivialAncestor */
 			x = hlo_ops(m, INS(h, x))[0];
 		if (h->mark[x] == h->stamp || !fusible_candidate(h, x, &type))
 			continue;
@@ -416,6 +478,22 @@ vector_shape(HloModule *m, uint32_t like, int64_t n)
 		like)->flags & SH_LAYOUT ? &m2m : NULL, 0, 0);
 }
 
+/* MakeShapeWithDescendingLayoutAndSamePhysicalLayout: the dimensions
+ * of s major first, in a row-major layout */
+static uint32_t
+physical_shape(HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	int64_t dims[64], m2m[64];
+	uint32_t d, r = sh->rank;
+
+	for (d = 0; d < r && r <= 64; d++) {
+		dims[d] = hlo_dims(m, sh)[hlo_m2m(m, sh)[r - 1 - d]];
+		m2m[d] = r - 1 - d;
+	}
+	return hlo_shape(m, sh->type, r, dims, m2m, 0, 0);
+}
+
 /* the sliced root: per output k, the members' outputs flattened and
  * concatenated, then sliced apart; into root[nout * j + k] */
 static void
@@ -433,6 +511,9 @@ sliced_root(HloModule *m, uint32_t fc, const uint32_t *outs, uint32_t nm,
 			s = m->comps[fc].ins[x].shape;
 			el = hlo_shape_elems(m, s);
 			total += el;
+			if (hlo_sh(m, s)->rank != 1 && !row_major(m, s))
+				x = add_in(m, fc, HOP_BITCAST, physical_shape(m,
+					s), "bitcast", 1, &x);
 			if (hlo_sh(m, s)->rank != 1)
 				x = add_in(m, fc, HOP_RESHAPE, vector_shape(m,
 					s, el), "reshape", 1, &x);
