@@ -38,6 +38,7 @@
 #include "fusion.h"
 #include "fusion_edit.h"
 #include "fusion_order.h"
+#include "fusion_merger.h"
 
 const char *const fu_kind_names[4] = {"kLoop", "kInput", "kOutput",
 	"kCustom"};
@@ -220,26 +221,15 @@ opnd(Fu *f, uint32_t x, uint32_t k)
 	return res(f, f->m->ids[INS(f, x)->ops + k]);
 }
 
-/* the instruction a producer really is: a constant or a broadcast of
- * one, for the integer division rule */
-static int
-const_eff_scalar(Fu *f, uint32_t x)
-{
-	const HloInstr *in = INS(f, x);
-
-	if (in->op == HOP_BROADCAST)
-		in = INS(f, opnd(f, x, 0));
-	return in->op == HOP_CONSTANT && eff_scalar(f->m, in->shape);
-}
-
 /* xla's InstructionFusion::IsExpensive, with CpuInstructionFusion's
- * convert rule (cpu) or GpuInstructionFusion's cheap float math (gpu) */
-static int
-expensive(Fu *f, uint32_t x)
+ * convert rule (cpu) or GpuInstructionFusion's cheap float math (gpu);
+ * op0: the instruction's first operand, or the operand of that operand
+ * when it is a broadcast (the integer division rule: a constant or a
+ * broadcast of one); NULL if none */
+int
+fu_expensive(const HloModule *m, const HloInstr *in, const HloInstr *op0,
+	int rules)
 {
-	const HloInstr *in = INS(f, x);
-	const HloModule *m = f->m;
-
 	switch (in->op) {
 	case HOP_ADD: case HOP_AND: case HOP_BITCAST: case HOP_BITCASTCVT:
 	case HOP_BROADCAST: case HOP_CEIL: case HOP_CLAMP: case HOP_CLZ:
@@ -260,23 +250,35 @@ expensive(Fu *f, uint32_t x)
 	case HOP_ABS: case HOP_SIGN: case HOP_COS: case HOP_SIN: case HOP_TAN:
 		return is_complex(m, in->shape);
 	case HOP_CONVERT:
-		return f->rules == FU_CPU && hlo_sh(m, in->shape)->type ==
-			TY_BF16 && hlo_sh(m, INS(f, opnd(f, x, 0))->shape)->type
-			== TY_F32;
+		return rules == FU_CPU && hlo_sh(m, in->shape)->type ==
+			TY_BF16 && op0 && hlo_sh(m, op0->shape)->type == TY_F32;
 	case HOP_DIVIDE: case HOP_SQRT: case HOP_RSQRT: case HOP_EXP:
 		/* ElementIsF32OrF16: not bf16, f64 nor the 8-bit floats */
-		if (f->rules == FU_GPU && (hlo_sh(m, in->shape)->type ==
+		if (rules == FU_GPU && (hlo_sh(m, in->shape)->type ==
 		    TY_F32 || hlo_sh(m, in->shape)->type == TY_F16))
 			return 0;
 		if (in->op != HOP_DIVIDE)
 			return 1;
 		/* fall through */
 	case HOP_REMAINDER:
-		return is_float(m, in->shape) || !const_eff_scalar(f,
-			opnd(f, x, 0));
+		return is_float(m, in->shape) || !op0 || op0->op !=
+			HOP_CONSTANT || !eff_scalar(m, op0->shape);
 	default:
 		return 1;
 	}
+}
+
+static int
+expensive(Fu *f, uint32_t x)
+{
+	const HloInstr *in = INS(f, x), *op0 = NULL;
+
+	if (nopnd(f, x) > 0) {
+		op0 = INS(f, opnd(f, x, 0));
+		if (op0->op == HOP_BROADCAST && nopnd(f, opnd(f, x, 0)) > 0)
+			op0 = INS(f, opnd(f, opnd(f, x, 0), 0));
+	}
+	return fu_expensive(f->m, in, op0, f->rules);
 }
 
 /* xla's HloInstruction::IsFusible */
@@ -1731,15 +1733,24 @@ pass_fusion_all(HloModule *m, PassCtx *ctx)
 	return fu_instruction_fusion(m, ctx, FU_ALL);
 }
 
-/* "fusion-merger": xla:GPU's FusionMerger (the byte-ratio version): a
- * loop fusion whose users are all fusions is merged into each of them
- * and deleted, unless it holds an expensive instruction, the users
- * would read more than 1.1 times the bytes they move now, or a merged
- * fusion would have more than 96 operands and outputs. With across set
- * (the "merge across" strategy), only the structural conditions hold,
- * and a growth limit: the copies of merged bodies it adds stay within
- * 4 times the instructions the module had (a fusion merged into users
- * that are merged in turn would otherwise multiply without bound). */
+/* "fusion-merger": xla:GPU's FusionMerger (the byte-ratio version,
+ * xla/service/gpu/fusion_merger.cc at 9d7df89334): a loop fusion whose
+ * users are all loop or input fusions is merged into each of them and
+ * deleted, unless (ShouldFuse, in its order) a user is a reduce fusion
+ * and the producer transposes most of its data, the users would read
+ * more than 1.1 times the bytes moved now, it holds an expensive
+ * instruction (allowed with one user, or when the merge moves under 0.3
+ * times the bytes, and no user reads an element twice), a merged fusion
+ * would not fit FusionFitsInBudget (64 operands and outputs, 8 reduces),
+ * or it would be too large to emit (ProducerConsumerMergedTooLarge, the
+ * code-size model of fusion_merger.c, which bounds the growth). Not done
+ * as xla: users that are not fusions are not wrapped into new fusions;
+ * a user reading the producer twice stops the merge; shared memory and
+ * ShouldFuseInPlaceOp are not modelled. With across set (the "merge
+ * across" strategy), only the structural conditions hold, and a growth
+ * limit: the copies of merged bodies it adds stay within 4 times the
+ * instructions the module had (a fusion merged into users that are
+ * merged in turn would otherwise multiply without bound). */
 
 /* the live instructions of fused computation c but its parameters */
 static int64_t
@@ -1821,14 +1832,96 @@ merge_into(Fu *f, uint32_t u, uint32_t p, int keep_names)
 	return 1;
 }
 
+/* the parameter of fusion x that reads p; HLO_NONE if none */
+static uint32_t
+param_of(Fu *f, uint32_t x, uint32_t p, uint32_t *k)
+{
+	FuFus *fu = &f->fus[f->fid[x]];
+
+	for (*k = 0; *k < fu->n; (*k)++)
+		if (res(f, fu->ops[*k]) == p)
+			return fu->prm[*k];
+	return HLO_NONE;
+}
+
+/* FusionFitsInBudget(consumer x, producer p), on the operands as they
+ * are now */
+static int
+fits_in_budget(Fu *f, uint32_t x, uint32_t p)
+{
+	FuFus *xf = &f->fus[f->fid[x]], *pf = &f->fus[f->fid[p]];
+	uint32_t *xo = xreallocarray(NULL, xf->n + pf->n + 1, sizeof *xo), k;
+	int r;
+
+	for (k = 0; k < xf->n; k++)
+		xo[k] = res(f, xf->ops[k]);
+	for (k = 0; k < pf->n; k++)
+		xo[xf->n + k] = res(f, pf->ops[k]);
+	r = fu_fits_in_budget(f->m, INS(f, x)->shape, xf->comp, xo, xf->n,
+		INS(f, p)->shape, pf->comp, xo + xf->n, pf->n, x, p);
+	free(xo);
+	return r;
+}
+
+/* xla FusionInstructionMerger::ShouldFuse past the structural checks of
+ * merge_ok (users are loop or input fusions, each reading p once) */
+static int
+xla_merge_ok(Fu *f, uint32_t p, const HloUsers *us)
+{
+	HloModule *m = f->m;
+	FuFus *pf = &f->fus[f->fid[p]];
+	uint32_t pc = pf->comp, k, i, x, prm, nu = us->start[p + 1] -
+		us->start[p];
+	double rd, wr, cur, ratio;
+	int red = 0, heavy = fu_heavy_to_repeat(m, pc), allow, ok = 1;
+	FuIrSize ps, xs;
+
+	for (k = us->start[p]; k < us->start[p + 1]; k++) {
+		x = us->list[k];
+		if (heavy && fu_reads_param_repeatedly(m,
+		    f->fus[f->fid[x]].comp, param_of(f, x, p, &i)))
+			return 0;	/* CreatesHeavyComputation */
+		red |= f->fus[f->fid[x]].kind == FK_INPUT &&
+			fu_reduce_root(m, f->fus[f->fid[x]].comp);
+	}
+	if (red && fu_transposes_most_data(m, pc, INS(f, p)->shape))
+		return 0;
+	rd = fu_bytes_read(m, pc);
+	wr = (double)hlo_shape_bytes(m, INS(f, p)->shape);
+	cur = rd + wr * (nu + 1);
+	ratio = rd * nu / (cur > 1 ? cur : 1);
+	if (ratio > 1.10)
+		return 0;
+	allow = nu == 1 || (ratio < 0.3 && cur > 1024);
+	for (k = us->start[p]; k < us->start[p + 1] && allow; k++) {
+		x = us->list[k];
+		param_of(f, x, p, &i);
+		allow = !reuses(f, x, i);
+	}
+	if (!allow && fu_has_expensive(m, pc))
+		return 0;
+	for (k = us->start[p]; k < us->start[p + 1]; k++)
+		if (!fits_in_budget(f, us->list[k], p))
+			return 0;
+	fu_ir_size(m, pc, &ps);
+	for (k = us->start[p]; k < us->start[p + 1] && ok; k++) {
+		x = us->list[k];
+		prm = param_of(f, x, p, &i);
+		fu_ir_size(m, f->fus[f->fid[x]].comp, &xs);
+		ok = !fu_merged_too_large(&ps, &xs, prm);
+		fu_ir_size_free(&xs);
+	}
+	fu_ir_size_free(&ps);
+	return ok;
+}
+
 static int
 merge_ok(Fu *f, uint32_t p, const HloUsers *us, int across)
 {
 	HloModule *m = f->m;
 	FuFus *pf = &f->fus[f->fid[p]];
-	const HloComp *pc = &m->comps[pf->comp];
 	uint32_t k, i, nu = 0, x;
-	double rd = 0, wr, cur, merged;
+	double wr;
 
 	if (pf->kind != FK_LOOP || p == m->comps[f->c].root ||
 	    us->start[p] == us->start[p + 1] ||
@@ -1839,42 +1932,22 @@ merge_ok(Fu *f, uint32_t p, const HloUsers *us, int across)
 		if (f->dead[x] || f->fid[x] < 0 || f->fus[f->fid[x]].kind >
 		    FK_OUTPUT)
 			return 0;
+		if (!across && !gpu_loop_fusible(f, x) &&
+		    !gpu_input_fusible(f, x))
+			return 0;	/* IsProducerConsumerFusible */
 		nu++;
-		if (!across && gpu_operands_after(f, x, p) > GPU_MAX_OPERANDS)
-			return 0;
 		for (i = us->start[p]; i < k && us->list[i] != x; i++)
 			;
 		if (i < k)
 			return 0;	/* used twice by one user */
 	}
-	if (across) {
-		wr = (double)nu * body_size(m, pf->comp);
-		if (wr > f->grow)
-			return 0;
-		f->grow -= (int64_t)wr;
-		return 1;
-	}
-	for (i = 0; i < pc->nins; i++) {
-		const HloInstr *in = &pc->ins[i];
-
-		if ((in->flags & HI_DEAD) || in->op == HOP_PARAMETER)
-			continue;
-		if (in->op != HOP_DIVIDE && in->op != HOP_SQRT &&
-		    in->op != HOP_RSQRT && in->op != HOP_EXP &&
-		    fu_elementwise(in) && hlo_opinfo[in->op].flags & OPF_TRANS)
-			return 0;
-		if (!fu_elementwise(in) && (in->op == HOP_DOT || in->op ==
-		    HOP_CONV || in->op == HOP_REDUCE || in->op ==
-		    HOP_REDUCEWINDOW || in->op == HOP_SORT || in->op ==
-		    HOP_GATHER || in->op == HOP_SCATTER || in->op == HOP_FFT))
-			return 0;
-	}
-	for (k = 0; k < pf->n; k++)
-		rd += hlo_shape_bytes(m, INS(f, res(f, pf->ops[k]))->shape);
-	wr = hlo_shape_bytes(m, INS(f, p)->shape);
-	cur = rd + wr + nu * wr;
-	merged = nu * rd;
-	return merged / (cur > 1 ? cur : 1) <= 1.10;
+	if (!across)
+		return xla_merge_ok(f, p, us);
+	wr = (double)nu * body_size(m, pf->comp);
+	if (wr > f->grow)
+		return 0;
+	f->grow -= (int64_t)wr;
+	return 1;
 }
 
 static int

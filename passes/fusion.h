@@ -19,6 +19,10 @@ enum {
 int fu_instruction_fusion(HloModule *m, PassCtx *ctx, int rules);
 int fu_fusion_merger(HloModule *m, PassCtx *ctx, int across);
 
+/* xla's InstructionFusion::IsExpensive under a rule set (FU_*): op0 is
+ * in's first operand, through a broadcast (NULL if none) */
+int fu_expensive(const HloModule *m, const HloInstr *in, const HloInstr *op0,
+	int rules);
 /* xla's HloInstruction::IsElementwise */
 int fu_elementwise(const HloInstr *in);
 /* xla's fusion-kind words */
