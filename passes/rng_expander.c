@@ -198,7 +198,7 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 {
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
-	uint32_t shape = in->shape, k[4], o[4], call, comp;
+	uint32_t shape = in->shape, nops = in->nops, k[4], o[4], call, comp;
 	int type = hlo_sh(m, shape)->type, narrow;
 	uint32_t j;
 	int64_t words;
@@ -212,7 +212,8 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 		shape = hlo_shape_with_type(m, shape, TY_F32);
 		o[2] = pass_b_convert(ed, o[2], TY_F32);
 		o[3] = pass_b_convert(ed, o[3], TY_F32);
-		for (j = 2; j < in->nops; j++)	/* left unused, as in xla */
+		/* in is stale once a convert grows the pool: nops read first */
+		for (j = 2; j < nops; j++)	/* left unused, as in xla */
 			pass_b_convert(ed, pass_opnd(ed, i, j), TY_F32);
 	}
 	k[1] = shape;

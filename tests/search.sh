@@ -56,6 +56,10 @@ expect 2 "unknown algorithm" -- $H search --algo annealing "$T/small.hlo"
 # runs this script, aborts on it; so does valgrind)
 expect 0 "greedy over a topk module (every action on a cloned module)" -- \
 	$H search --algo greedy --budget 400 tests/cli/topk_tuple.hlo
+# rng-expander on an f16 rng with a third operand read the operand count
+# through a stale pointer after its converts grew a clone's full pool
+expect 0 "greedy over a narrow rng (rng-expander on a cloned module)" -- \
+	$H search --algo greedy --budget 400 tests/cli/rng_narrow.hlo
 expect 2 "unknown objective" -- $H search --objective speed "$T/small.hlo"
 expect 2 "-j 0" -- $H search -j 0 "$T/small.hlo"
 expect 2 "--budget 0" -- $H search --budget 0 "$T/small.hlo"
