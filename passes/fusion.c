@@ -2057,14 +2057,21 @@ pass_fusion_merger_across(HloModule *m, PassCtx *ctx)
  * openxla/xla 2ce11e3 "Do not sibling fuse with common scalar operands",
  * June 2023; before it only a scalar constant was skipped), neither
  * rooted in a dynamic-update-slice (LegalToFuse: "can't fuse multiple
- * DUSs"), have the same array shape, neither reaching the other, at most
+ * DUSs"), have compatible loop shapes (ShapesCompatibleForMultiOutput-
+ * Fusion: a root reducing from or to contiguous dimensions loops over
+ * its input, other roots over their output; equal but for the element
+ * type, or a bitcast reshape of each other; two reductions reduce the
+ * same dimensions of one input shape; a physically transposing root
+ * needs the same output shape and no reduction beside it; mof_shapes_ok),
+ * neither reaching the other, at most
  * 96 operands and outputs together, become one fusion with a tuple root,
- * read through get-tuple-elements. One merge at a time per computation
- * (the reachability is recomputed).
+ * read through get-tuple-elements, kInput if either was. One merge at a
+ * time per computation (the reachability is recomputed).
  * Not done: producer-consumer multi-output fusion (its own action),
  * plain instructions as siblings, fusions that already have several
- * outputs, reduction heroes compared by their input shapes, the cost
- * model. Siblings that each read their own slice of an operand of 1024
+ * outputs, heroes found below the root (FindNonTrivialHero), tiled
+ * transposes told apart from other transposes, the reduction and
+ * shared-memory budgets, the cost model. Siblings that each read their own slice of an operand of 1024
  * bytes or more through a parameter with no other user, the slices
  * disjoint in some dimension, are not merged
  * (ParameterSlicesAreNonOverlapping; strides ignored, as xla does). */
@@ -2081,6 +2088,74 @@ mof_candidate(Fu *f, uint32_t x)
 		return 0;
 	fc = f->fus[f->fid[x]].comp;
 	return f->m->comps[fc].ins[f->m->comps[fc].root].op != HOP_DYNUPDSLICE;
+}
+
+/* the root of sibling x's fused computation (*fc), its loop shape
+ * (*loop: a reduce from or to contiguous dimensions iterates over its
+ * input) and its kind: 1 such a reduce, 2 a physically transposing copy
+ * or transpose, 0 other */
+static int
+mof_hero(Fu *f, uint32_t x, uint32_t *fc, uint32_t *root, uint32_t *loop)
+{
+	const HloModule *m = f->m;
+	const HloInstr *r;
+	int row;
+
+	*fc = f->fus[f->fid[x]].comp;
+	*root = m->comps[*fc].root;
+	r = &m->comps[*fc].ins[*root];
+	*loop = r->shape;
+	if (fu_contiguous_reduce(m, *fc, *root, &row)) {
+		*loop = m->comps[*fc].ins[hlo_ops(m, r)[0]].shape;
+		return 1;
+	}
+	if (r->op == HOP_COPY)
+		return !pass_copy_is_bitcast(m, m->comps[*fc].ins[hlo_ops(m,
+			r)[0]].shape, r->shape) ? 2 : 0;
+	if (r->op == HOP_TRANSPOSE) {
+		uint32_t n;
+		const int64_t *perm = hlo_attr_ints(m, r, A_DIMENSIONS, &n);
+
+		return !perm || !pass_transpose_is_bitcast(m,
+			m->comps[*fc].ins[hlo_ops(m, r)[0]].shape, r->shape,
+			perm, n) ? 2 : 0;
+	}
+	return 0;
+}
+
+/* ShapesCompatibleForMultiOutputFusion for siblings a and b: their
+ * loop shapes equal but for the element type (and layout), or one a
+ * bitcast reshape of the other; two reduction heroes must reduce the
+ * same dimensions of inputs of one shape (xla: the same contiguous
+ * components, a weaker condition); a transposing root keeps the old
+ * rule (same output shape, no reduction with it) */
+static int
+mof_shapes_ok(Fu *f, uint32_t a, uint32_t b)
+{
+	HloModule *m = f->m;
+	uint32_t fa, fb, ra, rb, la, lb, na, nb;
+	int ha = mof_hero(f, a, &fa, &ra, &la), hb = mof_hero(f, b, &fb,
+		&rb, &lb);
+	const int64_t *da, *db;
+
+	if (ha == 2 || hb == 2)
+		return ha != 1 && hb != 1 && pass_shape_same(m, 0,
+			INS(f, a)->shape, INS(f, b)->shape);
+	if (ha == 1 && hb == 1) {
+		da = hlo_attr_list(m, &m->comps[fa].ins[ra], A_DIMENSIONS,
+			&na);
+		db = hlo_attr_list(m, &m->comps[fb].ins[rb], A_DIMENSIONS,
+			&nb);
+		if (na != nb || (na && memcmp(da, db, na * sizeof *da)))
+			return 0;
+	}
+	if (hlo_sh(m, la)->type == TY_TUPLE || hlo_sh(m, lb)->type ==
+	    TY_TUPLE)
+		return pass_shape_same(m, 0, la, lb);
+	la = hlo_shape_with_type(m, la, TY_F32);
+	lb = hlo_shape_with_type(m, lb, TY_F32);
+	return pass_shape_same(m, 0, la, lb) || (!(ha == 1 && hb == 1) &&
+		pass_reshape_is_bitcast(m, la, lb));
 }
 
 /* FindUniqueSlice for sibling fusion x of producer p: the slice that
@@ -2208,6 +2283,15 @@ mof_merge(Fu *f, uint32_t a, uint32_t b, uint8_t *dropc)
 	fi = hlo_instr_clone(m, f->c, a);
 	INS(f, fi)->shape = m->comps[ac].ins[tu].shape;
 	INS(f, fi)->name = INS(f, a)->name;
+	if (f->fus[f->fid[b]].kind == FK_INPUT &&
+	    f->fus[f->fid[a]].kind != FK_INPUT) {	/* xla: the merged
+							 * fusion is kInput if
+							 * the fused one was */
+		at = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD,
+			fu_kind_names[FK_INPUT], strlen(fu_kind_names[FK_INPUT]));
+		hlo_attr_set(m, f->c, fi, &at);
+		f->fus[f->fid[a]].kind = FK_INPUT;
+	}
 	grow(f, fi + 3);
 	f->fid[fi] = f->fid[a];
 	f->fus[f->fid[fi]].instr = fi;
@@ -2289,12 +2373,9 @@ static int
 mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
 	uint8_t *dropc)
 {
-	HloModule *m = f->m;
-	uint32_t i, j, a, b;
-	int aok;
-
-	uint32_t n0 = r->u.start[p], n = r->u.start[p + 1] - n0;
+	uint32_t i, j, a, b, n0 = r->u.start[p], n = r->u.start[p + 1] - n0;
 	uint64_t *sl = xcalloc(n + 1, sizeof *sl);
+	int aok;
 
 	for (i = n0; i < n0 + n; i++) {
 		a = r->u.list[i];
@@ -2304,8 +2385,7 @@ mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
 		for (j = i + 1; j < n0 + n; j++) {
 			b = r->u.list[j];
 			if (b == a || !mof_candidate(f, b) ||
-			    !pass_shape_same(m, 0, INS(f, a)->shape,
-			    INS(f, b)->shape) ||
+			    !mof_shapes_ok(f, a, b) ||
 			    gpu_operands_after(f, a, b) + 1 > GPU_MAX_OPERANDS)
 				continue;
 			if (aok < 0) {
@@ -2383,8 +2463,7 @@ mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
 		aok = -1;
 		for (j = i + 1; j < n; j++) {
 			b = o->use[j];
-			if (!mof_candidate(f, b) || !pass_shape_same(f->m, 0,
-			    INS(f, a)->shape, INS(f, b)->shape) ||
+			if (!mof_candidate(f, b) || !mof_shapes_ok(f, a, b) ||
 			    gpu_operands_after(f, a, b) + 1 > GPU_MAX_OPERANDS)
 				continue;
 			if (aok < 0)
