@@ -2090,72 +2090,13 @@ mof_candidate(Fu *f, uint32_t x)
 	return f->m->comps[fc].ins[f->m->comps[fc].root].op != HOP_DYNUPDSLICE;
 }
 
-/* the root of sibling x's fused computation (*fc), its loop shape
- * (*loop: a reduce from or to contiguous dimensions iterates over its
- * input) and its kind: 1 such a reduce, 2 a physically transposing copy
- * or transpose, 0 other */
-static int
-mof_hero(Fu *f, uint32_t x, uint32_t *fc, uint32_t *root, uint32_t *loop)
-{
-	const HloModule *m = f->m;
-	const HloInstr *r;
-	int row;
-
-	*fc = f->fus[f->fid[x]].comp;
-	*root = m->comps[*fc].root;
-	r = &m->comps[*fc].ins[*root];
-	*loop = r->shape;
-	if (fu_contiguous_reduce(m, *fc, *root, &row)) {
-		*loop = m->comps[*fc].ins[hlo_ops(m, r)[0]].shape;
-		return 1;
-	}
-	if (r->op == HOP_COPY)
-		return !pass_copy_is_bitcast(m, m->comps[*fc].ins[hlo_ops(m,
-			r)[0]].shape, r->shape) ? 2 : 0;
-	if (r->op == HOP_TRANSPOSE) {
-		uint32_t n;
-		const int64_t *perm = hlo_attr_ints(m, r, A_DIMENSIONS, &n);
-
-		return !perm || !pass_transpose_is_bitcast(m,
-			m->comps[*fc].ins[hlo_ops(m, r)[0]].shape, r->shape,
-			perm, n) ? 2 : 0;
-	}
-	return 0;
-}
-
-/* ShapesCompatibleForMultiOutputFusion for siblings a and b: their
- * loop shapes equal but for the element type (and layout), or one a
- * bitcast reshape of the other; two reduction heroes must reduce the
- * same dimensions of inputs of one shape (xla: the same contiguous
- * components, a weaker condition); a transposing root keeps the old
- * rule (same output shape, no reduction with it) */
+/* ShapesCompatibleForMultiOutputFusion for siblings a and b
+ * (fu_mof_shapes_ok) */
 static int
 mof_shapes_ok(Fu *f, uint32_t a, uint32_t b)
 {
-	HloModule *m = f->m;
-	uint32_t fa, fb, ra, rb, la, lb, na, nb;
-	int ha = mof_hero(f, a, &fa, &ra, &la), hb = mof_hero(f, b, &fb,
-		&rb, &lb);
-	const int64_t *da, *db;
-
-	if (ha == 2 || hb == 2)
-		return ha != 1 && hb != 1 && pass_shape_same(m, 0,
-			INS(f, a)->shape, INS(f, b)->shape);
-	if (ha == 1 && hb == 1) {
-		da = hlo_attr_list(m, &m->comps[fa].ins[ra], A_DIMENSIONS,
-			&na);
-		db = hlo_attr_list(m, &m->comps[fb].ins[rb], A_DIMENSIONS,
-			&nb);
-		if (na != nb || (na && memcmp(da, db, na * sizeof *da)))
-			return 0;
-	}
-	if (hlo_sh(m, la)->type == TY_TUPLE || hlo_sh(m, lb)->type ==
-	    TY_TUPLE)
-		return pass_shape_same(m, 0, la, lb);
-	la = hlo_shape_with_type(m, la, TY_F32);
-	lb = hlo_shape_with_type(m, lb, TY_F32);
-	return pass_shape_same(m, 0, la, lb) || (!(ha == 1 && hb == 1) &&
-		pass_reshape_is_bitcast(m, la, lb));
+	return fu_mof_shapes_ok(f->m, f->fus[f->fid[a]].comp,
+		f->fus[f->fid[b]].comp, INS(f, a)->shape, INS(f, b)->shape);
 }
 
 /* FindUniqueSlice for sibling fusion x of producer p: the slice that
@@ -2165,9 +2106,8 @@ mof_shapes_ok(Fu *f, uint32_t a, uint32_t b)
 static uint32_t
 mof_unique_slice(Fu *f, uint32_t x, uint32_t p, uint32_t *fc)
 {
-	const HloModule *m = f->m;
 	const FuFus *fu = &f->fus[f->fid[x]];
-	uint32_t j, prm = HLO_NONE, i, k, user = HLO_NONE;
+	uint32_t j, prm = HLO_NONE;
 
 	for (j = 0; j < fu->n; j++) {
 		if (res(f, fu->ops[j]) != p)
@@ -2176,39 +2116,22 @@ mof_unique_slice(Fu *f, uint32_t x, uint32_t p, uint32_t *fc)
 			return HLO_NONE;
 		prm = fu->prm[j];
 	}
-	if (prm == HLO_NONE)
-		return HLO_NONE;
 	*fc = fu->comp;
-	for (i = 0; i < m->comps[*fc].nins; i++) {
-		const HloInstr *in = &m->comps[*fc].ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		for (k = 0; k < in->nops && hlo_ops(m, in)[k] != prm; k++)
-			;
-		if (k == in->nops)
-			continue;
-		if (user != HLO_NONE)
-			return HLO_NONE;
-		user = i;
-	}
-	if (user == HLO_NONE || m->comps[*fc].ins[user].op != HOP_SLICE)
-		return HLO_NONE;
-	return user;
+	return prm == HLO_NONE ? HLO_NONE : fu_param_slice(f->m, fu->comp,
+		prm);
 }
 
 /* ParameterSlicesAreNonOverlapping: 0 when siblings a and b each read a
  * unique slice of p (an array of at least 1024 bytes) and the slices are
- * disjoint in some dimension; sl caches each sibling's slice (uint64:
- * computation << 32 | instruction, 0 not looked up, ~0 none) */
+ * disjoint in some dimension; sla, slb cache each sibling's slice
+ * (computation << 32 | instruction, 0 not looked up, ~0 none) */
 static int
 mof_slices_overlap(Fu *f, uint32_t p, uint32_t a, uint32_t b,
 	uint64_t *sla, uint64_t *slb)
 {
 	const HloModule *m = f->m;
 	uint64_t *sl[2] = { sla, slb };
-	uint32_t x[2] = { a, b }, k, fc = 0, s, n0, n1, d;
-	const int64_t *t[2];
+	uint32_t x[2] = { a, b }, k, fc = 0, s;
 
 	if (hlo_sh(m, INS(f, p)->shape)->type == TY_TUPLE ||
 	    hlo_shape_bytes(m, INS(f, p)->shape) < 1024)
@@ -2222,16 +2145,8 @@ mof_slices_overlap(Fu *f, uint32_t p, uint32_t a, uint32_t b,
 		if (*sl[k] == ~(uint64_t)0)
 			return 1;
 	}
-	t[0] = hlo_attr_list(m, &m->comps[*sla >> 32].ins[(uint32_t)*sla],
-		A_SLICE, &n0);
-	t[1] = hlo_attr_list(m, &m->comps[*slb >> 32].ins[(uint32_t)*slb],
-		A_SLICE, &n1);
-	if (!t[0] || !t[1] || n0 != n1)
-		return 1;
-	for (d = 0; d + 2 < n0; d += 3)	/* start, limit, stride */
-		if (!(t[0][d] < t[1][d + 1] && t[1][d] < t[0][d + 1]))
-			return 0;
-	return 1;
+	return fu_slices_overlap(m, *sla >> 32, (uint32_t)*sla, *slb >> 32,
+		(uint32_t)*slb);
 }
 
 /* merges fusion b into fusion a: a new fusion with root tuple(a, b) */
