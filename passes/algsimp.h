@@ -384,6 +384,8 @@ void alg_dot_to_maps(const AlgDnums *d, int rl, int rr, int64_t *ml,
 void alg_dot_from_maps(Alg *a, uint32_t i, const AlgDnums *d, int64_t *fl,
 	int64_t *fr);			/* ConstructFromDotMaps */
 int alg_slice_through_dot(Alg *a, uint32_t i);
+int alg_transpose_of_dot_nc(Alg *a, uint32_t i, uint32_t d,
+	const int64_t *perm, uint32_t n);	/* algsimp_dotswap.c */
 int alg_reduce_through_dot(Alg *a, uint32_t i);
 
 /* shared analyses */

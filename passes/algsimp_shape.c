@@ -691,11 +691,24 @@ alg_h_reshape(Alg *a, uint32_t i)
 
 /* transpose */
 
+/* appends w (n bytes) to buf at m without its leading and trailing
+ * blanks; returns the new length */
+static uint32_t
+put_word(char *buf, uint32_t m, const char *w, uint32_t n)
+{
+	while (n && (*w == ' ' || *w == '\t'))
+		w++, n--;
+	while (n && (w[n - 1] == ' ' || w[n - 1] == '\t'))
+		n--;
+	memcpy(buf + m, w, n);
+	return m + n;
+}
+
 /* swaps the two entries of operand_precision={a,b} */
 void
 alg_swap_precision(Alg *a, uint32_t i)
 {
-	uint32_t n, k, c = HLO_NONE;
+	uint32_t n, k, c = HLO_NONE, m;
 	const char *s = hlo_attr_word(a->m, INS(a, i), A_OPERAND_PRECISION, &n);
 	char *buf;
 	HloAttr at;
@@ -710,13 +723,15 @@ alg_swap_precision(Alg *a, uint32_t i)
 		}
 	if (c == HLO_NONE)
 		return;
+	/* {x, y} -> {y,x}, the blanks around each word dropped */
 	buf = alg_tmp(a, n + 1);
-	buf[0] = '{';
-	memcpy(buf + 1, s + c + 1, n - c - 2);
-	buf[n - c - 1] = ',';
-	memcpy(buf + n - c, s + 1, c - 1);
-	buf[n - 1] = '}';
-	at = hlo_mk_bytes(a->m, A_OPERAND_PRECISION, K_RAW, buf, n);
+	m = 0;
+	buf[m++] = '{';
+	m = put_word(buf, m, s + c + 1, n - c - 2);
+	buf[m++] = ',';
+	m = put_word(buf, m, s + 1, c - 1);
+	buf[m++] = '}';
+	at = hlo_mk_bytes(a->m, A_OPERAND_PRECISION, K_RAW, buf, m);
 	hlo_attr_set(a->m, a->c, i, &at);
 }
 
@@ -903,7 +918,8 @@ alg_h_transpose(Alg *a, uint32_t i)
 	}
 	if (chain_removed(a, i))
 		return 1;
-	if (is_op(a, x, HOP_DOT) && transpose_of_dot(a, i, x, p, n))
+	if (is_op(a, x, HOP_DOT) && (transpose_of_dot(a, i, x, p, n) ||
+	    alg_transpose_of_dot_nc(a, i, x, p, n)))
 		return 1;
 	if (only_degenerate(a, i, p, n))
 		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), x));
