@@ -1286,14 +1286,45 @@ hlo_users_free(HloUsers *u)
 /* stable post-order: instruction i comes after its operands and control
  * predecessors, otherwise in array order; iterative, so deep chains do
  * not overflow the C stack */
+/* the live instructions of cp read only live instructions before them
+ * (or none: ids past the end); then the post order is the array order */
+static int
+sorted(const HloModule *m, const HloComp *cp)
+{
+	uint32_t n = cp->nins, i, k, d;
+
+	for (i = 0; i < n; i++) {
+		const HloInstr *in = &cp->ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops + in->nctrl; k++) {
+			d = k < in->nops ? m->ids[in->ops + k] :
+				m->ids[in->ctrl + k - in->nops];
+			if (d < n && d >= i && !(cp->ins[d].flags & HI_DEAD))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 int
 hlo_topo(const HloModule *m, uint32_t c, uint32_t *order)
 {
 	const HloComp *cp = &m->comps[c];
 	uint32_t n = cp->nins, i, top, cnt = 0, x, k, nk, d;
-	uint8_t *state = xcalloc(n + 1, 1);
-	uint32_t *stack = xreallocarray(NULL, n + 1, sizeof *stack);
-	uint32_t *next = xcalloc(n + 1, sizeof *next);
+	uint8_t *state;
+	uint32_t *stack, *next;
+
+	if (sorted(m, cp)) {	/* the search below would find this order */
+		for (i = 0; i < n; i++)
+			if (!(cp->ins[i].flags & HI_DEAD))
+				order[cnt++] = i;
+		return (int)cnt;
+	}
+	state = xcalloc(n + 1, 1);
+	stack = xreallocarray(NULL, n + 1, sizeof *stack);
+	next = xcalloc(n + 1, sizeof *next);
 
 	for (i = 0; i < n; i++) {
 		if (state[i] || (cp->ins[i].flags & HI_DEAD))
@@ -1480,6 +1511,28 @@ hlo_forward(HloModule *m, uint32_t c, const uint32_t *map)
 	cp->root = resolve(map, cp->root, n);
 }
 
+/* hlo_comp_compact of a computation whose order stays: ids past the
+ * end become HLO_NONE, control predecessors past the end go */
+static void
+compact_in_place(HloModule *m, HloComp *cp)
+{
+	uint32_t n = cp->nins, i, k, j, d;
+
+	for (i = 0; i < n; i++) {
+		HloInstr *in = &cp->ins[i];
+
+		for (k = 0; k < in->nops; k++)
+			if (m->ids[in->ops + k] >= n)
+				m->ids[in->ops + k] = HLO_NONE;
+		for (k = j = 0; k < in->nctrl; k++)
+			if ((d = m->ids[in->ctrl + k]) < n)
+				m->ids[in->ctrl + j++] = d;
+		in->nctrl = j;
+	}
+	if (cp->root >= n)
+		cp->root = HLO_NONE;
+}
+
 /* drops dead instructions and renumbers in topological order; control
  * predecessors that died are dropped */
 int
@@ -1497,6 +1550,15 @@ hlo_comp_compact(HloModule *m, uint32_t c)
 		return -1;
 	}
 	cnt = r;
+	for (i = 0; i < cnt && order[i] == i; i++)
+		;
+	if (i == n) {
+		/* nothing dead and already in order: the renumbering below
+		 * is the identity, done in place */
+		free(order);
+		compact_in_place(m, cp);
+		return 0;
+	}
 	newid = xreallocarray(NULL, n + 1, sizeof *newid);
 	for (i = 0; i < n; i++)
 		newid[i] = HLO_NONE;

@@ -1067,8 +1067,8 @@ make_fusion(Fu *f, uint32_t x, uint32_t p, int kind)
 			sizeof *f->newcaller);
 	}
 	f->newcaller[f->nnew++] = f->c;
-	snprintf(buf, sizeof buf, "%s_%s_fusion", hlo_opinfo[INS(f,
-		p)->op].name, hlo_opinfo[INS(f, x)->op].name);
+	pass_name_cat(buf, sizeof buf, hlo_opinfo[INS(f, p)->op].name, "_",
+		hlo_opinfo[INS(f, x)->op].name, "_fusion");
 	fi = hlo_instr_add(m, f->c, HOP_FUSION, INS(f, x)->shape,
 		unique_name(f, buf), 0, NULL);
 	hlo_set_called(m, f->c, fi, 1, &fc);
@@ -1528,8 +1528,8 @@ fin_fus(Fu *f, FuFus *fu)
 
 			ops[k] = res(f, fu->ops[k]);
 			if (pi->num != k || pi->name == f->pname) {
-				snprintf(buf, sizeof buf, "param_%u", k);
-				n = unique_name(f, buf);
+				n = unique_name(f, pass_name_num(buf,
+					sizeof buf, "param_", k));
 				pi = &m->comps[fu->comp].ins[fu->prm[k]];
 				pi->name = n;
 				pi->num = k;

@@ -7,6 +7,17 @@
 
 #include "fusion_edit.h"
 
+/* x appended to l, which does not hold it */
+static void
+list_add_new(FuList *l, uint32_t x)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+	}
+	l->v[l->n++] = x;
+}
+
 static void
 list_add(FuList *l, uint32_t x)
 {
@@ -15,11 +26,16 @@ list_add(FuList *l, uint32_t x)
 	for (k = 0; k < l->n; k++)
 		if (l->v[k] == x)
 			return;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 4;
-		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
-	}
-	l->v[l->n++] = x;
+	list_add_new(l, x);
+}
+
+/* list_add of x to l where x can only be l's last element (it joins
+ * lists in turn and was in none of them before) */
+static void
+list_push(FuList *l, uint32_t x)
+{
+	if (!l->n || l->v[l->n - 1] != x)
+		list_add_new(l, x);
 }
 
 static void
@@ -44,8 +60,10 @@ grow(FuEdit *e, uint32_t need)
 	cap = need * 2 + 16;
 	e->usr = xreallocarray(e->usr, cap, sizeof *e->usr);
 	e->ctl = xreallocarray(e->ctl, cap, 1);
+	e->mark = xreallocarray(e->mark, cap, sizeof *e->mark);
 	memset(e->usr + e->cap, 0, (cap - e->cap) * sizeof *e->usr);
 	memset(e->ctl + e->cap, 0, cap - e->cap);
+	memset(e->mark + e->cap, 0, (cap - e->cap) * sizeof *e->mark);
 	e->cap = cap;
 }
 
@@ -138,8 +156,8 @@ fu_edit_begin(FuEdit *e, uint32_t c)
 			e->ctl[i] = 1;
 		for (k = 0; k < in->nctrl; k++)
 			e->ctl[hlo_ctrl(m, in)[k]] = 1;
-		for (k = 0; k < in->nops; k++)
-			list_add(&e->usr[hlo_ops(m, in)[k]], i);
+		for (k = 0; k < in->nops; k++)	/* the lists start empty */
+			list_push(&e->usr[hlo_ops(m, in)[k]], i);
 	}
 }
 
@@ -197,6 +215,7 @@ fu_edit_free(FuEdit *e)
 		free(e->usr[i].v);
 	free(e->usr);
 	free(e->ctl);
+	free(e->mark);
 	free(e->drop);
 	free(e->ncalls);
 	free(e->newcaller);
@@ -223,8 +242,8 @@ fu_edit_add(FuEdit *e, int op, uint32_t shape, const char *name,
 	grow(e, x + 1);
 	e->usr[x].n = 0;
 	e->ctl[x] = 0;
-	for (k = 0; k < nops; k++)
-		list_add(&e->usr[ops[k]], x);
+	for (k = 0; k < nops; k++)	/* x is new: in no list yet */
+		list_push(&e->usr[ops[k]], x);
 	e->touched = 1;
 	return x;
 }
@@ -243,9 +262,15 @@ void
 fu_edit_replace(FuEdit *e, uint32_t old, uint32_t new)
 {
 	HloModule *m = e->m;
-	FuList *l = &e->usr[old];
+	FuList *l = &e->usr[old], *nl = &e->usr[new];
 	uint32_t k, j, u;
 
+	if (++e->epoch == 0) {
+		memset(e->mark, 0, e->cap * sizeof *e->mark);
+		e->epoch = 1;
+	}
+	for (k = 0; k < nl->n; k++)
+		e->mark[nl->v[k]] = e->epoch;
 	for (k = 0; k < l->n; k++) {
 		HloInstr *in = &m->comps[e->c].ins[u = l->v[k]];
 
@@ -254,7 +279,10 @@ fu_edit_replace(FuEdit *e, uint32_t old, uint32_t new)
 		for (j = 0; j < in->nops; j++)
 			if (m->ids[in->ops + j] == old)
 				m->ids[in->ops + j] = new;
-		list_add(&e->usr[new], u);
+		if (e->mark[u] != e->epoch) {	/* list_add, in O(1) */
+			e->mark[u] = e->epoch;
+			list_add_new(nl, u);
+		}
 	}
 	for (k = j = 0; k < l->n; k++)
 		if (l->v[k] == new)

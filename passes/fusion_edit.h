@@ -20,7 +20,9 @@ typedef struct {
 	uint32_t c;		/* the computation being edited */
 	FuList *usr;		/* per instruction: its users, each once */
 	uint8_t *ctl;		/* per instruction: control dependencies */
-	uint32_t cap;		/* of usr and ctl */
+	uint32_t cap;		/* of usr, ctl and mark */
+	uint32_t *mark, epoch;	/* per instruction: fu_edit_replace's
+				 * members of the new user list */
 	uint8_t *drop;		/* per computation: to delete at the end */
 	uint32_t *ncalls;	/* per computation at init: call sites */
 	uint32_t capdrop;

@@ -137,18 +137,18 @@ wrap(FuEdit *e, uint32_t x)
 	ops = xreallocarray(NULL, n + 1, sizeof *ops);
 	prm = xreallocarray(NULL, n + 1, sizeof *prm);
 	mo = xreallocarray(NULL, n + 1, sizeof *mo);
-	snprintf(buf, sizeof buf, "wrapped_%s_computation", opname);
-	fc = fu_edit_new_comp(e, buf);
+	fc = fu_edit_new_comp(e, pass_name_cat(buf, sizeof buf,
+		"wrapped_", opname, "_computation", ""));
 	for (k = 0; k < n; k++) {
 		uint32_t o = hlo_ops(m, hlo_ins(m, c, x))[k];
 
 		for (j = 0; j < cnt && ops[j] != o; j++)
 			;
 		if (j == cnt) {
-			snprintf(buf, sizeof buf, "param_%u", cnt);
 			prm[cnt] = hlo_instr_add(m, fc, HOP_PARAMETER,
-				hlo_ins(m, c, o)->shape, fu_edit_name(m, buf),
-				0, NULL);
+				hlo_ins(m, c, o)->shape,
+				fu_edit_name(m, pass_name_num(buf, sizeof buf,
+				"param_", cnt)), 0, NULL);
 			m->comps[fc].ins[prm[cnt]].num = cnt;
 			ops[cnt++] = o;
 		}
@@ -156,8 +156,9 @@ wrap(FuEdit *e, uint32_t x)
 	}
 	r = pass_copy_instr(m, fc, c, x, n, mo);
 	m->comps[fc].root = r;
-	snprintf(buf, sizeof buf, "wrapped_%s", opname);
-	f = fu_edit_add(e, HOP_FUSION, hlo_ins(m, c, x)->shape, buf, cnt, ops);
+	f = fu_edit_add(e, HOP_FUSION, hlo_ins(m, c, x)->shape,
+		pass_name_cat(buf, sizeof buf, "wrapped_", opname, "", ""), cnt,
+		ops);
 	a = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD, fu_kind_names[kind],
 		strlen(fu_kind_names[kind]));
 	hlo_attr_set(m, c, f, &a);

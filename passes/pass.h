@@ -228,6 +228,13 @@ void *pass_zalloc(PassCtx *ctx, size_t n, size_t size);
 				/* zeroed n * size bytes, overflow checked */
 void pass_reset(PassCtx *ctx);
 
+char *pass_name_cat(char *buf, size_t size, const char *a,
+	const char *b, const char *c, const char *d);
+				/* snprintf(buf, size, "%s%s%s%s", a, b, c,
+				 * d) without stdio's cost (names made per
+				 * fusion); returns buf */
+char *pass_name_num(char *buf, size_t size, const char *a, uint32_t k);
+				/* snprintf(buf, size, "%s%u", a, k) */
 void pass_fresh_names(HloModule *m);
 				/* makes hlo_fresh_name's counter start past
 				 * every numeric suffix in use, so that new

@@ -99,6 +99,49 @@ suffix(const char *s)
 	return v;
 }
 
+/* s appended at buf + *n, cut as snprintf cuts at size - 1 bytes */
+static void
+put(char *buf, size_t size, size_t *n, const char *s, size_t len)
+{
+	if (*n + len >= size)
+		len = size - 1 - *n;
+	memcpy(buf + *n, s, len);
+	*n += len;
+}
+
+char *
+pass_name_cat(char *buf, size_t size, const char *a, const char *b,
+	const char *c, const char *d)
+{
+	size_t n = 0;
+
+	if (!size)
+		return buf;
+	put(buf, size, &n, a, strlen(a));
+	put(buf, size, &n, b, strlen(b));
+	put(buf, size, &n, c, strlen(c));
+	put(buf, size, &n, d, strlen(d));
+	buf[n] = 0;
+	return buf;
+}
+
+char *
+pass_name_num(char *buf, size_t size, const char *a, uint32_t k)
+{
+	char dig[12];
+	size_t n = 0, nd = sizeof dig;
+
+	if (!size)
+		return buf;
+	do
+		dig[--nd] = '0' + k % 10;
+	while (k /= 10);
+	put(buf, size, &n, a, strlen(a));
+	put(buf, size, &n, dig + nd, sizeof dig - nd);
+	buf[n] = 0;
+	return buf;
+}
+
 void
 pass_fresh_names(HloModule *m)
 {
