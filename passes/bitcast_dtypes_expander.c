@@ -80,7 +80,9 @@ static uint32_t
 narrow(PassEdit *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 {
 	HloModule *m = b->m;
-	int r = from->rank, k, ui = utype(wi), uo = utype(wo);
+	/* from points into the shape pool, which the shapes built here grow:
+	 * its type is copied first */
+	int r = from->rank, ft = from->type, k, ui = utype(wi), uo = utype(wo);
 	int64_t d[65], id[65];
 	uint32_t s, mask;
 
@@ -88,13 +90,13 @@ narrow(PassEdit *b, uint32_t x, const HloShape *from, int wi, int wo, int to)
 	for (k = 0; k <= r; k++)
 		id[k] = k;
 	d[r] = 1;
-	s = hlo_shape(m, from->type, r + 1, d, NULL, 0, 0);
+	s = hlo_shape(m, ft, r + 1, d, NULL, 0, 0);
 	x = add1(b, HOP_RESHAPE, s, x);
 	x = pass_b_bcast(b, x, s, (uint32_t)r + 1, id);
-	x = add1(b, HOP_RESHAPE, hlo_shape(m, from->type, r, d, NULL, 0, 0),
+	x = add1(b, HOP_RESHAPE, hlo_shape(m, ft, r, d, NULL, 0, 0),
 		x);
 	d[r] = wi / wo;
-	x = pass_b_bcast(b, x, hlo_shape(m, from->type, r + 1, d, NULL, 0, 0),
+	x = pass_b_bcast(b, x, hlo_shape(m, ft, r + 1, d, NULL, 0, 0),
 		(uint32_t)r, id);
 	x = add1(b, HOP_BITCASTCVT, hlo_shape(m, ui, r + 1, d, NULL, 0, 0), x);
 	x = prng_bin(b, HOP_SHRL, x, shifts(b, ui, r + 1, d, wo));

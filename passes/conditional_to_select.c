@@ -82,7 +82,7 @@ to_select(PassEdit *ed, uint32_t x)
 	const HloInstr *in = pass_ins(ed, x);
 	uint32_t shape = in->shape, p, t, f, tc, fc, pshape, bshape, ops[3];
 	const HloShape *psh, *sh = hlo_sh(m, shape);
-	int form2;
+	int form2, rank;
 	HloAttr a;
 
 	if (sh->type == TY_TUPLE || sh->type == TY_TOKEN ||
@@ -94,6 +94,8 @@ to_select(PassEdit *ed, uint32_t x)
 	if (psh->rank != 0 || (psh->type != TY_PRED && psh->type != TY_S32))
 		return 0;
 	form2 = psh->type == TY_S32;
+	rank = sh->rank;	/* sh is stale once the inlining or a convert
+				 * grows the shape pool */
 	tc = m->ids[in->called + (form2 ? 1 : 0)];
 	fc = m->ids[in->called + (form2 ? 0 : 1)];
 	if (tc >= m->ncomps || fc >= m->ncomps || !ed->fx || ed->fx[tc] ||
@@ -108,7 +110,7 @@ to_select(PassEdit *ed, uint32_t x)
 		return 0;
 	if (form2)
 		p = pass_b_convert(ed, p, TY_PRED);
-	if (sh->rank) {
+	if (rank) {
 		bshape = hlo_shape_with_type(m, shape, TY_PRED);
 		p = pass_b_op(ed, HOP_BROADCAST, bshape, 1, &p);
 		a = hlo_mk_ints(m, A_DIMENSIONS, NULL, 0);

@@ -60,6 +60,14 @@ expect 0 "greedy over a topk module (every action on a cloned module)" -- \
 # through a stale pointer after its converts grew a clone's full pool
 expect 0 "greedy over a narrow rng (rng-expander on a cloned module)" -- \
 	$H search --algo greedy --budget 400 tests/cli/rng_narrow.hlo
+# bitcast_dtypes_expander's narrowing read the operand's type through a
+# pointer into the shape pool after interning new shapes grew it
+expect 0 "greedy over a narrowing bitcast-convert (on a cloned module)" -- \
+	$H search --algo greedy --budget 400 tests/cli/bitcast_narrow.hlo
+# conditional-to-select read the conditional's rank through a stale
+# shape pointer after converting an s32 branch index
+expect 0 "greedy over an s32-indexed conditional (on a cloned module)" -- \
+	$H search --algo greedy --budget 400 tests/cli/cond_select_index.hlo
 expect 2 "unknown objective" -- $H search --objective speed "$T/small.hlo"
 expect 2 "-j 0" -- $H search -j 0 "$T/small.hlo"
 expect 2 "--budget 0" -- $H search --budget 0 "$T/small.hlo"
