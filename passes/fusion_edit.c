@@ -536,7 +536,9 @@ fu_contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x, int *row)
 	if (*row) {
 		for (k = last + 1; k-- > 0 && red[k];)
 			minor *= ord[k];
-		return minor >= FU_WARP || FU_WARP % minor == 0;
+		/* an empty reduced dim: xla would divide by zero here (its
+		 * simplifier removes such reduces first); not contiguous */
+		return minor >= FU_WARP || (minor > 0 && FU_WARP % minor == 0);
 	}
 	for (k = first; k <= (uint32_t)last; k++)
 		major *= ord[k];

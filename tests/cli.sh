@@ -416,5 +416,9 @@ expect 0 "the demo" -- sh scripts/demo "$H"
 check "the demo's default verifies" -- grep -q '^verify        equal' "$T/out"
 check "the demo's search verifies" -- grep -q '^verify         equal' "$T/out"
 
+# an empty reduced dim: the contiguous-reduction test divided by zero
+expect 0 "fusion:gpu and fusion-wrapper on a reduce over an empty dim" -- \
+	$H optimize tests/cli/reduce_empty_dim.hlo --passes fusion:gpu,fusion-wrapper --verify
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
