@@ -123,6 +123,26 @@ expect 0 "ppo restarts, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --res
 grep '^sequence\|^best' "$T/out" >"$T/r3"
 check "restarts: -j does not change the result" -- cmp -s "$T/r1" "$T/r3"
 check "restarts: a result" -- test -s "$T/r1"
+# the climb from the best state: a flag of every agent, recorded in
+# the report; the budget stays exact and -j changes nothing; applied
+# after a policy's rollouts, it never ends worse than without
+expect 2 "climb out of range" -- $H search --algo ppo --climb -1 --no-verify $gpt
+expect 0 "ppo climbs 20, 3 envs, -j 1" -- $H search --algo ppo --budget 600 --climb 20 --n-envs 3 -j 1 --no-verify $gpt
+check "climb: recorded" -- grep -q 'climb=20' "$T/out"
+check "climb: the budget exactly" -- grep -q '^steps *600 ' "$T/out"
+grep '^sequence\|^best' "$T/out" >"$T/c1"
+expect 0 "ppo climbs 20, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --climb 20 --n-envs 3 -j 3 --no-verify $gpt
+grep '^sequence\|^best' "$T/out" >"$T/c3"
+check "climb: -j does not change the result" -- cmp -s "$T/c1" "$T/c3"
+expect 0 "search dqn default" -- $H search --algo dqn --budget 300 --no-verify $gpt
+check "search's agents climb 5 times" -- grep -q 'climb=5' "$T/out"
+expect 0 "train, climb 0" -- $H train --algo ppo --budget 400 --climb 0 $mlp -o "$T/c0.pol"
+expect 0 "train, climb 5" -- $H train --algo ppo --budget 400 --climb 5 $mlp -o "$T/c5.pol"
+after() { sed -n 's/.*"instructions_after": \([0-9]*\).*/\1/p' "$1" | head -1; }
+expect 0 "apply, climb 0" -- $H optimize $gpt --policy "$T/c0.pol" -o /dev/null --format json
+cp "$T/out" "$T/a0.json"
+expect 0 "apply, climb 5" -- $H optimize $gpt --policy "$T/c5.pol" -o /dev/null --format json
+check "the climb never ends worse" -- test "$(after "$T/out")" -le "$(after "$T/a0.json")"
 expect 0 "search --format json" -- $H search --algo a2c --budget 300 --format json --no-verify $gpt
 check "json rl member" -- grep -q '"rl": {"algorithm": "a2c"' "$T/out"
 

@@ -29,6 +29,13 @@ typedef struct {
 	long episode;		/* episodes this slot started */
 	int *chg, nchg, capchg;	/* the actions of this episode that
 				 * changed the module, in order */
+	unsigned char *tabu;	/* climb: actions its earlier rollouts took
+				 * first from the state it starts from */
+	int tabu_on;		/* the next reset masks them (while some
+				 * other action stays valid) */
+	int start;		/* steps replayed at the episode's start */
+	int ran;		/* steps of this episode whose pass ran
+				 * (neither a known no-op nor a replay) */
 	int from_best;		/* the next reset: -1 as restart_best
 				 * draws, 0 never, 1 when it can */
 } Slot;
@@ -72,6 +79,19 @@ slot_mask(Slot *s, RlStep *out)
 }
 
 static long budget_left(const Shared *sh);
+
+/* the climb's first-step mask: the actions taken first before go, unless
+ * none would be left */
+static void
+mask_tabu(Slot *s)
+{
+	int a, any = 0;
+
+	for (a = 0; a < s->sh->A; a++)
+		any |= s->mask[a] && !s->tabu[a];
+	for (a = 0; any && a < s->sh->A; a++)
+		s->mask[a] &= !s->tabu[a];
+}
 
 static int
 push_chg(Slot *s, int a)
@@ -138,7 +158,11 @@ ad_reset(void *ctx, uint64_t seed, double *obs, RlError *e)
 		return rl_err(e, "error: %s", env_error(env));
 	if (s->sh->bestchg && replay_best(s, seed, obs, e) < 0)
 		return -1;
+	s->ran = 0;
+	s->start = env_steps(env);
 	slot_mask(s, NULL);
+	if (s->tabu_on)
+		mask_tabu(s);
 	return 0;
 }
 
@@ -217,6 +241,7 @@ ad_after(void *ctx)
 
 	run->steps++;
 	run->passes_run += !s->failed && !s->info.cached;
+	s->ran += !s->failed && !s->info.cached;
 	if (s->failed && !run->warning[0])
 		snprintf(run->warning, sizeof run->warning, "%s", s->why);
 	if (s->failed || !(s->info.objective < run->best[m]))
@@ -385,6 +410,7 @@ shared_free(Shared *sh)
 		if (i > 0)
 			free(sh->slots[i].mods);
 		free(sh->slots[i].mask);
+		free(sh->slots[i].tabu);
 		free(sh->slots[i].chg);
 	}
 	for (m = 0; sh->bestchg && m < sh->nmod; m++)
@@ -449,6 +475,55 @@ budget_left(const Shared *sh)
 		(long)sh->run->steps : 0;
 }
 
+/* climb: greedy rollouts of the trained policy from each module's best
+ * state (its changing passes replayed; the input while nothing beat it),
+ * at most params.climb per module: the policy's order tried where the
+ * search stands, the no-ops known from the transposition table masked,
+ * so that a rollout from a state already rolled out from goes on to the
+ * actions not yet tried there. A rollout that ran no pass (every step a
+ * known no-op) would be repeated as it is: the climb ends there */
+static int
+climb(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
+{
+	Slot *s = &sh->slots[0];
+	double ret, before;
+	long steps, left;
+	int m, k;
+
+	if (!sh->bestchg)
+		return 0;
+	if (!s->tabu && !(s->tabu = rl_alloc(sh->A, 1, e)))
+		return -1;
+	sh->phase = "climb";
+	for (m = 0; m < sh->nmod; m++) {
+		memset(s->tabu, 0, sh->A);
+		for (k = 0; k < sh->o->params.climb; k++) {
+			left = budget_left(sh);
+			if (sh->nbestchg[m] >= left ||
+			    sh->run->timed_out)
+				return 0;
+			before = sh->run->best[m];
+			s->force = m;
+			s->from_best = 1;
+			s->tabu_on = 1;
+			if (rl_rollout(sh->run->policy, env, rl_seed64(r), 1,
+			    left - sh->nbestchg[m], r, &ret, &steps, e) < 0) {
+				s->tabu_on = 0;
+				return -1;
+			}
+			s->tabu_on = 0;
+			on_poll(sh, 0);
+			if (sh->run->best[m] < before)
+				memset(s->tabu, 0, sh->A);	/* a new state */
+			else if (!s->ran)
+				break;
+			else if (env_steps(s->mods[m]) > s->start)
+				s->tabu[env_actions(s->mods[m])[s->start]] = 1;
+		}
+	}
+	return 0;
+}
+
 /* greedy rollouts of the trained policy on every module, from slot 0;
  * then, with a budget, sampled rollouts (module after module) until it
  * is spent: the best state seen is the result, so the steps the greedy
@@ -472,6 +547,8 @@ final_rollouts(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
 			    &steps, e) < 0)
 				return -1;
 		}
+	if (climb(sh, env, r, e) < 0)
+		return -1;
 	sh->phase = "sampled rollout";
 	for (m = 0; sh->o->budget > 0 && !sh->run->timed_out &&
 	    (left = budget_left(sh)) > 0; m = (m + 1) % sh->nmod) {
@@ -509,7 +586,7 @@ rl_run(Env *const *mods, int nmod, const RlRunOpts *o, RlRun *run,
 	if (!(envs = rl_alloc(E, sizeof *envs, e)) ||
 	    shared_init(&sh, mods, nmod, E, envs, e) < 0)
 		goto out;
-	if (o->params.restart_best > 0 &&
+	if ((o->params.restart_best > 0 || o->params.climb > 0) &&
 	    (!(sh.bestchg = rl_alloc(nmod, sizeof *sh.bestchg, e)) ||
 	    !(sh.nbestchg = rl_alloc(nmod, sizeof *sh.nbestchg, e))))
 		goto out;
@@ -561,12 +638,20 @@ rl_apply(RlPolicy *pol, Env *env, int samples, uint64_t seed, int **seq,
 		goto out;
 	}
 	gsl_rng_set(r, (unsigned long)seed);
+	if (o.params.climb > 0 &&
+	    (!(sh.bestchg = rl_alloc(1, sizeof *sh.bestchg, e)) ||
+	    !(sh.nbestchg = rl_alloc(1, sizeof *sh.nbestchg, e))))
+		goto out;
+	sh.run->policy = pol;	/* climb's; not freed here */
 	for (k = 0; k <= samples; k++) {
 		sh.phase = k ? "sampled rollout" : "greedy rollout";
+		sh.slots[0].from_best = 0;
 		if (rl_rollout(pol, &renv, 0, k == 0, 1L << 30, r, &ret,
 		    &steps, e) < 0)
 			goto out;
 	}
+	if (climb(&sh, &renv, r, e) < 0)
+		goto out;
 	*best = run.best[0];
 	*nseq = run.nseq[0];
 	*seq = run.seq[0];
@@ -580,6 +665,7 @@ out:
 	if (r)
 		gsl_rng_free(r);
 	shared_free(&sh);
+	run.policy = NULL;
 	rl_run_free(&run);
 	return rc;
 }
