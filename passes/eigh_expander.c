@@ -28,17 +28,11 @@
  */
 #include <float.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "build.h"
+#include "eval.h"
 #include "linalg_build.h"
-
-typedef struct {
-	int lower, sort;
-	int64_t max_iter;
-	float tol;
-} EighCfg;
 
 /* quadrants w (tl, tr, bl, br) and v */
 typedef struct {
@@ -438,7 +432,7 @@ sort_eig(PassEdit *b, uint32_t *v, uint32_t *w)
 
 /* BuildEigh: the tuple (v, w) */
 static uint32_t
-build_eigh(PassEdit *b, uint32_t a, const EighCfg *cfg)
+build_eigh(PassEdit *b, uint32_t a, const EvEighCfg *cfg)
 {
 	int64_t d[PASS_LA_MAXR], n, k, s[2], e[2], pad[3 * PASS_LA_MAXR];
 	int r = pass_b_dims(b, a, d), t = pass_b_type(b, a), j;
@@ -497,44 +491,8 @@ build_eigh(PassEdit *b, uint32_t a, const EighCfg *cfg)
 	return pass_b_tuple(b, 2, wv);
 }
 
-/* "lower,sort,max_iter,tol" as SimpleAtoi/SimpleAtof read it */
-static int
-parse_cfg(HloModule *m, const HloInstr *in, EighCfg *cfg)
-{
-	uint32_t n;
-	const char *t = hlo_attr_word(m, in, A_BACKEND_CONFIG, &n);
-	char buf[128], *f[4], *end, *p;
-	long v[3];
-	int k;
-
-	if (!t || n >= sizeof buf)
-		return 0;
-	memcpy(buf, t, n);
-	buf[n] = 0;
-	for (k = 0, p = buf; k < 4; k++) {
-		f[k] = p;
-		p = strchr(p, ',');
-		if ((k < 3) != (p != NULL))
-			return 0;
-		if (p)
-			*p++ = 0;
-	}
-	for (k = 0; k < 3; k++) {
-		v[k] = strtol(f[k], &end, 10);
-		if (end == f[k] || *end)
-			return 0;
-	}
-	cfg->tol = strtof(f[3], &end);
-	if (end == f[3] || *end)
-		return 0;
-	cfg->lower = (int)v[0];
-	cfg->sort = (int)v[1];
-	cfg->max_iter = v[2];
-	return 1;
-}
-
 static uint32_t
-build(HloModule *m, uint32_t sa, const EighCfg *cfg)
+build(HloModule *m, uint32_t sa, const EvEighCfg *cfg)
 {
 	HloBuf name = {0};
 	PassEdit b;
@@ -557,11 +515,11 @@ match(PassEdit *ed, uint32_t i, void *arg)
 	const int64_t *ad;
 	uint32_t n;
 	const char *t = hlo_attr_word(m, in, A_CUSTOM_CALL_TARGET, &n);
-	EighCfg cfg;
+	EvEighCfg cfg;
 
 	(void)arg;
 	if (in->op != HOP_CUSTOMCALL || !t || n != 4 || memcmp(t, "Eigh", 4) ||
-	    in->nops != 1 || !parse_cfg(m, in, &cfg) ||
+	    in->nops != 1 || !ev_eigh_cfg(m, in, &cfg) ||
 	    !(a = pass_la_operand(ed, i, 0)))
 		return 0;
 	ad = hlo_dims(m, a);
@@ -585,10 +543,10 @@ expand(PassEdit *ed, uint32_t i, void *arg)
 	HloModule *m = ed->m;
 	const HloInstr *in = pass_ins(ed, i);
 	uint32_t o = pass_opnd(ed, i, 0), k[1], *slot, shape = in->shape;
-	EighCfg cfg;
+	EvEighCfg cfg;
 	int fresh;
 
-	if (!parse_cfg(m, in, &cfg))
+	if (!ev_eigh_cfg(m, in, &cfg))
 		return HLO_NONE;
 	k[0] = hlo_shape_no_layout(m, pass_b_shape(ed, o)) + 1;
 	slot = pass_cache_slot(arg, k, &fresh);

@@ -18,12 +18,16 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOEVAL = 3,
 #undef CMD
 
 /* argtable2 helpers (src/cmdutil.c) */
+struct arg_str;
 int cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 	int argc, char **argv, int *status);
 				/* 0: go on; 1: stop, *status is the exit
 				 * status (--help printed: 0; usage: 2) */
-int cmd_format_arg(const char *flag, const char *s, const char *allowed,
-	int *status);
+int cmd_format_arg(const struct arg_str *a, int *status);
+				/* the value of a (--format, --to) as the
+				 * index of its alternative in a's datatype
+				 * ("text|json": 0, 1), 0 when a is absent;
+				 * -1 after a usage message, *status 2 */
 
 /* src/cmdutil.c */
 int cmd_error(const HloError *e);	/* prints "MSG"; EXIT_ERR */
@@ -59,7 +63,6 @@ int cmd_write_outputs(const HloModule *m, const char *path, const char *to,
  * and with verification --trials --rtol --atol. One set of defaults
  * (ev_verify_defaults) for verify, optimize --verify and search. */
 struct arg_int;
-struct arg_str;
 struct arg_dbl;
 typedef struct {
 	struct arg_int *trials;	/* NULL when the command does not verify */

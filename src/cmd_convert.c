@@ -31,8 +31,7 @@ cmd_convert(int argc, char **argv)
 
 	if (cmd_parse_args("convert", summary, argtable, argc, argv, &status))
 		goto done;
-	if (to->count && cmd_format_arg("to", to->sval[0], "text|proto",
-	    &status) < 0)
+	if (cmd_format_arg(to, &status) < 0)
 		goto done;
 	if (cmd_check_out(out->count ? out->sval[0] : NULL, to->count ?
 	    to->sval[0] : NULL, &status) < 0)

@@ -489,9 +489,8 @@ cmd_optimize(int argc, char **argv)
 	if (cmd_parse_args("optimize", summary, argtable, argc, argv, &status))
 		goto done;
 	r.ndiff = diff->count ? 0 : -1;
-	if ((format->count && (json = cmd_format_arg("format",
-	    format->sval[0], "text|json", &status)) < 0) || (to->count &&
-	    cmd_format_arg("to", to->sval[0], "text|proto", &status) < 0) ||
+	if ((json = cmd_format_arg(format, &status)) < 0 ||
+	    cmd_format_arg(to, &status) < 0 ||
 	    dump_args(dumpto, dumpafter, &r.dump, &status) < 0 ||
 	    cmd_eval_parse(&ea, &vo, &status) < 0 ||
 	    (status = seq_args(passes, policy, samples, fstrat, &r.seq,

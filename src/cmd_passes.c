@@ -143,8 +143,7 @@ cmd_passes(int argc, char **argv)
 
 	if (cmd_parse_args("passes", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg("format",
-	    format->sval[0], "text|json", &status)) < 0)
+	if ((json = cmd_format_arg(format, &status)) < 0)
 		goto done;
 	if (pipes->count) {
 		pipelines(&b, json);

@@ -177,8 +177,7 @@ cmd_run(int argc, char **argv)
 
 	if (cmd_parse_args("run", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg("format",
-	    format->sval[0], "text|json", &status)) < 0)
+	if ((json = cmd_format_arg(format, &status)) < 0)
 		goto done;
 	if (cmd_eval_parse(&ea, &o, &status) < 0)
 		goto done;

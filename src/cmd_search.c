@@ -586,9 +586,8 @@ cmd_search(int argc, char **argv)
 		"curve", &nargs);
 	if (cmd_parse_args("search", summary, argtable, argc, argv, &status))
 		goto done;
-	if ((a.format->count && cmd_format_arg("format",
-	    a.format->sval[0], "text|json", &status) < 0) || (a.to->count &&
-	    cmd_format_arg("to", a.to->sval[0], "text|proto", &status) < 0) ||
+	if (cmd_format_arg(a.format, &status) < 0 ||
+	    cmd_format_arg(a.to, &status) < 0 ||
 	    search_opts(&a, &s.so, &status) < 0 ||
 	    cmd_rl_setup(&s.rl, s.so.algo - SEARCH_NALGO, &status) < 0)
 		goto done;

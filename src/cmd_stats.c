@@ -28,8 +28,7 @@ cmd_stats(int argc, char **argv)
 
 	if (cmd_parse_args("stats", summary, argtable, argc, argv, &status))
 		goto done;
-	if (format->count && (json = cmd_format_arg("format",
-	    format->sval[0], "text|json", &status)) < 0)
+	if ((json = cmd_format_arg(format, &status)) < 0)
 		goto done;
 	if ((status = cmd_load(in->filename[0], &m)) != EXIT_OK)
 		goto done;

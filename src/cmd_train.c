@@ -770,8 +770,7 @@ cmd_train(int argc, char **argv)
 		&n);
 	c.ro.seed = 1;
 	if (cmd_parse_args("train", summary, table, argc, argv, &status) ||
-	    (a.format->count && cmd_format_arg("format",
-	    a.format->sval[0], "text|json", &status) < 0) ||
+	    cmd_format_arg(a.format, &status) < 0 ||
 	    train_opts(&c, &a, &status) < 0)
 		goto done;
 	if ((status = train_run(&c, &a, &rep)) != EXIT_OK)

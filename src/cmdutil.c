@@ -239,13 +239,16 @@ cmd_parse_args(const char *cmd, const char *summary, void **argtable,
 /* checks s is one of the '|'-separated words of allowed; returns its
  * index, or -1 after a usage message (*status = 2) */
 int
-cmd_format_arg(const char *flag, const char *s, const char *allowed,
-	int *status)
+cmd_format_arg(const struct arg_str *a, int *status)
 {
-	const char *p = allowed, *q;
-	size_t n = strlen(s);
+	const char *s, *allowed = a->hdr.datatype, *p = allowed, *q;
+	size_t n;
 	int i = 0;
 
+	if (!a->count)
+		return 0;
+	s = a->sval[0];
+	n = strlen(s);
 	for (;;) {
 		q = strchr(p, '|');
 		if (!q)
@@ -257,7 +260,8 @@ cmd_format_arg(const char *flag, const char *s, const char *allowed,
 		p = q + 1;
 		i++;
 	}
-	*status = cmd_usage("--%s: '%s' is not one of %s", flag, s, allowed);
+	*status = cmd_usage("--%s: '%s' is not one of %s", a->hdr.longopts, s,
+		allowed);
 	return -1;
 }
 

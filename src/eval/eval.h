@@ -321,6 +321,18 @@ typedef union {
 	double c[2];
 } Lane;
 
+/* *l = x in a lane of class cls (C_*): iota's elements */
+static inline void
+ev_lane_int(int cls, int64_t x, Lane *l)
+{
+	if (cls == C_FLOAT)
+		l->f = x;
+	else if (cls == C_CPLX)
+		l->c[0] = x, l->c[1] = 0;
+	else
+		l->s = x;
+}
+
 #define EV_CHUNK 256
 
 /* an elementwise operation, bound to its types */
@@ -470,6 +482,16 @@ int ev_decomp_target(const HloModule *m, const HloInstr *in);
 				/* which one in is; -1 none */
 int ev_decomp_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
+typedef struct {
+	int lower, sort;
+	int64_t max_iter;
+	float tol;
+} EvEighCfg;
+int ev_eigh_cfg(const HloModule *m, const HloInstr *in, EvEighCfg *cfg);
+				/* Eigh's backend_config "lower,sort,
+				 * max_iter,tol" as xla's SimpleAtoi and
+				 * SimpleAtof read it (eigh_expander.c too);
+				 * 0 if it does not parse */
 
 /* eval_fused.c */
 int ev_fused(HloEval *ev, uint32_t c, uint32_t i, uint32_t comp,

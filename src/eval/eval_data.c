@@ -483,12 +483,7 @@ iota(HloEval *ev, uint32_t c, uint32_t i, HloVal **out)
 		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
 		for (j = 0; j < w; j++) {
 			x = (k + j) / inner % go.dims[dim];
-			if (cl == C_FLOAT)
-				l[j].f = x;
-			else if (cl == C_CPLX)
-				l[j].c[0] = x, l[j].c[1] = 0;
-			else
-				l[j].s = x;
+			ev_lane_int(cl, x, &l[j]);
 		}
 		ev_lane_store(v->type, l, w, v->data + k * go.esz);
 	}

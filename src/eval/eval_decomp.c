@@ -166,14 +166,8 @@ results(HloEval *ev, const HloInstr *in, uint32_t n, HloVal **vs,
  * does) while some matrix's off-diagonal squared norm exceeds tol^2 times
  * its squared Frobenius norm, at most max_iter sweeps */
 
-typedef struct {
-	int lower, sort;
-	long max_iter;
-	float tol;
-} EighCfg;
-
-static int
-eigh_cfg(const HloModule *m, const HloInstr *in, EighCfg *cfg)
+int
+ev_eigh_cfg(const HloModule *m, const HloInstr *in, EvEighCfg *cfg)
 {
 	uint32_t n;
 	const char *t = hlo_attr_word(m, in, A_BACKEND_CONFIG, &n);
@@ -335,10 +329,10 @@ eigh_call(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	int64_t n, k, m, nb, b, j, it, *perm, *idx;
 	double complex *x, *w, *v, *tmp, *ov, *ow;
 	uint64_t bytes;
-	EighCfg cfg;
+	EvEighCfg cfg;
 	HloVal *vs[2];
 
-	if (!eigh_cfg(ev->m, in, &cfg))
+	if (!ev_eigh_cfg(ev->m, in, &cfg))
 		return ev_unsupported(ev, c, i, "bad Eigh backend_config");
 	if (in->nops != 1 || r < 2 || d[r - 1] != d[r - 2])
 		return ev_unsupported(ev, c, i, "bad operands");

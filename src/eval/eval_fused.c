@@ -842,12 +842,7 @@ iotanode(const FxNode *nd, const RSet *rs, unsigned char *buf, RVal *r)
 						q = 0;
 				}
 			}
-			if (cl == C_FLOAT)
-				l[j].f = x;
-			else if (cl == C_CPLX)
-				l[j].c[0] = x, l[j].c[1] = 0;
-			else
-				l[j].s = x;
+			ev_lane_int(cl, x, &l[j]);
 		}
 		ev_lane_store(nd->type, l, w, buf + k * nd->esz);
 	}
