@@ -219,6 +219,7 @@ typedef struct {
 } HloError;
 
 /* hlo/util.c */
+double hlo_now(void);		/* monotonic clock, seconds */
 void *xmalloc(size_t n);
 void xnomem(void) __attribute__((noreturn));	/* out of memory: exit */
 void xfatal(const char *what) __attribute__((noreturn));

@@ -6,9 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hlo.h"
+
+double
+hlo_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 #ifdef HLOPT_FAILALLOC
 /* test builds only (make check-failalloc): the allocation numbered

@@ -3,7 +3,6 @@
  * every pass and per-pass statistics. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pass.h"
 
@@ -329,15 +328,6 @@ survivors(const HloModule *m, const uint8_t *bits, uint32_t nbits)
 	return cnt;
 }
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void
 logstep(PassLog *log, const PassStep *st)
 {
@@ -369,9 +359,9 @@ pass_run(HloModule *m, int pass, PassCtx *ctx, PassLog *log)
 		st.before = pass_count_instrs(m);
 	if (log && (ctx->flags & PASS_NAMES))
 		bits = namemap(m, &nbits);
-	t0 = now_ms();
+	t0 = hlo_now();
 	r = hlo_passes[pass].run(m, ctx);
-	st.ms = now_ms() - t0;
+	st.ms = (hlo_now() - t0) * 1e3;
 	pass_reset(ctx);
 	if (r < 0) {
 		free(bits);

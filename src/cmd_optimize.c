@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 
 #include "hlo.h"
@@ -48,15 +47,6 @@ static const char *
 verdict(int v)
 {
 	return v < 0 ? "skipped" : ev_verdict_name(v);
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static double
@@ -324,12 +314,12 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 		cmd_error_in(&e, "%s", r->in);
 		goto out;
 	}
-	t0 = now_ms();
+	t0 = hlo_now();
 	if (pass_run_seq(m, &r->seq, ctx, &r->log) < 0) {
 		cmd_error_in(&ctx->err, "%s", r->in);
 		goto out;
 	}
-	r->ms = now_ms() - t0;
+	r->ms = (hlo_now() - t0) * 1e3;
 	if (hlo_cost(m, &r->after, &e) < 0) {
 		cmd_error_in(&e, "%s: after the passes", r->in);
 		goto out;

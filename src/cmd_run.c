@@ -6,20 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hlo.h"
 #include "cmd.h"
 #include "eval.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* opcodes by self time, most first; then "other", the time of the run
  * no instruction accounts for (input and output literals, buffers,
@@ -193,7 +183,7 @@ cmd_run(int argc, char **argv)
 		hlo_module_free(snap);
 		snap = NULL;
 	}
-	t0 = now();
+	t0 = hlo_now();
 	hlo_eval_init(&ev, m, o.limit, &e);
 	setup(&ev, &o, prof->count, untiled->count);
 	if (inputs(&ev, infile->count ? infile->sval[0] : NULL, snap,
@@ -213,7 +203,7 @@ cmd_run(int argc, char **argv)
 		status = ev.status == EV_NOEVAL ? EXIT_NOEVAL : EXIT_ERR;
 		goto done;
 	}
-	t1 = now();
+	t1 = hlo_now();
 	if (print->count)
 		ev_print_literals(&ev, out, &b);
 	else

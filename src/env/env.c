@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "envi.h"
 #include "pass.h"
@@ -96,10 +95,7 @@ env_mix(uint64_t seed, uint64_t k)
 double
 env_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return hlo_now();
 }
 
 static double

@@ -862,7 +862,7 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 			ev->consume |= (uint64_t)1 << k;
 	}
 	if (ev->prof) {
-		t0 = ev_now();
+		t0 = hlo_now();
 		in0 = ev->profin;
 		ev->profin = 0;
 	}
@@ -871,7 +871,7 @@ runinstr(HloEval *ev, uint32_t c, uint32_t i, HloVal **vals, HloVal **args,
 	else
 		r = instr(ev, c, i, ops, &vals[i]);
 	if (ev->prof) {		/* self time: nested instructions' taken out */
-		dt = ev_now() - t0;
+		dt = hlo_now() - t0;
 		ev->prof[in->op] += dt - ev->profin;
 		ev->profn[in->op]++;
 		ev->profin = in0 + dt;

@@ -429,7 +429,6 @@ enum { CK_F32, CK_F64, CK_C128, CK_I64 };	/* compute kinds */
 extern const int ev_ckbytes[];
 int ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);
-double ev_now(void);
 int ev_dotkind(int a, int b, int r);
 void ev_tock(int kind, int type, const void *src, int64_t n, void *dst);
 void ev_fromck(int kind, int type, const void *src, int64_t n, void *dst);

@@ -378,11 +378,11 @@ generic_conv(HloEval *ev, const HloInstr *in, Conv cv, HloVal **ops,
 	O = ev_scratch(ev, bo);
 	if (!O)
 		goto fail2;
-	t0 = ev_now();
+	t0 = hlo_now();
 	if (cv.fgc == cv.C && cv.Cig == 1 && cv.kind == CK_F32 && cv.C > 1) {
 		depthwise_f32(&cv, X, W, O);
 		ev->flops += 2 * (uint64_t)v->n * cv.nKS;
-		ev->gemm_secs += ev_now() - t0;
+		ev->gemm_secs += hlo_now() - t0;
 	} else if (convgemm(ev, &cv, X, W, O) < 0) {
 		goto fail3;
 	}
@@ -970,9 +970,9 @@ leading_conv(HloEval *ev, const Conv *cv, const float *X, const float *W,
 				goto out;
 		l.tab = tab = offsets(cv);
 	}
-	t0 = ev_now();
+	t0 = hlo_now();
 	ev_par(ev, n, grain, lead_part, &l);
-	ev->gemm_secs += ev_now() - t0;
+	ev->gemm_secs += hlo_now() - t0;
 	ev->flops += 2 * (uint64_t)n * cv->Coq * cv->nOS * Kd;
 	rc = 0;
 out:
@@ -1066,12 +1066,12 @@ fast_conv(HloEval *ev, const HloInstr *in, Conv *cv, HloVal **ops,
 	d.K = K;
 	d.O = O;
 	d.vec = simd();
-	t0 = ev_now();
+	t0 = hlo_now();
 	switch (path) {
 	case 0:
 		direct(ev, &d);
 		ev->flops += 2 * (uint64_t)v->n * cv->nKS * cv->Cig;
-		ev->gemm_secs += ev_now() - t0;
+		ev->gemm_secs += hlo_now() - t0;
 		break;
 	case 1:
 		whole(ev, &d);

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <stdio.h>
 
 #include "hlo.h"
@@ -25,15 +24,6 @@ static int
 cls(int t)
 {
 	return hlo_typeinfo[t].cls;
-}
-
-double
-ev_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* n elements of type at src into the compute kind at dst */
@@ -218,7 +208,7 @@ ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 {
 	enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans;
 	enum CBLAS_TRANSPOSE tB = tb ? CblasTrans : CblasNoTrans;
-	double t0 = ev_now();
+	double t0 = hlo_now();
 	int64_t i, j, k;
 
 	if (M <= 0 || N <= 0)
@@ -272,7 +262,7 @@ ev_gemm(HloEval *ev, int kind, int64_t M, int64_t N, int64_t K, const void *A,
 	}
 	}
 	ev->flops += 2 * (uint64_t)M * N * (K ? K : 1);
-	ev->gemm_secs += ev_now() - t0;
+	ev->gemm_secs += hlo_now() - t0;
 }
 
 int
