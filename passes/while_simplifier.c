@@ -543,7 +543,9 @@ flatten(Ws *s, uint32_t c, uint32_t w)
 	m->comps[b].root = wu_tuple(m, b, n, ops, NULL);
 	n = 0;
 	flat_elems(m, c, init, ops, &n, 0);
-	m->ids[ins(m, c, w)->ops] = wu_tuple(m, c, n, ops, NULL);
+	/* the tuple first: it grows the pools the left side reads */
+	r = wu_tuple(m, c, n, ops, NULL);
+	m->ids[ins(m, c, w)->ops] = r;
 	ins(m, c, w)->shape = F;
 	renest(m, c, w, S, nl);
 	touch(s, c, w);
