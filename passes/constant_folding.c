@@ -49,6 +49,18 @@ typedef struct {
 	int aggressive;		/* kAgressive */
 	uint32_t ncomps;	/* real computations (the scratch one
 				 * excluded) */
+	HloEval ev;		/* one per pass, rebound for every fold
+				 * (its freed big blocks are reused) */
+	int evok;		/* ev initialized */
+	HloError everr;
+	uint32_t base;		/* bytes of the pool when the pass began */
+	struct {
+		uint32_t off, n;
+	} *spare;		/* the pool's bytes of literals this pass
+				 * made whose constants died since: a
+				 * later literal goes there (a chain of
+				 * folds grew the pool by every link) */
+	uint32_t nspare, capspare;
 } Cf;
 
 static int
@@ -193,55 +205,95 @@ copy_tree(PassEdit *ed, uint32_t t, uint32_t x, uint32_t *out, int depth)
 	return 0;
 }
 
-static void
-put_val(const HloVal *v, HloBuf *b, int depth)
+/* the bytes of value v's arrays, in order; -1 past 2^32 */
+static int64_t
+val_bytes(const HloVal *v, int depth)
 {
+	int64_t k, n = 0, b;
+
+	if (v->type == TY_TUPLE) {
+		for (k = 0; k < v->n && depth < 64; k++) {
+			if ((b = val_bytes(v->elems[k], depth + 1)) < 0)
+				return -1;
+			n += b;
+		}
+		return n <= UINT32_MAX ? n : -1;
+	}
+	if (v->type == TY_TOKEN)
+		return 0;
+	return v->n <= (int64_t)UINT32_MAX ? v->n * hlo_type_bytes(v->type) :
+		-1;
+}
+
+/* writes v's arrays to dst, in order: its only copy. A view of a literal
+ * of the pool that moved from old (its bytes then) to m->bytes reads
+ * there */
+static char *
+put_val(const HloVal *v, char *dst, const HloModule *m, uintptr_t old,
+	uint32_t nold, int depth)
+{
+	const char *src = (const char *)v->data;
 	int64_t k;
+	size_t n;
 
 	if (v->type == TY_TUPLE) {
 		for (k = 0; k < v->n && depth < 64; k++)
-			put_val(v->elems[k], b, depth + 1);
-		return;
+			dst = put_val(v->elems[k], dst, m, old, nold, depth + 1);
+		return dst;
 	}
-	if (v->type != TY_TOKEN && v->n)
-		hlo_buf_put(b, (const char *)v->data,
-			(size_t)v->n * hlo_type_bytes(v->type));
+	if (v->type == TY_TOKEN || !v->n)
+		return dst;
+	n = (size_t)v->n * hlo_type_bytes(v->type);
+	if ((uintptr_t)src >= old && (uintptr_t)src - old < nold)
+		src = m->bytes + ((uintptr_t)src - old);
+	memcpy(dst, src, n);
+	return dst + n;
 }
 
-/* the literal bytes of instruction x evaluated, in b; -1 if it cannot be
+/* instruction x evaluated in a scratch computation: *out, alive in ev
+ * until eval_end (called also when this fails); -1 if it cannot be
  * evaluated */
 static int
-evaluate(PassEdit *ed, uint32_t x, HloBuf *b, uint64_t steps)
+evaluate(Cf *s, uint32_t x, uint64_t steps, HloVal **out)
 {
+	PassEdit *ed = s->ed;
 	HloModule *m = ed->m;
+	HloEval *ev = &s->ev;
 	uint32_t t, n = pass_ins(ed, x)->nops, k, *ops, root;
-	HloError err;
-	HloEval ev;
-	HloVal *out = NULL;
 	int r = -1;
 
+	*out = NULL;
 	t = hlo_comp_add(m, 0);
 	ops = xreallocarray(NULL, n + 1, sizeof *ops);
+	if (s->evok) {
+		hlo_eval_rebind(ev, m);
+	} else {
+		hlo_eval_init(ev, m, EVAL_LIMIT, &s->everr);
+		s->evok = 1;
+	}
 	for (k = 0; k < n; k++)
 		if (copy_tree(ed, t, pass_opnd(ed, x, k), &ops[k], 0) < 0)
 			goto out;
 	root = scratch_copy(ed, t, x, n, ops);
 	m->comps[t].root = root;
-	hlo_eval_init(&ev, m, EVAL_LIMIT, &err);
 	if (steps)
-		ev.maxsteps = steps;
-	if (hlo_eval_comp(&ev, t, NULL, 0, &out) == 0 && out) {
-		put_val(out, b, 0);
+		ev->maxsteps = steps;
+	if (hlo_eval_comp(ev, t, NULL, 0, out) == 0 && *out)
 		r = 0;
-	}
-	if (out)
-		hlo_val_unref(&ev, out);
-	hlo_eval_fini(&ev);
 out:
 	free(ops);
-	free(m->comps[t].ins);
-	m->ncomps--;
 	return r;
+}
+
+/* releases out and what ev holds for the module, and drops the scratch
+ * computation (the last) */
+static void
+eval_end(HloModule *m, HloEval *ev, HloVal *out)
+{
+	hlo_val_unref(ev, out);
+	hlo_eval_release(ev);
+	free(m->comps[m->ncomps - 1].ins);
+	m->ncomps--;
 }
 
 static int
@@ -266,10 +318,55 @@ literal_fits(const HloModule *m, uint32_t shape, size_t n)
 	return hlo_shape_bytes(m, shape) == (int64_t)n;
 }
 
+/* the literal bytes of constant y, made by this pass (at or past
+ * s->base: nothing else refers to them), become spare */
+static void
+spare_add(Cf *s, const HloInstr *y)
+{
+	const HloAttr *a;
+
+	if (y->op != HOP_CONSTANT ||
+	    !(a = hlo_attr(s->m, y, A_LITERAL)) || a->v == HLO_ELIDED ||
+	    a->v < s->base || !a->n)
+		return;
+	if (s->nspare == s->capspare) {
+		s->capspare = s->capspare ? 2 * s->capspare : 16;
+		s->spare = xreallocarray(s->spare, s->capspare,
+			sizeof *s->spare);
+	}
+	s->spare[s->nspare].off = (uint32_t)a->v;
+	s->spare[s->nspare++].n = a->n;
+}
+
+/* the offset of n spare bytes (the smallest run that holds them; its
+ * rest stays spare, 8-aligned), UINT32_MAX if none */
+static uint32_t
+spare_take(Cf *s, uint32_t n)
+{
+	uint32_t k, best = UINT32_MAX, off, used;
+
+	for (k = 0; k < s->nspare; k++)
+		if (s->spare[k].n >= n && (best == UINT32_MAX ||
+		    s->spare[k].n < s->spare[best].n))
+			best = k;
+	if (best == UINT32_MAX)
+		return UINT32_MAX;
+	off = s->spare[best].off;
+	used = (n + 7) & ~7u;
+	if (used < s->spare[best].n) {
+		s->spare[best].off += used;
+		s->spare[best].n -= used;
+	} else {
+		s->spare[best] = s->spare[--s->nspare];
+	}
+	return off;
+}
+
 /* RecursivelyRemoveDeadInstructionAndDeadOperands */
 static void
-remove_dead(PassEdit *ed, uint32_t x)
+remove_dead(Cf *s, uint32_t x)
 {
+	PassEdit *ed = s->ed;
 	uint32_t top = 0, cap = 16, *stack = xreallocarray(NULL, cap,
 		sizeof *stack), k, y;
 
@@ -278,6 +375,7 @@ remove_dead(PassEdit *ed, uint32_t x)
 		y = stack[--top];
 		if (pass_ins(ed, y)->flags & HI_DEAD)
 			continue;
+		spare_add(s, pass_ins(ed, y));
 		pass_remove(ed, y);
 		for (k = 0; k < pass_ins(ed, y)->nops; k++) {
 			uint32_t o = pass_opnd(ed, y, k);
@@ -301,9 +399,11 @@ fold(Cf *s, uint32_t x)
 	PassEdit *ed = s->ed;
 	HloModule *m = s->m;
 	const HloInstr *in = pass_ins(ed, x);
-	HloBuf b = {0};
-	uint32_t k, shape = in->shape;
+	uint32_t k, shape = in->shape, nold, pad;
 	HloAttr a;
+	HloVal *out;
+	int64_t len;
+	uintptr_t old;
 
 	if (pass_is_dead(ed, x) || (!s->aggressive &&
 	    !operands_constant(ed, x, 0, 0)) ||
@@ -315,19 +415,30 @@ fold(Cf *s, uint32_t x)
 	    pass_ins(ed, pass_opnd(ed, x, 0))->op == HOP_BROADCAST &&
 	    pass_ins(ed, pass_opnd(ed, x, 1))->op == HOP_CONSTANT)
 		return 0;
-	if (evaluate(ed, x, &b, s->aggressive && in->ncalled ? LOOP_STEPS :
-	    0) < 0 || !literal_fits(m, shape, b.len) ||
-	    m->nbytes > UINT32_MAX / 2 ||
-	    b.len > UINT32_MAX / 2 - m->nbytes) {
-		hlo_buf_free(&b);
+	if (evaluate(s, x, s->aggressive && in->ncalled ? LOOP_STEPS : 0,
+	    &out) < 0 || (len = val_bytes(out, 0)) < 0 ||
+	    !literal_fits(m, shape, len) || m->nbytes > UINT32_MAX / 2 ||
+	    len > UINT32_MAX / 2 - m->nbytes) {
+		eval_end(m, &s->ev, out);
 		return 0;
 	}
+	old = (uintptr_t)m->bytes;
+	nold = m->nbytes;
 	k = wu_add(m, ed->c, HOP_CONSTANT, shape, 0, NULL, ed);
-	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, b.buf, b.len);
+	a = hlo_mk_bytes(m, A_LITERAL, K_LITERAL, NULL, 0);
+	a.n = (uint32_t)len;
+	if ((a.v = spare_take(s, a.n)) == UINT32_MAX) {
+		/* 8-aligned: the evaluator reads it in place */
+		if ((pad = (8 - m->nbytes % 8) % 8))
+			memset(m->bytes + hlo_push_bytes(m, NULL, pad), 0,
+				pad);
+		a.v = hlo_push_bytes(m, NULL, a.n);
+	}
+	put_val(out, m->bytes + a.v, m, old, nold, 0);
+	eval_end(m, &s->ev, out);
 	hlo_set_attrs(m, ed->c, k, 1, &a);
-	hlo_buf_free(&b);
 	pass_replace_uses(ed, x, k);
-	remove_dead(ed, x);
+	remove_dead(s, x);
 	return 1;
 }
 
@@ -354,6 +465,7 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	memcpy(s.fx, pass_comp_effects(m, ctx), m->ncomps);
 	s.compok = xcalloc(m->ncomps + 1, 1);
 	s.aggressive = ctx->opt.cf_aggressive;
+	s.base = m->nbytes;
 	v.fx = s.fx;
 	v.nfx = m->ncomps;
 	v.skips = PASS_SKIP_FUSION_COMPOSITE;
@@ -361,6 +473,9 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	v.unforwarded = 1;
 	v.arg = &s;
 	changed = pass_visit(m, ctx, &ed, &v);
+	if (s.evok)
+		hlo_eval_fini(&s.ev);
+	free(s.spare);
 	free(s.fx);
 	free(s.compok);
 	return changed;

@@ -71,12 +71,19 @@ hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit, HloError *e)
 void
 hlo_eval_fini(HloEval *ev)
 {
+	while (ev->ncache > 0)
+		cache_drop(ev, 0);
+	hlo_eval_release(ev);
+}
+
+/* what ev holds for its module, freed; its cache of big blocks kept */
+void
+hlo_eval_release(HloEval *ev)
+{
 	uint32_t c;
 
 	if (!ev->m)
 		return;
-	while (ev->ncache > 0)
-		cache_drop(ev, 0);
 	for (c = 0; c < ev->m->ncomps; c++) {
 		free(ev->plans[c].order);
 		free(ev->plans[c].uses);
@@ -97,6 +104,23 @@ hlo_eval_fini(HloEval *ev)
 	ev->plans = NULL;
 	ev->progs = NULL;
 	ev->m = NULL;
+}
+
+/* ev, released, made ready for module m as hlo_eval_init would with
+ * ev's limit and error, keeping its cache: a caller evaluating many
+ * small computations of a module it edits in between (constant folding)
+ * faults no fresh pages for the blocks it freed */
+void
+hlo_eval_rebind(HloEval *ev, const HloModule *m)
+{
+	HloEval keep = *ev;
+
+	hlo_eval_release(ev);
+	hlo_eval_init(ev, m, keep.limit, keep.err);
+	memcpy(ev->cache, keep.cache, sizeof ev->cache);
+	ev->ncache = keep.ncache;
+	ev->cached = keep.cached;
+	ev->tick = keep.tick;
 }
 
 /* memory and work */
@@ -625,6 +649,47 @@ fits(const HloModule *m, const HloVal *v, uint32_t shape)
 	return v->type == sh->type && v->n == hlo_shape_elems(m, shape);
 }
 
+/* an array constant as a view of its literal's bytes in the module (no
+ * copy): a holder that owns nothing but is counted in the live bytes as
+ * a copy would be, so limits and peaks are those of a copy; views are
+ * never written to (operands are consumed in place only without a
+ * base). 0 done, 1 not borrowable (a token, no bytes, or a literal not
+ * aligned to its elements: copy it), -1 failed as hlo_val_array or a
+ * short literal would */
+static int
+literal_borrow(HloEval *ev, uint32_t shape, const unsigned char *p,
+	uint64_t avail, HloVal **out)
+{
+	const HloShape *sh = hlo_sh(ev->m, shape);
+	int64_t n, esz = ev_esz(sh->type);
+	uint64_t bytes;
+	HloVal *h;
+
+	n = hlo_shape_elems(ev->m, shape);
+	if (sh->type == TY_TOKEN || n <= 0 || esz <= 0 ||
+	    n > INT64_MAX / 64 / esz ||
+	    (uintptr_t)p % (uintptr_t)(esz < 8 ? esz : 8))
+		return 1;
+	bytes = (uint64_t)n * esz;
+	if (ev_reserve(ev, bytes) < 0)
+		return -1;
+	if (bytes > avail) {
+		ev_release(ev, bytes);
+		return ev_fail(ev, EV_BAD, "constant literal too short for "
+			"its shape");
+	}
+	h = xcalloc(1, sizeof *h);
+	h->refs = 1;
+	h->type = sh->type;
+	h->shape = shape;
+	h->n = n;
+	h->nbytes = bytes;
+	h->data = (unsigned char *)p;
+	*out = ev_view(ev, h, shape);
+	hlo_val_unref(ev, h);
+	return 0;
+}
+
 static int
 literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
 	uint32_t nlit, uint32_t *off, HloVal **out)
@@ -645,6 +710,13 @@ literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
 		}
 		*out = v;
 		return 0;
+	}
+	switch (literal_borrow(ev, shape, lit + *off, nlit - *off, out)) {
+	case 0:
+		*off += (*out)->base->nbytes;
+		return 0;
+	case -1:
+		return -1;
 	}
 	v = hlo_val_array(ev, shape);
 	if (!v)

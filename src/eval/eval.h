@@ -91,6 +91,12 @@ typedef struct {
 void hlo_eval_init(HloEval *ev, const HloModule *m, uint64_t limit,
 	HloError *e);
 void hlo_eval_fini(HloEval *ev);
+void hlo_eval_release(HloEval *ev);	/* frees what ev holds for its
+				 * module, keeps its cache of big blocks */
+void hlo_eval_rebind(HloEval *ev, const HloModule *m);
+				/* released, then ready for m as after
+				 * hlo_eval_init with ev's limit and
+				 * error, the cache kept */
 int hlo_eval_entry(HloEval *ev, HloVal **args, uint32_t nargs,
 	HloVal **out);		/* -1: ev->status says why, ev->err
 				 * what */
