@@ -274,6 +274,8 @@ void hlo_buf_free(HloBuf *b);
 HloModule *hlo_module_new(void);
 void hlo_module_free(HloModule *m);
 HloModule *hlo_module_clone(const HloModule *m);
+void hlo_module_copy(HloModule *dst, const HloModule *src);
+				/* dst as a clone of src, in its memory */
 uint32_t hlo_str(HloModule *m, const char *s, size_t n);
 uint32_t hlo_str_suffixed(HloModule *m, const char *base, size_t n,
 	unsigned k);	/* base "." k interned, HLO_NONE if it existed */

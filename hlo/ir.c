@@ -339,19 +339,23 @@ hlo_module_free(HloModule *m)
 	free(m);
 }
 
+/* a copy of the n used entries of p in a block of cap (at least 1) */
 static void *
-dup(const void *p, size_t n, size_t size)
+dup(const void *p, size_t n, size_t cap, size_t size)
 {
 	void *q;
 
 	if (!p)
 		return NULL;
-	q = xreallocarray(NULL, n ? n : 1, size);
-	memcpy(q, p, n * size);
+	q = xreallocarray(NULL, cap ? cap : 1, size);
+	if (n)
+		memcpy(q, p, n * size);
 	return q;
 }
 
-/* a deep copy: one allocation per pool and per computation */
+/* a deep copy: one allocation per pool and per computation, each of the
+ * original's capacity; only what is used is copied (a hash table is
+ * used whole) */
 HloModule *
 hlo_module_clone(const HloModule *m)
 {
@@ -359,21 +363,110 @@ hlo_module_clone(const HloModule *m)
 	uint32_t i;
 
 	*c = *m;
-	c->comps = dup(m->comps, m->capcomps, sizeof *m->comps);
+	c->comps = dup(m->comps, m->ncomps, m->capcomps, sizeof *m->comps);
 	for (i = 0; i < m->ncomps; i++)
-		c->comps[i].ins = dup(m->comps[i].ins, m->comps[i].cap,
-			sizeof(HloInstr));
-	c->ids = dup(m->ids, m->capids, sizeof *m->ids);
-	c->ints = dup(m->ints, m->capints, sizeof *m->ints);
-	c->bytes = dup(m->bytes, m->capbytes, 1);
-	c->attrv = dup(m->attrv, m->capattrv, sizeof *m->attrv);
-	c->shapes = dup(m->shapes, m->capshapes, sizeof *m->shapes);
+		c->comps[i].ins = dup(m->comps[i].ins, m->comps[i].nins,
+			m->comps[i].cap, sizeof(HloInstr));
+	c->ids = dup(m->ids, m->nids, m->capids, sizeof *m->ids);
+	c->ints = dup(m->ints, m->nints, m->capints, sizeof *m->ints);
+	c->bytes = dup(m->bytes, m->nbytes, m->capbytes, 1);
+	c->attrv = dup(m->attrv, m->nattrv, m->capattrv, sizeof *m->attrv);
+	c->shapes = dup(m->shapes, m->nshapes, m->capshapes,
+		sizeof *m->shapes);
 	c->strtab = dup(m->strtab, (size_t)m->capstrtab * 2,
-		sizeof *m->strtab);
-	c->shapetab = dup(m->shapetab, m->capshapetab, sizeof *m->shapetab);
+		(size_t)m->capstrtab * 2, sizeof *m->strtab);
+	c->shapetab = dup(m->shapetab, m->capshapetab, m->capshapetab,
+		sizeof *m->shapetab);
 	c->sufhint = dup(m->sufhint, (size_t)m->capsufhint * 2,
-		sizeof *m->sufhint);
+		(size_t)m->capsufhint * 2, sizeof *m->sufhint);
 	return c;
+}
+
+/* q (holding qcap entries) given the n used entries of p: reused when
+ * they fit (*cap becomes qcap), else a block of *cap */
+static void *
+reuse(void *q, uint32_t qcap, const void *p, uint32_t n, uint32_t *cap,
+	size_t size)
+{
+	if (!p) {
+		free(q);
+		return NULL;
+	}
+	if (q && qcap >= n && qcap) {
+		*cap = qcap;
+	} else {
+		free(q);
+		q = xreallocarray(NULL, *cap ? *cap : 1, size);
+	}
+	if (n)
+		memcpy(q, p, (size_t)n * size);
+	return q;
+}
+
+/* q as a copy of hash table p of exactly n entries */
+static void *
+retable(void *q, uint32_t qn, const void *p, size_t n, size_t size)
+{
+	if (!p) {
+		free(q);
+		return NULL;
+	}
+	if (!q || qn != n) {
+		free(q);
+		q = xreallocarray(NULL, n ? n : 1, size);
+	}
+	if (n)
+		memcpy(q, p, n * size);
+	return q;
+}
+
+/* d becomes a deep copy of s, as hlo_module_clone(s) would be, in d's
+ * memory where it is big enough (its pools may keep a bigger capacity):
+ * a module reset to its input many times (the environment) faults and
+ * zeroes no fresh pages */
+void
+hlo_module_copy(HloModule *d, const HloModule *s)
+{
+	HloModule o = *d;
+	uint32_t i, cap;
+
+	*d = *s;
+	if (o.comps && o.capcomps >= s->ncomps && o.capcomps) {
+		d->comps = o.comps;
+		d->capcomps = o.capcomps;
+	} else {
+		d->comps = xreallocarray(o.comps, s->capcomps ? s->capcomps :
+			1, sizeof *d->comps);
+		d->capcomps = s->capcomps;
+	}
+	for (i = s->ncomps; i < o.ncomps; i++)
+		free(d->comps[i].ins);
+	for (i = 0; i < s->ncomps; i++) {
+		HloInstr *oi = i < o.ncomps ? d->comps[i].ins : NULL;
+		uint32_t ocap = i < o.ncomps ? d->comps[i].cap : 0;
+
+		d->comps[i] = s->comps[i];
+		cap = s->comps[i].cap;
+		d->comps[i].ins = reuse(oi, ocap, s->comps[i].ins,
+			s->comps[i].nins, &cap, sizeof(HloInstr));
+		d->comps[i].cap = cap;
+	}
+	d->ids = reuse(o.ids, o.capids, s->ids, s->nids, &d->capids,
+		sizeof *d->ids);
+	d->ints = reuse(o.ints, o.capints, s->ints, s->nints, &d->capints,
+		sizeof *d->ints);
+	d->bytes = reuse(o.bytes, o.capbytes, s->bytes, s->nbytes,
+		&d->capbytes, 1);
+	d->attrv = reuse(o.attrv, o.capattrv, s->attrv, s->nattrv,
+		&d->capattrv, sizeof *d->attrv);
+	d->shapes = reuse(o.shapes, o.capshapes, s->shapes, s->nshapes,
+		&d->capshapes, sizeof *d->shapes);
+	d->strtab = retable(o.strtab, o.capstrtab * 2, s->strtab,
+		(size_t)s->capstrtab * 2, sizeof *d->strtab);
+	d->shapetab = retable(o.shapetab, o.capshapetab, s->shapetab,
+		s->capshapetab, sizeof *d->shapetab);
+	d->sufhint = retable(o.sufhint, o.capsufhint * 2, s->sufhint,
+		(size_t)s->capsufhint * 2, sizeof *d->sufhint);
 }
 
 /* shapes */
@@ -847,7 +940,7 @@ hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix)
 	cp->root = m->comps[c].root;
 	cp->thread = m->comps[c].thread;
 	cp->nins = cp->cap = m->comps[c].nins;
-	cp->ins = dup(m->comps[c].ins, cp->cap, sizeof *cp->ins);
+	cp->ins = dup(m->comps[c].ins, cp->cap, cp->cap, sizeof *cp->ins);
 	for (i = 0; i < cp->nins; i++) {
 		HloInstr in = m->comps[d].ins[i];
 

@@ -372,6 +372,76 @@ search(const char *src, int algo, int jobs, int64_t budget)
 	return r;
 }
 
+/* hlo_module_copy (env_reset copies the input into the last state's
+ * memory): the copy prints as the input and as a clone of it, passes
+ * change both alike, whatever the module copied into held before (more
+ * computations, fewer, bigger pools) */
+START_TEST(module_copy_is_a_clone)
+{
+	static const char *two =
+		"HloModule two\n\n"
+		"add {\n"
+		"  a = f32[] parameter(0)\n"
+		"  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  c = f32[8] constant({1, 2, 3, 4, 5, 6, 7, 8})\n"
+		"  m = f32[8] multiply(x, c)\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[] reduce(m, z), dimensions={0}, to_apply=add\n"
+		"}\n";
+	const char *srcs[2] = {small, two};
+	HloError e;
+	HloModule *in[2], *d, *w;
+	char *a, *b;
+	int i, j, k, p[2];
+	PassCtx ctx;
+
+	p[0] = pass_lookup("algsimp", 7);
+	p[1] = pass_lookup("dce", 3);
+	ck_assert(p[0] >= 0 && p[1] >= 0);
+	for (i = 0; i < 2; i++) {
+		in[i] = tu_parse(srcs[i], &e);
+		ck_assert_msg(in[i] != NULL, "parse: %s", e.msg);
+	}
+	pass_ctx_init(&ctx);
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < 2; j++) {
+			d = hlo_module_clone(in[j]);
+			for (k = 0; k < 2; k++)
+				ck_assert_int_ge(pass_run(d, p[k], &ctx, NULL),
+					0);
+			hlo_module_copy(d, in[i]);
+			w = hlo_module_clone(in[i]);
+			a = tu_print(d);
+			b = tu_print(in[i]);
+			ck_assert_str_eq(a, b);
+			free(a);
+			free(b);
+			ck_assert_uint_eq(env_hash_module(d),
+				env_hash_module(in[i]));
+			for (k = 0; k < 2; k++)
+				ck_assert_int_eq(pass_run(d, p[k], &ctx, NULL),
+					pass_run(w, p[k], &ctx, NULL));
+			ck_assert_uint_eq(hlo_fresh_name(d, "negate"),
+				hlo_fresh_name(w, "negate"));
+			a = tu_print(d);
+			b = tu_print(w);
+			ck_assert_str_eq(a, b);
+			free(a);
+			free(b);
+			hlo_module_free(d);
+			hlo_module_free(w);
+		}
+	}
+	pass_ctx_free(&ctx);
+	hlo_module_free(in[0]);
+	hlo_module_free(in[1]);
+}
+END_TEST
+
 START_TEST(search_small_optimum)
 {
 	int algo;
@@ -469,6 +539,7 @@ env_suite(void)
 	tcase_add_test(tc, sampling_is_seeded);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, hash_ignores_names);
+	tcase_add_test(tc, module_copy_is_a_clone);
 	tcase_add_test(tc, search_small_optimum);
 	tcase_add_test(tc, search_jobs_independent);
 	tcase_add_test(tc, search_replay_and_minimize);

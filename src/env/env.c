@@ -488,8 +488,10 @@ env_reset(Env *env, double *obs)
 	int found;
 	double t0 = env_now();
 
-	hlo_module_free(env->cur);
-	env->cur = hlo_module_clone(env->in->m);
+	if (env->cur)	/* in the last state's memory: no fresh pages */
+		hlo_module_copy(env->cur, env->in->m);
+	else
+		env->cur = hlo_module_clone(env->in->m);
 	env->times.reset += env_now() - t0;
 	env->done = 0;
 	env->steps = env->since = 0;
