@@ -25,21 +25,33 @@ mix(uint64_t h, uint64_t w)
 	return h;
 }
 
+/* four independent lanes of 8 bytes (a literal of megabytes hashes at
+ * several bytes per cycle, not one), folded into h */
 static uint64_t
 mixbytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t w;
+	uint64_t w[4], l[4] = {K1, K2, ~K1, ~K2};
+	int k;
 
 	h = mix(h, n);
+	if (n >= 32) {
+		for (; n >= 32; n -= 32, s += 32) {
+			memcpy(w, s, 32);
+			for (k = 0; k < 4; k++)
+				l[k] = mix(l[k], w[k]);
+		}
+		for (k = 0; k < 4; k++)
+			h = mix(h, l[k]);
+	}
 	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&w, s, 8);
-		h = mix(h, w);
+		memcpy(w, s, 8);
+		h = mix(h, w[0]);
 	}
 	if (n) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = mix(h, w);
+		w[0] = 0;
+		memcpy(w, s, n);
+		h = mix(h, w[0]);
 	}
 	return h;
 }

@@ -461,13 +461,27 @@ pad(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	return 0;
 }
 
+/* p's first unit bytes repeated count times, by doubling copies */
+static void
+repeat(unsigned char *p, size_t unit, int64_t count)
+{
+	size_t have = unit, all = unit * (size_t)count, n;
+
+	while (have < all) {
+		n = all - have < have ? all - have : have;
+		memcpy(p + have, p, n);
+		have += n;
+	}
+}
+
+/* each of the dims[dim] values once, repeated over its run of inner
+ * elements, and that period over the outer dimensions */
 static int
 iota(HloEval *ev, uint32_t c, uint32_t i, HloVal **out)
 {
 	const HloInstr *in = hlo_ins(ev->m, c, i);
-	int64_t dim = hlo_attr_int(ev->m, in, A_IOTA_DIM, 0), inner = 1, k;
-	int64_t w, j, x;
-	Lane l[EV_CHUNK];
+	int64_t dim = hlo_attr_int(ev->m, in, A_IOTA_DIM, 0), inner = 1, x;
+	Lane l;
 	Geo go;
 	HloVal *v = newout(ev, in, &go);
 	int d, cl;
@@ -479,13 +493,17 @@ iota(HloEval *ev, uint32_t c, uint32_t i, HloVal **out)
 	for (d = dim + 1; d < go.rank; d++)
 		inner *= go.dims[d];
 	cl = hlo_typeinfo[v->type].cls;
-	for (k = 0; k < v->n; k += w) {
-		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
-		for (j = 0; j < w; j++) {
-			x = (k + j) / inner % go.dims[dim];
-			ev_lane_int(cl, x, &l[j]);
+	if (v->n > 0) {
+		for (x = 0; x < go.dims[dim]; x++) {
+			unsigned char *p = v->data + x * inner * go.esz;
+
+			memset(&l, 0, sizeof l);
+			ev_lane_int(cl, x, &l);
+			ev_lane_store(v->type, &l, 1, p);
+			repeat(p, go.esz, inner);
 		}
-		ev_lane_store(v->type, l, w, v->data + k * go.esz);
+		repeat(v->data, (size_t)(go.dims[dim] * inner * go.esz),
+			v->n / (go.dims[dim] * inner));
 	}
 	*out = v;
 	return 0;
