@@ -271,6 +271,8 @@ evaluate(Cf *s, uint32_t x, uint64_t steps, HloVal **out)
 		hlo_eval_init(ev, m, EVAL_LIMIT, &s->everr);
 		s->evok = 1;
 	}
+	if (s->ctx->threads > 0)
+		ev->threads = s->ctx->threads;
 	for (k = 0; k < n; k++)
 		if (copy_tree(ed, t, pass_opnd(ed, x, k), &ops[k], 0) < 0)
 			goto out;

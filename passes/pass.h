@@ -151,6 +151,11 @@ struct PassCtx {
 	PassStats stats;
 	int round;		/* pass_run_seq: the round of the innermost
 				 * fix(...) running, 1-based; 0 outside */
+	int threads;		/* evaluator threads of a pass that
+				 * evaluates (constant folding); 0: one per
+				 * processor. Results do not depend on it;
+				 * the environment, one per worker thread,
+				 * sets 1 */
 	/* optional, called after every pass (after the verifier with
 	 * PASS_VERIFY): < 0 stops the sequence with ctx->err set */
 	int (*after)(const HloModule *m, int pass, int changed, void *arg,

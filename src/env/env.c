@@ -225,6 +225,7 @@ mkenv(EnvInput *in, const EnvOpts *o)
 	env->len = o->episode_len > 0 ? o->episode_len : env->nact;
 	env->words = (uint32_t)(env->nact + 63) / 64;
 	pass_ctx_init(&env->ctx);
+	env->ctx.threads = 1;	/* one Env per thread */
 	if (o->verify_each)
 		env->ctx.flags |= PASS_VERIFY;
 	env->init = costval(&in->cost, env->o.objective);

@@ -584,6 +584,7 @@ level_worker(void *p)
 
 	memset(&tm, 0, sizeof tm);
 	pass_ctx_init(&ctx);
+	ctx.threads = 1;	/* the workers are the parallelism */
 	while (!timeout(sh) && (t = atomic_fetch_add(&sh->task, 1)) <
 	    sh->ntasks) {
 		i = (int)(t / sh->nact);
