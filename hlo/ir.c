@@ -206,8 +206,13 @@ hlo_str(HloModule *m, const char *s, size_t n)
 uint32_t
 hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
 	char buf[272], dig[16];
-	size_t nd = 0;
+	size_t nd = sizeof dig;
 	uint32_t id;
 	int isnew;
 
@@ -215,11 +220,18 @@ hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
 		n = 250;
 	memcpy(buf, base, n);
 	buf[n++] = '.';
-	do
-		dig[nd++] = '0' + k % 10;
-	while (k /= 10);
-	while (nd)
-		buf[n++] = dig[--nd];
+	for (; k >= 100; k /= 100) {	/* two digits a step, from the right */
+		nd -= 2;
+		memcpy(dig + nd, pairs + 2 * (k % 100), 2);
+	}
+	if (k >= 10) {
+		nd -= 2;
+		memcpy(dig + nd, pairs + 2 * k, 2);
+	} else {
+		dig[--nd] = '0' + k;
+	}
+	memcpy(buf + n, dig + nd, sizeof dig - nd);
+	n += sizeof dig - nd;
 	id = intern(m, buf, n, &isnew);
 	return isnew ? id : HLO_NONE;
 }

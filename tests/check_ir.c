@@ -29,6 +29,27 @@ START_TEST(strings_intern)
 }
 END_TEST
 
+/* hlo_str_suffixed writes k in decimal, every digit count */
+START_TEST(strings_suffixed)
+{
+	HloModule *m = hlo_module_new();
+	unsigned ks[] = {0, 7, 10, 42, 99, 100, 305, 1000, 9999, 10000,
+		65536, 1234567, 4294967295u}, i;
+	char want[64];
+
+	for (i = 0; i < sizeof ks / sizeof *ks; i++) {
+		uint32_t id = hlo_str_suffixed(m, "add.x", 3, ks[i]);
+
+		snprintf(want, sizeof want, "add.%u", ks[i]);
+		ck_assert_uint_ne(id, HLO_NONE);
+		ck_assert_str_eq(hlo_cstr(m, id), want);
+		ck_assert_uint_eq(hlo_str_suffixed(m, "add", 3, ks[i]),
+			HLO_NONE);	/* taken now */
+	}
+	hlo_module_free(m);
+}
+END_TEST
+
 START_TEST(shapes_intern)
 {
 	HloModule *m = hlo_module_new();
@@ -117,6 +138,27 @@ START_TEST(instrs_users_topo)
 	ck_assert_int_eq(hlo_topo(m, c, order), 4);
 	for (k = 0; k < 4; k++)
 		ck_assert_uint_eq(order[k], k);
+	/* already in order: compaction keeps every index */
+	ck_assert_int_eq(hlo_comp_compact(m, c), 0);
+	ck_assert_uint_eq(m->comps[c].nins, 4);
+	ck_assert_uint_eq(m->comps[c].root, 3);
+	ck_assert_uint_eq(hlo_ops(m, hlo_ins(m, c, 3))[0], 2);
+	/* negate (now at 2) before the add it reads (now at 3) */
+	{
+		HloInstr t = m->comps[c].ins[2];
+
+		m->comps[c].ins[2] = m->comps[c].ins[3];
+		m->comps[c].ins[3] = t;
+		hlo_ops(m, hlo_ins(m, c, 2))[0] = 3;
+		m->comps[c].root = 2;
+	}
+	ck_assert_int_eq(hlo_topo(m, c, order), 4);
+	ck_assert_uint_eq(order[2], 3);
+	ck_assert_uint_eq(order[3], 2);
+	ck_assert_int_eq(hlo_comp_compact(m, c), 0);
+	ck_assert_uint_eq(m->comps[c].root, 3);
+	ck_assert_int_eq(hlo_ins(m, c, 3)->op, HOP_NEGATE);
+	ck_assert_uint_eq(hlo_ops(m, hlo_ins(m, c, 3))[0], 2);
 	/* make a cycle: add uses negate */
 	hlo_ops(m, hlo_ins(m, c, 2))[1] = 3;
 	ck_assert_int_eq(hlo_topo(m, c, order), -1);
@@ -215,6 +257,7 @@ main(void)
 	int nf;
 
 	tcase_add_test(tc, strings_intern);
+	tcase_add_test(tc, strings_suffixed);
 	tcase_add_test(tc, shapes_intern);
 	tcase_add_test(tc, shape_overflow);
 	tcase_add_test(tc, instrs_users_topo);
