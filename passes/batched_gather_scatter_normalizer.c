@@ -32,7 +32,11 @@
  *
  * Must not fire: gathers and scatters without batching dims. Left alone
  * where xla would fail a CHECK or the text cannot hold the result:
- * batching dim lists of unequal length, ranks above 63; instructions
+ * batching dim lists of unequal length, ranks above 63, an operand
+ * (input) batching dim that is also in start_index_map
+ * (scatter_dims_to_operand_dims: the new map would repeat it, which
+ * xla's shape inference rejects; the verifier accepts the input, as in
+ * xla's GatherOfPadWithBatchDims); instructions
  * with control dependencies (pass_expand; xla's ReplaceInstruction skips
  * them too, but leaves the iotas and concatenate it built, dead).
  * Gathers and scatters inside fusion computations are not visited.
@@ -173,6 +177,19 @@ set_bool(PassEdit *ed, uint32_t i, int key)
 	hlo_attr_set(ed->m, ed->c, i, &a);
 }
 
+/* does a hold one of b's values? */
+static int
+overlap(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (a[i] == b[j])
+				return 1;
+	return 0;
+}
+
 /* NormalizeBatchGather */
 static uint32_t
 gather(PassEdit *ed, uint32_t i)
@@ -183,7 +200,8 @@ gather(PassEdit *ed, uint32_t i)
 	HloAttr a[5];
 	GuGather g;
 
-	if (gu_load(ed, i, &g) < 0 || g.nobd != g.nsibd)
+	if (gu_load(ed, i, &g) < 0 || g.nobd != g.nsibd ||
+	    overlap(g.obd, g.nobd, g.sim, g.nsim))
 		return HLO_NONE;
 	nsim = join(sim, g.obd, g.nobd, g.sim, g.nsim);
 	ncol = sorted_union(col, g.col, g.ncol, g.obd, g.nobd);
@@ -212,7 +230,8 @@ scatter(PassEdit *ed, uint32_t i)
 	PassSxScatter s;
 
 	if (pass_sx_scatter(m, ed->c, i, &s) < 0 ||
-	    hlo_sh(m, pass_ins(ed, s.idx)->shape)->rank >= NB_MAXR)
+	    hlo_sh(m, pass_ins(ed, s.idx)->shape)->rank >= NB_MAXR ||
+	    overlap(s.ibd, s.nibd, s.sdod, s.nsdod))
 		return HLO_NONE;
 	n = s.n;
 	nsdod = join(sdod, s.ibd, s.nibd, s.sdod, s.nsdod);
