@@ -274,15 +274,16 @@ outputs(struct arg_str *out, struct arg_str *rep, int format,
  * EXIT_OK or the usage status */
 static int
 seq_args(struct arg_str *passes, struct arg_str *policy,
-	struct arg_int *samples, struct arg_str *fstrat, PassSeq *seq,
-	const PassFusionStrategy **fst)
+	struct arg_int *samples, struct arg_int *climb, struct arg_str *fstrat,
+	PassSeq *seq, const PassFusionStrategy **fst)
 {
 	HloError e;
 
 	if ((policy->count && passes->count) || (samples->count &&
-	    (!policy->count || samples->ival[0] < 0))) {
+	    (!policy->count || samples->ival[0] < 0)) || (climb->count &&
+	    (!policy->count || climb->ival[0] < 0))) {
 		return cmd_usage("--policy or --passes, not both; --samples "
-			"(not negative) goes with --policy");
+			"and --climb (not negative) go with --policy");
 	}
 	if (pass_seq_parse(passes->count ? passes->sval[0] : "default",
 	    seq, &e) < 0) {
@@ -348,14 +349,15 @@ out:
 }
 
 /* the sequence completed once the module is loaded: --policy's passes
- * (samples sampled rollouts, seed), then --fusion-strategy's */
+ * (samples sampled rollouts, climb climbing rollouts or -1 for the
+ * policy's own count, seed), then --fusion-strategy's */
 static int
 policy_fusion(const HloModule *m, const char *policy, int samples,
-	uint64_t seed, const PassFusionStrategy *fst, PassSeq *seq)
+	int climb, uint64_t seed, const PassFusionStrategy *fst, PassSeq *seq)
 {
 	HloError e;
 
-	if (policy && cmd_policy_seq(m, policy, samples, seed, seq,
+	if (policy && cmd_policy_seq(m, policy, samples, climb, seed, seq,
 	    &e) < 0)
 		return cmd_error(&e);
 	if (fst && pass_seq_parse_text(fst->seq, strlen(fst->seq), "fusion",
@@ -443,6 +445,9 @@ cmd_optimize(int argc, char **argv)
 		"rollout");
 	struct arg_int *samples = arg_int0(NULL, "samples", "K",
 		"--policy: the best of the greedy and K sampled rollouts");
+	struct arg_int *climb = arg_int0(NULL, "climb", "N",
+		"--policy: at most N greedy rollouts from the best state "
+		"found (default: the count the policy file records)");
 	struct arg_str *fstrat = arg_str0(NULL, "fusion-strategy",
 		"none|xla-cpu|xla-gpu|aggressive|merge-across|unfused",
 		"run this fusion strategy after the passes (man hlopt, "
@@ -461,7 +466,7 @@ cmd_optimize(int argc, char **argv)
 	void *argtable[] = {help, out, to, passes, rep, format, verify,
 		ea.trials, ea.seed, ea.rtol, ea.atol, ea.mem, ea.threads,
 		ea.maxsteps, ea.maxelems, ea.maxgflop, each, tim, nbench, policy,
-		samples, fstrat, dumpto, dumpafter, diff, in, end};
+		samples, climb, fstrat, dumpto, dumpafter, diff, in, end};
 	const PassFusionStrategy *fst = NULL;
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL;
@@ -483,8 +488,8 @@ cmd_optimize(int argc, char **argv)
 	    cmd_format_arg(to, &status) < 0 ||
 	    dump_args(dumpto, dumpafter, &r.dump, &status) < 0 ||
 	    cmd_eval_parse(&ea, &vo, &status) < 0 ||
-	    (status = seq_args(passes, policy, samples, fstrat, &r.seq,
-	    &fst)) != EXIT_OK)
+	    (status = seq_args(passes, policy, samples, climb, fstrat,
+	    &r.seq, &fst)) != EXIT_OK)
 		goto done;
 	r.in = in->filename[0];
 	outputs(out, rep, format->count, &outpath, &reppath);
@@ -494,7 +499,8 @@ cmd_optimize(int argc, char **argv)
 	if ((status = cmd_load(r.in, &m)) != EXIT_OK)
 		goto done;
 	if ((status = policy_fusion(m, policy->count ? policy->sval[0] :
-	    NULL, samples->count ? samples->ival[0] : 0, ea.seed->count ?
+	    NULL, samples->count ? samples->ival[0] : 0, climb->count ?
+	    climb->ival[0] : -1, ea.seed->count ?
 	    vo.seed : 1, fst, &r.seq)) != EXIT_OK)
 		goto done;
 	if (nbench->count) {

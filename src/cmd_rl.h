@@ -45,6 +45,8 @@ int cmd_rl_curves(const CmdRl *c, const char *title, HloError *e);
 void cmd_rl_free(CmdRl *c);	/* not the table's entries (the command
 				 * frees its whole table) */
 int cmd_policy_seq(const HloModule *m, const char *path, int samples,
-	uint64_t seed, PassSeq *seq, HloError *e);
-			/* the sequence the policy in path picks for m */
+	int climb, uint64_t seed, PassSeq *seq, HloError *e);
+			/* the sequence the policy in path picks for m;
+			 * climb < 0: as many climbing rollouts as the
+			 * policy file records */
 #endif

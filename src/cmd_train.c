@@ -400,7 +400,7 @@ cmd_rl_curves(const CmdRl *c, const char *title, HloError *e)
 
 int
 cmd_policy_seq(const HloModule *m, const char *path, int samples,
-	uint64_t seed, PassSeq *seq, HloError *e)
+	int climb, uint64_t seed, PassSeq *seq, HloError *e)
 {
 	RlPolicy *pol;
 	RlError re;
@@ -412,6 +412,8 @@ cmd_policy_seq(const HloModule *m, const char *path, int samples,
 	rl_gsl_quiet();
 	if (!(pol = rl_policy_load(path, &re)))
 		return hlo_err(e, "%s", re.msg);
+	if (climb >= 0)
+		pol->params.climb = climb;
 	env_parse(pol->env, &eo);
 	eo.seed = seed;
 	env = env_create_module(hlo_module_clone(m), &eo);

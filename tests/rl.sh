@@ -143,6 +143,13 @@ expect 0 "apply, climb 0" -- $H optimize $gpt --policy "$T/c0.pol" -o /dev/null 
 cp "$T/out" "$T/a0.json"
 expect 0 "apply, climb 5" -- $H optimize $gpt --policy "$T/c5.pol" -o /dev/null --format json
 check "the climb never ends worse" -- test "$(after "$T/out")" -le "$(after "$T/a0.json")"
+# optimize --climb N overrides the count the policy file records
+expect 0 "apply c5 with --climb 0" -- $H optimize $gpt --policy "$T/c5.pol" --climb 0 -o /dev/null --format json
+check "--climb 0 is the policy without the climb" -- test "$(after "$T/out")" = "$(after "$T/a0.json")"
+expect 0 "apply c0 with --climb 5" -- $H optimize $gpt --policy "$T/c0.pol" --climb 5 -o /dev/null --format json
+check "--climb 5 never ends worse" -- test "$(after "$T/out")" -le "$(after "$T/a0.json")"
+expect 2 "--climb without --policy" -- $H optimize $gpt --climb 3
+expect 2 "--climb negative" -- $H optimize $gpt --policy "$T/c5.pol" --climb -1
 expect 0 "search --format json" -- $H search --algo a2c --budget 300 --format json --no-verify $gpt
 check "json rl member" -- grep -q '"rl": {"algorithm": "a2c"' "$T/out"
 
