@@ -149,6 +149,11 @@ check "--climb 0 is the policy without the climb" -- test "$(after "$T/out")" = 
 expect 0 "apply c0 with --climb 5" -- $H optimize $gpt --policy "$T/c0.pol" --climb 5 -o /dev/null --format json
 check "--climb 5 never ends worse" -- test "$(after "$T/out")" -le "$(after "$T/a0.json")"
 expect 2 "--climb without --policy" -- $H optimize $gpt --climb 3
+# samples keep the greedy rollout's climb: never worse than without them
+expect 0 "apply c5" -- $H optimize $gpt --policy "$T/c5.pol" -o /dev/null --format json
+cp "$T/out" "$T/a5.json"
+expect 0 "apply c5, 6 samples" -- $H optimize $gpt --policy "$T/c5.pol" --samples 6 -o /dev/null --format json
+check "samples never end worse" -- test "$(after "$T/out")" -le "$(after "$T/a5.json")"
 expect 2 "--climb negative" -- $H optimize $gpt --policy "$T/c5.pol" --climb -1
 expect 0 "search --format json" -- $H search --algo a2c --budget 300 --format json --no-verify $gpt
 check "json rl member" -- grep -q '"rl": {"algorithm": "a2c"' "$T/out"

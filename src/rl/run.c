@@ -618,7 +618,7 @@ rl_apply(RlPolicy *pol, Env *env, int samples, uint64_t seed, int **seq,
 	RlEnv renv;
 	Env *mods[1] = {env};
 	gsl_rng *r = NULL;
-	double ret;
+	double ret, climbed = 0;
 	long steps;
 	int k, rc = -1;
 
@@ -649,8 +649,17 @@ rl_apply(RlPolicy *pol, Env *env, int samples, uint64_t seed, int **seq,
 		if (rl_rollout(pol, &renv, 0, k == 0, 1L << 30, r, &ret,
 		    &steps, e) < 0)
 			goto out;
+		/* the climb after the greedy rollout, as without samples,
+		 * so that samples never end worse than without them */
+		if (k == 0) {
+			if (climb(&sh, &renv, r, e) < 0)
+				goto out;
+			climbed = run.best[0];
+		}
 	}
-	if (climb(&sh, &renv, r, e) < 0)
+	/* and again from a better state the samples found */
+	if (samples > 0 && run.best[0] < climbed && climb(&sh, &renv, r,
+	    e) < 0)
 		goto out;
 	*best = run.best[0];
 	*nseq = run.nseq[0];
