@@ -435,6 +435,9 @@ void hlo_replace_uses_in(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
 void hlo_forward(HloModule *m, uint32_t c, const uint32_t *map);
 				/* every operand, control predecessor and the
 				 * root x becomes map[x] (map[x] == x keeps) */
+void hlo_comp_renumber(HloModule *m, uint32_t c, const uint32_t *order,
+	uint32_t cnt);	/* order[0..cnt) becomes the instruction array,
+			 * the others dropped, ids renumbered */
 int hlo_comp_compact(HloModule *m, uint32_t c);
 				/* drops dead instructions, renumbers in
 				 * topological order; -1 on a cycle */

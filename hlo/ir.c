@@ -1638,14 +1638,54 @@ compact_in_place(HloModule *m, HloComp *cp)
 		cp->root = HLO_NONE;
 }
 
+/* the instructions order[0..cnt) of computation c, in that order, as
+ * its new instruction array: the others are dropped, and operands,
+ * control predecessors and the root renumbered (an operand dropped
+ * becomes HLO_NONE, a control predecessor dropped goes) */
+void
+hlo_comp_renumber(HloModule *m, uint32_t c, const uint32_t *order,
+	uint32_t cnt)
+{
+	HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, *newid, i, k, j, d;
+	HloInstr *ins;
+
+	newid = xreallocarray(NULL, n + 1, sizeof *newid);
+	for (i = 0; i < n; i++)
+		newid[i] = HLO_NONE;
+	for (i = 0; i < cnt; i++)
+		newid[order[i]] = i;
+	ins = xreallocarray(NULL, cnt + 1, sizeof *ins);
+	for (i = 0; i < cnt; i++) {
+		HloInstr *in = &ins[i];
+
+		*in = cp->ins[order[i]];
+		for (k = 0; k < in->nops; k++) {
+			d = m->ids[in->ops + k];
+			m->ids[in->ops + k] = d < n ? newid[d] : HLO_NONE;
+		}
+		for (k = j = 0; k < in->nctrl; k++) {
+			d = m->ids[in->ctrl + k];
+			if (d < n && newid[d] != HLO_NONE)
+				m->ids[in->ctrl + j++] = newid[d];
+		}
+		in->nctrl = j;
+	}
+	cp->root = cp->root < n ? newid[cp->root] : HLO_NONE;
+	free(cp->ins);
+	cp->ins = ins;
+	cp->nins = cnt;
+	cp->cap = cnt + 1;
+	free(newid);
+}
+
 /* drops dead instructions and renumbers in topological order; control
  * predecessors that died are dropped */
 int
 hlo_comp_compact(HloModule *m, uint32_t c)
 {
 	HloComp *cp = &m->comps[c];
-	uint32_t n = cp->nins, *order, *newid, i, k, j, cnt;
-	HloInstr *ins;
+	uint32_t n = cp->nins, *order, i, cnt;
 	int r;
 
 	order = xreallocarray(NULL, n + 1, sizeof *order);
@@ -1664,36 +1704,8 @@ hlo_comp_compact(HloModule *m, uint32_t c)
 		compact_in_place(m, cp);
 		return 0;
 	}
-	newid = xreallocarray(NULL, n + 1, sizeof *newid);
-	for (i = 0; i < n; i++)
-		newid[i] = HLO_NONE;
-	for (i = 0; i < cnt; i++)
-		newid[order[i]] = i;
-	ins = xreallocarray(NULL, cnt + 1, sizeof *ins);
-	for (i = 0; i < cnt; i++) {
-		HloInstr *in = &ins[i];
-
-		*in = cp->ins[order[i]];
-		for (k = 0; k < in->nops; k++) {
-			uint32_t d = m->ids[in->ops + k];
-
-			m->ids[in->ops + k] = d < n ? newid[d] : HLO_NONE;
-		}
-		for (k = j = 0; k < in->nctrl; k++) {
-			uint32_t d = m->ids[in->ctrl + k];
-
-			if (d < n && newid[d] != HLO_NONE)
-				m->ids[in->ctrl + j++] = newid[d];
-		}
-		in->nctrl = j;
-	}
-	cp->root = cp->root < n ? newid[cp->root] : HLO_NONE;
-	free(cp->ins);
-	cp->ins = ins;
-	cp->nins = cnt;
-	cp->cap = cnt + 1;
+	hlo_comp_renumber(m, c, order, cnt);
 	free(order);
-	free(newid);
 	return 0;
 }
 

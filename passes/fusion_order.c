@@ -432,42 +432,17 @@ fu_ord_merged(FuOrd *M, uint32_t a, uint32_t b, uint32_t g0, uint32_t g1)
 }
 
 /* the instructions in the order; operands, control predecessors and the
- * root renumbered (as hlo_comp_compact does for its order) */
+ * root renumbered */
 void
 fu_ord_apply(FuOrd *M)
 {
-	HloModule *m = M->m;
-	HloComp *cp = &m->comps[M->c];
-	uint32_t n = cp->nins, *newid, cnt = 0, x, k, j, d;
-	HloInstr *ins;
+	uint32_t *order, cnt = 0, x;
 
-	newid = xreallocarray(NULL, n + 1, sizeof *newid);
-	for (x = 0; x < n; x++)
-		newid[x] = HLO_NONE;
+	order = xreallocarray(NULL, M->m->comps[M->c].nins + 1, sizeof *order);
 	for (x = M->head; x != HLO_NONE; x = M->nxt[x])
-		newid[x] = cnt++;
-	ins = xreallocarray(NULL, cnt + 1, sizeof *ins);
-	for (x = M->head; x != HLO_NONE; x = M->nxt[x]) {
-		HloInstr *in = &ins[newid[x]];
-
-		*in = cp->ins[x];
-		for (k = 0; k < in->nops; k++) {
-			d = m->ids[in->ops + k];
-			m->ids[in->ops + k] = d < n ? newid[d] : HLO_NONE;
-		}
-		for (k = j = 0; k < in->nctrl; k++) {
-			d = m->ids[in->ctrl + k];
-			if (d < n && newid[d] != HLO_NONE)
-				m->ids[in->ctrl + j++] = newid[d];
-		}
-		in->nctrl = j;
-	}
-	cp->root = cp->root < n ? newid[cp->root] : HLO_NONE;
-	free(cp->ins);
-	cp->ins = ins;
-	cp->nins = cnt;
-	cp->cap = cnt + 1;
-	free(newid);
+		order[cnt++] = x;
+	hlo_comp_renumber(M->m, M->c, order, cnt);
+	free(order);
 }
 
 uint32_t
