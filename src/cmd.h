@@ -64,6 +64,7 @@ int cmd_write_outputs(const HloModule *m, const char *path, const char *to,
  * (ev_verify_defaults) for verify, optimize --verify and search. */
 struct arg_int;
 struct arg_dbl;
+struct arg_lit;
 typedef struct {
 	struct arg_int *trials;	/* NULL when the command does not verify */
 	struct arg_str *seed;
@@ -72,6 +73,7 @@ typedef struct {
 	struct arg_int *threads;
 	struct arg_str *maxsteps, *maxelems;
 	struct arg_dbl *maxgflop;
+	struct arg_lit *strict;	/* --strict-precision; NULL likewise */
 } CmdEvalArgs;
 
 CmdEvalArgs cmd_eval_args(int verify);

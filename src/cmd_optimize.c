@@ -44,9 +44,10 @@ replay_line(const Report *r, HloBuf *b)
 }
 
 static const char *
-verdict(int v)
+verdict(int v, const EvVerifyReport *vr)
 {
-	return v < 0 ? "skipped" : ev_verdict_name(v);
+	return v < 0 ? "skipped" : v == vr->verdict ? ev_verify_verdict(vr) :
+		ev_verdict_name(v);
 }
 
 static double
@@ -106,7 +107,7 @@ report_text(const HloModule *m, const Report *r, HloBuf *b)
 	hlo_buf_printf(b, "%.0f -> %.0f\n", r->before.bytes_accessed,
 		r->after.bytes_accessed);
 	hlo_buf_printf(b, "passes run    %u in %.3f ms\n", r->log.n, r->ms);
-	hlo_buf_printf(b, "verify        %s%s%s\n", verdict(r->verified),
+	hlo_buf_printf(b, "verify        %s%s%s\n", verdict(r->verified, &r->vr),
 		r->verified > 0 ? ": " : "", r->verified > 0 ? r->vr.msg : "");
 	if (r->verified >= 0 && r->vr.trials) {
 		hlo_buf_puts(b, "\n");
@@ -149,7 +150,7 @@ report_json(const HloModule *m, const Report *r, HloBuf *b)
 		ev_verify_json(&r->vr, b);
 	else
 		hlo_buf_printf(b, "{\"verdict\": \"%s\", \"message\": "
-			"\"\"}", verdict(r->verified));
+			"\"\"}", verdict(r->verified, &r->vr));
 	hlo_buf_printf(b, ",\n  \"kernels_before\": %lld,\n"
 		"  \"kernels_after\": %lld", (long long)r->before.kernels,
 		(long long)r->after.kernels);
@@ -340,7 +341,7 @@ run_checked(HloModule *m, Report *r, PassCtx *ctx, EvVerifyOpts *vo)
 	}
 	if (r->verified > 0) {
 		fprintf(stderr, "%s: verify: %s: %s\n", r->in,
-			verdict(r->verified), r->vr.msg);
+			verdict(r->verified, &r->vr), r->vr.msg);
 		status = cmd_verdict_status(r->verified);
 	}
 out:
@@ -465,8 +466,8 @@ cmd_optimize(int argc, char **argv)
 	struct arg_end *end = arg_end(5);
 	void *argtable[] = {help, out, to, passes, rep, format, verify,
 		ea.trials, ea.seed, ea.rtol, ea.atol, ea.mem, ea.threads,
-		ea.maxsteps, ea.maxelems, ea.maxgflop, each, tim, nbench, policy,
-		samples, climb, fstrat, dumpto, dumpafter, diff, in, end};
+		ea.maxsteps, ea.maxelems, ea.maxgflop, ea.strict, each, tim,
+		nbench, policy, samples, climb, fstrat, dumpto, dumpafter, diff, in, end};
 	const PassFusionStrategy *fst = NULL;
 	const char *summary = "run a sequence of passes over a module";
 	HloModule *m = NULL;

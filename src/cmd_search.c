@@ -2,7 +2,7 @@
  * [--time SECONDS] [--episode-len N] [--patience N] [--seed S] [-j N]
  * [--beam-width K] [--objective ...] [--minimize] [-o OUT] [--to ...]
  * [--report FILE] [--format text|json] [--log FILE.csv] [--no-verify]
- * [--progress]: searches a pass order (src/env/search.c), replays the
+ * [--strict-precision] [--progress]: searches a pass order (src/env/search.c), replays the
  * best one from the input, checks it with the evaluator and reports I, D,
  * S, R and (I - R) / (I - D) as the XLA Gym paper does. */
 #include <argtable2.h>
@@ -77,9 +77,10 @@ replay_line(const Search *s, HloBuf *b)
 }
 
 static const char *
-verdict(int v)
+verdict(int v, const EvVerifyReport *vr)
 {
-	return v < 0 ? "skipped (--no-verify)" : ev_verdict_name(v);
+	return v < 0 ? "skipped (--no-verify)" : v == vr->verdict ?
+		ev_verify_verdict(vr) : ev_verdict_name(v);
 }
 
 /* (I - R) / (I - D); 0 when D removes nothing */
@@ -224,7 +225,8 @@ report_text(const Search *s, HloBuf *b)
 	if (s->minimized)
 		hlo_buf_printf(b, "minimized      %d -> %d passes (%d "
 			"replays)\n", s->nfull, r->nseq, s->tests);
-	hlo_buf_printf(b, "verify         %s%s%s\n", verdict(s->verified),
+	hlo_buf_printf(b, "verify         %s%s%s\n",
+		verdict(s->verified, &s->vr),
 		s->verified > 0 && s->vr.msg[0] ? ": " : "", s->verified > 0 ?
 		s->vr.msg : "");
 	if (r->warning[0])
@@ -310,8 +312,12 @@ report_json(const Search *s, HloBuf *b)
 		(long long)r->passes_run, r->seconds > 0 ? r->steps /
 		r->seconds : 0, r->seconds, (unsigned long long)r->lookups,
 		(unsigned long long)r->hits, s->verified == EV_EQUAL ? "true" :
-		"false", s->verified < 0 ? "skipped" : verdict(s->verified));
+		"false", s->verified < 0 ? "skipped" :
+		ev_verdict_name(s->verified));
 	hlo_buf_json(b, r->found_by);
+	hlo_buf_printf(b, ",\n  \"verify_reference\": \"%s\"",
+		s->verified < 0 ? "none" : s->vr.excess ? "excess precision" :
+		"strict");
 	hlo_buf_printf(b, ",\n  \"thread_seconds\": {\"passes\": %.6f, "
 		"\"clones\": %.6f, \"objective\": %.6f, \"hashes\": %.6f}",
 		r->times.pass, r->times.reset, r->times.objective,
@@ -394,7 +400,7 @@ finish(Search *s, const HloModule *in, HloModule **best, int minimize,
 /* the best module against the input, as optimize --verify checks with
  * its defaults (seed 1): the verdict, EV_EQUAL when nothing changed */
 static int
-check(Search *s, const HloModule *in, const HloModule *best)
+check(Search *s, const HloModule *in, const HloModule *best, int strict)
 {
 	EvVerifyOpts vo;
 	uint32_t i;
@@ -406,6 +412,7 @@ check(Search *s, const HloModule *in, const HloModule *best)
 		return s->verified;
 	}
 	ev_verify_defaults(&vo);
+	vo.excess = !strict;
 	vo.seed = 1;
 	vo.name_a = "the input";
 	vo.name_b = "the best module";
@@ -419,7 +426,7 @@ typedef struct {
 	struct arg_int *budget, *elen, *patience, *jobs, *width;
 	struct arg_dbl *time;
 	struct arg_str *seed;
-	struct arg_lit *minimize, *noverify, *progress;
+	struct arg_lit *minimize, *noverify, *progress, *strict;
 	struct arg_file *in;
 	struct arg_end *end;
 } Args;
@@ -482,13 +489,15 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	}
 	if (s->tty || a->progress->count)
 		fputs(s->tty ? "\r\033[K" : "", stderr);
-	if (!a->noverify->count && check(s, in, best) != EV_EQUAL &&
+	if (!a->noverify->count && check(s, in, best, a->strict->count) !=
+	    EV_EQUAL &&
 	    s->verified != EV_PARTIAL) {
 		HloBuf q = {0};
 
 		seq_names(s->sr.seq, s->sr.nseq, &q);
 		fprintf(stderr, "%s: verify: %s: %s\n%s: the sequence: %s\n",
-			s->in, verdict(s->verified), s->vr.msg, s->in, q.buf);
+			s->in, verdict(s->verified, &s->vr), s->vr.msg, s->in,
+			q.buf);
 		if (s->verified == EV_NOT_EVALUABLE)
 			fprintf(stderr, "%s: --no-verify writes the result "
 				"unchecked\n", s->in);
@@ -498,7 +507,7 @@ run(Search *s, const Args *a, HloModule *in, HloBuf *rep)
 	}
 	if (s->verified == EV_PARTIAL) {	/* written, and said so */
 		fprintf(stderr, "%s: verify: %s: %s\n", s->in,
-			verdict(s->verified), s->vr.msg);
+			verdict(s->verified, &s->vr), s->vr.msg);
 		status = cmd_verdict_status(s->verified);
 	}
 	if (json)
@@ -560,14 +569,19 @@ cmd_search(int argc, char **argv)
 			"with the evaluator (modules it cannot run)"),
 		arg_lit0(NULL, "progress", "a progress line on stderr even "
 			"when it is not a terminal"),
+		arg_lit0(NULL, "strict-precision", "verify the best module "
+			"against the input's strict semantics only (by "
+			"default a difference is checked again against its "
+			"excess-precision reference, convert round trips "
+			"exact, as xla_allow_excess_precision allows)"),
 		arg_file1(NULL, NULL, "IN", "input module, text or proto, - "
 			"for stdin"),
 		arg_end(5),
 	};
 	void *base[] = {a.help, a.algo, a.objective, a.out, a.to, a.rep,
 		a.format, a.log, a.budget, a.elen, a.patience, a.jobs, a.width,
-		a.time, a.seed, a.minimize, a.noverify, a.progress, a.in,
-		a.end};
+		a.time, a.seed, a.minimize, a.noverify, a.progress, a.strict,
+		a.in, a.end};
 	const char *summary = "search a pass order that beats the default "
 		"pipeline (random, greedy or beam search, or the agents ppo, "
 		"dqn, a2c)";

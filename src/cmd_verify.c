@@ -1,7 +1,7 @@
 /* cmd_verify.c: hlopt verify A B [--trials N] [--seed S] [--rtol R]
  * [--atol A] [--max-memory BYTES] [--threads N] [--max-steps N]
  * [--max-elements N] [--max-gflop G] [--format text|json] [--no-locate]
- * [--exact];
+ * [--exact] [--strict-precision];
  * and the evaluation flags and the verdict-to-exit-status table that
  * run, optimize --verify and search share with it. */
 #include <argtable2.h>
@@ -30,6 +30,13 @@ cmd_eval_args(int verify)
 			"per type: 1e-5 f32/f64/complex, 1e-3 f16, 1e-2 bf16, "
 			"0.1 8-bit floats, times the output's largest "
 			"magnitude when below 1, at least 1/1000 of it)");
+		a->strict = arg_lit0(NULL, "strict-precision", "compare with "
+			"the first module's strict semantics only; by default "
+			"a second module that differs from it is compared "
+			"again with its excess-precision reference (every "
+			"f32->bf16->f32-like convert round trip exact, as "
+			"xla_allow_excess_precision, on by default in xla, "
+			"lets SimplifyFPConversions remove it)");
 	}
 	a->seed = arg_str0(NULL, "seed", "S", "input seed (default 0)");
 	a->mem = arg_str0(NULL, "max-memory", "BYTES", "limit on live "
@@ -72,6 +79,8 @@ cmd_eval_parse(const CmdEvalArgs *a, EvVerifyOpts *o, int *status)
 	char buf[64];
 
 	ev_verify_defaults(o);
+	if (a->strict && a->strict->count)
+		o->excess = 0;
 	if (a->seed && a->seed->count && hlo_parse_u64(a->seed->sval[0], 0,
 	    &o->seed) < 0)
 		return usage_err(status, "seed", a->seed->sval[0],
@@ -164,7 +173,7 @@ cmd_verify(int argc, char **argv)
 	end = arg_end(5);
 	void *argtable[] = {help, ea.trials, ea.seed, ea.rtol, ea.atol,
 		ea.mem, ea.threads, ea.maxsteps, ea.maxelems, ea.maxgflop,
-		format, noloc, exact, files, end};
+		ea.strict, format, noloc, exact, files, end};
 
 	memset(&r, 0, sizeof r);
 	if (cmd_parse_args("verify", summary, argtable, argc, argv, &status))

@@ -203,6 +203,53 @@ check "bf16 default tolerance shown" -- grep -q ' 0.03/0.0' "$T/out"
 expect 4 "verify --rtol 0 --atol 0 is honoured for bf16" -- \
 	$H verify --rtol 0 --atol 0 $C/bf16_scale.hlo $C/bf16_scale_rounded.hlo
 check "zero tolerance shown" -- grep -q ' 0/0 .* different$' "$T/out"
+# excess precision (xla_allow_excess_precision, on by default): a
+# module whose f32->bf16->f32 round trips are gone (simplify-fp-
+# conversions) matches the original's excess-precision reference, said
+# so; --strict-precision refuses it; planted differences stay different
+expect 0 "verify: removed convert round trips are equal (excess precision)" -- \
+	$H verify $C/fp_round_trip.hlo $C/fp_round_trip_simplified.hlo
+check "the verdict names the excess-precision reference" -- \
+	grep -q '^verdict: equal (excess precision)$' "$T/out"
+check "the report counts the round trips and says why strict differed" -- \
+	grep -q '^reference: excess precision (2 convert round trips.*strictly: output 0 ' "$T/out"
+expect 0 "verify --format json names the reference" -- \
+	$H verify --format json $C/fp_round_trip.hlo $C/fp_round_trip_simplified.hlo
+check "json reference and round_trips" -- \
+	grep -q '"verdict":"equal",.*"reference":"excess precision","round_trips":2,"strict_message":"output 0' "$T/out"
+expect 4 "verify --strict-precision: round trips removed are different" -- \
+	$H verify --strict-precision $C/fp_round_trip.hlo $C/fp_round_trip_simplified.hlo
+expect 0 "verify: the original against itself stays strictly equal" -- \
+	$H verify --format json $C/fp_round_trip.hlo $C/fp_round_trip.hlo
+check "json reference strict, the other not tried" -- \
+	grep -q '"reference":"strict","round_trips":-1' "$T/out"
+expect 4 "verify: a planted constant is different under both references" -- \
+	$H verify $C/fp_round_trip.hlo $C/fp_round_trip_wrong.hlo
+check "the message gives both" -- \
+	grep -q '^verdict: different: .*; with 2 convert round trips exact (excess precision): output 0 ' "$T/out"
+expect 4 "verify: a narrowing convert without its return is not elided" -- \
+	$H verify $C/fp_narrow.hlo $C/fp_narrow_dropped.hlo
+check "no round trip in fp_narrow" -- grep -q '^verdict: different: [^;]*$' "$T/out"
+expect 4 "verify: f32->s32->f32 is not a float round trip" -- \
+	$H verify $C/fp_int_trip.hlo $C/fp_int_trip_dropped.hlo
+expect 4 "verify: the bf16 value's other user keeps the rounding" -- \
+	$H verify $C/fp_shared.hlo $C/fp_shared_overreach.hlo
+expect 0 "optimize --verify: simplify-fp-conversions (excess precision)" -- \
+	$H optimize --verify --passes simplify-fp-conversions $C/fp_shared.hlo -o "$T/fps.hlo" --report -
+check "optimize reports the reference" -- grep -q '^verify        equal (excess precision)$' "$T/out"
+expect 4 "optimize --verify --strict-precision: different" -- \
+	$H optimize --verify --strict-precision --passes simplify-fp-conversions $C/fp_shared.hlo -o "$T/fps.hlo"
+expect 0 "search: a best sequence with simplify-fp-conversions is written" -- \
+	$H search --algo greedy --format json $C/fp_round_trip.hlo -o "$T/fpr.hlo" --report "$T/fpr.json"
+check "search json: verify equal, excess-precision reference" -- \
+	sh -c "grep -q '\"verify\": \"equal\"' $T/fpr.json && grep -q '\"verify_reference\": \"excess precision\"' $T/fpr.json && grep -q simplify-fp-conversions $T/fpr.json"
+check "search wrote the module" -- test -s "$T/fpr.hlo"
+rm -f "$T/fpr2.hlo"
+expect 4 "search --strict-precision: the same sequence is different" -- \
+	$H search --algo greedy --strict-precision $C/fp_round_trip.hlo -o "$T/fpr2.hlo"
+check "search --strict-precision wrote nothing" -- test ! -e "$T/fpr2.hlo"
+check "verify --help lists --strict-precision" -- sh -c "$H verify --help | grep -q -- --strict-precision"
+check "search --help lists --strict-precision" -- sh -c "$H search --help | grep -q -- --strict-precision"
 expect 0 "verify --help" -- $H verify --help
 check "verify --help states the per-type defaults" -- grep -q '3e-2 bf16' "$T/out"
 expect 1 "verify of a missing file is bad input (1), not different" -- \

@@ -210,6 +210,12 @@ typedef struct {
 				 * analysis of the first module */
 	const char *name_a, *name_b;	/* the modules in messages; NULL:
 				 * "first module", "second module" */
+	int excess;		/* 1 (the default, as xla's
+				 * xla_allow_excess_precision): when the
+				 * second module differs from the first,
+				 * compare it again with the first's
+				 * excess-precision reference
+				 * (ev_excess_module); 0: strict only */
 } EvVerifyOpts;
 
 typedef struct {
@@ -263,6 +269,11 @@ typedef struct {
 	EvDivergence div;
 	char msg[1024];		/* one line: why different / not
 				 * evaluable / failed */
+	int excess;		/* 1: the verdict is the excess-precision
+				 * reference's (the strict one differed) */
+	int64_t round_trips;	/* convert chains that reference
+				 * collapses; -1: it was not tried */
+	char strict[1024];	/* excess: why the strict one differed */
 } EvVerifyReport;
 
 void ev_verify_defaults(EvVerifyOpts *o);
@@ -274,6 +285,9 @@ int ev_verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 				 * with ev_verify_free whatever happened */
 void ev_verify_free(EvVerifyReport *r);
 const char *ev_verdict_name(int verdict);
+const char *ev_verify_verdict(const EvVerifyReport *r);
+				/* the verdict's name, "equal (excess
+				 * precision)" when that reference matched */
 void ev_verify_text(const EvVerifyReport *r, HloBuf *b);
 void ev_verify_json(const EvVerifyReport *r, HloBuf *b);	/* one object,
 				 * no newline */
@@ -281,6 +295,13 @@ void ev_tolerance(int type, double rtol, double atol, double *r,
 	double *a);		/* the tolerances used for type: rtol/atol
 				 * when >= 0, else the defaults, looser for
 				 * f16, bf16 and 8-bit floats */
+
+/* src/eval/eval_excess.c: the excess-precision reference: a clone of a
+ * in which every chain of two or more float converts that
+ * SimplifyFPConversions may collapse is collapsed (x itself when the
+ * chain ends in x's type, else one convert of x); NULL when a has none.
+ * *chains: their count. */
+HloModule *ev_excess_module(const HloModule *a, int64_t *chains);
 
 /* the older interface, kept for the pass tests: verdict 0 equal (also
  * partially verified), 1 different, 3 not evaluable, 4 a module failed */

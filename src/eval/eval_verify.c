@@ -139,6 +139,16 @@ ev_verdict_name(int verdict)
 	return verdict >= 0 && verdict < EV_NVERDICTS ? names[verdict] : "?";
 }
 
+const char *
+ev_verify_verdict(const EvVerifyReport *r)
+{
+	if (r->excess && r->verdict == EV_EQUAL)
+		return "equal (excess precision)";
+	if (r->excess && r->verdict == EV_PARTIAL)
+		return "partially verified (excess precision)";
+	return ev_verdict_name(r->verdict);
+}
+
 void
 ev_verify_defaults(EvVerifyOpts *o)
 {
@@ -149,6 +159,7 @@ ev_verify_defaults(EvVerifyOpts *o)
 	o->limit = EV_DEFAULT_LIMIT;
 	o->retries = EV_VERIFY_RETRIES;
 	o->locate = 1;
+	o->excess = 1;
 }
 
 void
@@ -776,6 +787,52 @@ trial(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	return rc;
 }
 
+static int verify(const HloModule *a, const HloModule *b,
+	const EvVerifyOpts *o, int floors, const HloInputHints *hin,
+	EvVerifyReport *r);
+
+/* the strict comparison found a difference: b against a's
+ * excess-precision reference (ev_excess_module), on the same inputs (a's
+ * hints h). When it matches, its report replaces r's and says so;
+ * otherwise r keeps the strict report, its message extended. */
+static void
+excess(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
+	int floors, const HloInputHints *h, EvVerifyReport *r)
+{
+	EvVerifyOpts xo = *o;
+	EvVerifyReport xr;
+	HloModule *x;
+	int64_t n;
+	char msg[sizeof r->msg];
+	size_t k;
+
+	x = ev_excess_module(a, &n);
+	r->round_trips = n;
+	if (!x)
+		return;
+	xo.excess = 0;
+	xo.locate = 0;
+	verify(x, b, &xo, floors, h, &xr);
+	hlo_module_free(x);
+	if (xr.verdict == EV_EQUAL || xr.verdict == EV_PARTIAL) {
+		snprintf(msg, sizeof msg, "%s", r->msg);
+		xr.evaluations += r->evaluations;
+		ev_verify_free(r);
+		*r = xr;
+		r->excess = 1;
+		r->round_trips = n;
+		snprintf(r->strict, sizeof r->strict, "%s", msg);
+		return;
+	}
+	r->evaluations += xr.evaluations;
+	k = strlen(r->msg);
+	snprintf(r->msg + k, sizeof r->msg - k, "; with %lld convert round "
+		"trips exact (excess precision): %s", (long long)n,
+		xr.verdict == EV_DIFFERENT ? xr.msg : ev_verdict_name(
+		xr.verdict));
+	ev_verify_free(&xr);
+}
+
 static int
 verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	int floors, const HloInputHints *hin, EvVerifyReport *r)
@@ -789,6 +846,7 @@ verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	memset(r, 0, sizeof *r);
 	r->first_output = -1;
 	r->div.found = -1;
+	r->round_trips = -1;
 	r->seed = o->seed;
 	if (!hlo_eval_signature_eq(a, b, r->msg, sizeof r->msg))
 		return r->verdict = EV_DIFFERENT;
@@ -804,6 +862,8 @@ verify(const HloModule *a, const HloModule *b, const EvVerifyOpts *o,
 	free(saved);
 	if (r->verdict == EV_EQUAL) {
 		finish(r);
+		if (r->verdict == EV_DIFFERENT && o->excess)
+			excess(a, b, o, floors, h, r);
 		if (r->verdict == EV_DIFFERENT && o->locate)
 			locate(a, b, o, h, dseed, dist, &r->div);
 	}
@@ -840,6 +900,7 @@ hlo_eval_verify(const HloModule *a, const HloModule *b,
 	vo.maxsteps = o->maxsteps;
 	vo.threads = o->threads;
 	vo.locate = 0;
+	vo.excess = 0;
 	memset(r, 0, sizeof *r);
 	r->output = -1;
 	r->elem = -1;
@@ -1133,6 +1194,10 @@ ev_verify_json(const EvVerifyReport *r, HloBuf *b)
 		"\"evaluations\":%d", r->trials, (unsigned long long)r->seed,
 		r->evaluations);
 	jstr(b, "message", r->msg);
+	jstr(b, "reference", r->excess ? "excess precision" : "strict");
+	hlo_buf_printf(b, ",\"round_trips\":%lld", (long long)r->round_trips);
+	if (r->excess)
+		jstr(b, "strict_message", r->strict);
 	hlo_buf_puts(b, ",\"outputs\":[");
 	for (k = 0; k < r->noutputs; k++) {
 		if (k)
@@ -1177,9 +1242,14 @@ ev_verify_text(const EvVerifyReport *r, HloBuf *b)
 	char ma[32], mr[32], rt[32], at[32];
 	uint32_t k;
 
-	hlo_buf_printf(b, "verdict: %s", ev_verdict_name(r->verdict));
+	hlo_buf_printf(b, "verdict: %s", ev_verify_verdict(r));
 	if (r->msg[0])
 		hlo_buf_printf(b, ": %s", r->msg);
+	if (r->excess)
+		hlo_buf_printf(b, "\nreference: excess precision (%lld convert "
+			"round trips of the first module exact, as "
+			"xla_allow_excess_precision allows); strictly: %s",
+			(long long)r->round_trips, r->strict);
 	hlo_buf_printf(b, "\ntrials: %d (seed %llu), first module evaluated "
 		"%d times\n", r->trials, (unsigned long long)r->seed,
 		r->evaluations);
