@@ -70,6 +70,18 @@ check "the stored partial sums are within sum rounding" -- \
 expect 4 "verify: four units in the last place of the sum are not" -- \
 	$H verify tests/cli/sum3.hlo tests/cli/sum3_wrong.hlo
 
+# the matrix of a triangular-solve or cholesky is conditioned: XLA's
+# 256x256 unit triangular test system verifies equal after expansion (it
+# was different: solutions up to 1e13), a wrong triangle is still caught,
+# and a cholesky is compared on finite values (it was NaN everywhere)
+expect 0 "triangular_solve_expander verifies equal on a 256x256 system" -- \
+	$H optimize --passes triangular_solve_expander --verify -o "$T/ts.hlo" tests/cli/trisolve_unit.hlo
+expect 4 "verify: the upper triangle instead of the lower is different" -- \
+	$H verify tests/cli/trisolve_unit.hlo tests/cli/trisolve_upper.hlo
+expect 0 "cholesky_expander verifies" -- \
+	$H optimize --passes cholesky_expander --verify -o "$T/ch.hlo" tests/cli/cholesky_small.hlo
+check "the cholesky is compared on finite values" -- grep -q '^verify  *equal$' "$T/out"
+
 expect 0 "--help" -- $H --help
 check "--help lists commands" -- grep -q convert "$T/out"
 expect 0 "--version" -- $H --version

@@ -126,6 +126,11 @@ typedef struct {
 	double *scale;		/* float leaves: values times scale
 				 * (weights of a dot or convolution:
 				 * 1/sqrt(fan-in)) */
+	int64_t *matrix;	/* float leaves: if >0, the matrix of a
+				 * triangular-solve or cholesky, square of
+				 * this size in its last two dims: made
+				 * diagonally dominant (diagonal magnitudes
+				 * in [1, 2), the rest over this size) */
 } HloInputHints;
 
 void hlo_eval_hints(const HloModule *m, HloInputHints *h);

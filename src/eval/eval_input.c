@@ -13,7 +13,11 @@
  * divisor or batch-norm variance, also through elementwise arithmetic
  * (trace() below), gets positive values (or negative ones through a
  * negation); a float used as a dot's rhs or a convolution's kernel is
- * scaled by 1/sqrt(fan-in), so deep networks stay finite. */
+ * scaled by 1/sqrt(fan-in), so deep networks stay finite; the matrix of
+ * a triangular-solve or cholesky is made diagonally dominant, so that the
+ * system is well conditioned (a random unit triangular 256x256 matrix has
+ * solutions up to 1e13, where any two correct orders of summation
+ * differ) and a cholesky's matrix is positive definite. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +58,9 @@ typedef struct {
 	int positive, negative;
 	double fanin;		/* largest fan-in of a dot or convolution
 				 * weight use, 0 none */
+	const HloShape *psh;	/* the parameter's shape */
+	int64_t matrix;		/* size of a linear-algebra matrix use, 0
+				 * none */
 } Trace;
 
 static const HloUsers *
@@ -221,6 +228,25 @@ weight_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 		t->fanin = f;
 }
 
+/* operand 0 of a triangular-solve or cholesky with the parameter's own
+ * dims (reached by data movement alone): a square matrix to condition */
+static void
+matrix_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
+{
+	const HloModule *m = t->m;
+	const HloInstr *in = hlo_ins(m, c, u);
+	const int64_t *d;
+	int r;
+
+	if (k != 0 || (in->op != HOP_TRISOLVE && in->op != HOP_CHOLESKY))
+		return;
+	d = dimsof(m, c, hlo_ops(m, in)[0], &r);
+	if (r < 2 || d[r - 1] != d[r - 2] || r != t->psh->rank ||
+	    memcmp(d, hlo_dims(m, t->psh), (size_t)r * sizeof *d))
+		return;
+	t->matrix = d[r - 1];
+}
+
 /* operand k of op must be positive */
 static int
 needs_positive(int op, uint32_t k)
@@ -339,6 +365,7 @@ visit(Trace *t, const Item *it)
 			if (!it->arith) {
 				index_use(t, it->c, u, k);
 				weight_use(t, it->c, u, k);
+				matrix_use(t, it->c, u, k);
 			}
 			if (needs_positive(in->op, k)) {
 				if (it->neg)
@@ -406,6 +433,7 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 	h->bound = xcalloc(h->n + 1, sizeof *h->bound);
 	h->positive = xcalloc(h->n + 1, 1);
 	h->scale = xcalloc(h->n + 1, sizeof *h->scale);
+	h->matrix = xcalloc(h->n + 1, sizeof *h->matrix);
 	for (i = 0; i < h->n; i++)
 		h->scale[i] = 1;
 	memset(&t, 0, sizeof t);
@@ -425,12 +453,15 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 		t.bound = 0;
 		t.positive = t.negative = 0;
 		t.fanin = 0;
+		t.matrix = 0;
+		t.psh = hlo_sh(m, hlo_ins(m, e, i)->shape);
 		trace(&t, e, i);
 		h->bound[leaf] = t.bound;
 		h->positive[leaf] = t.positive ? EV_POSITIVE : t.negative ?
 			EV_NEGATIVE : EV_ANY;
 		if (t.fanin > 1)
 			h->scale[leaf] = 1 / sqrt(t.fanin);
+		h->matrix[leaf] = t.matrix;
 		leaf++;
 	}
 	for (i = 0; i < m->ncomps; i++)
@@ -458,6 +489,8 @@ hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o)
 			h->positive[k] = o->positive[k];
 		if (o->scale[k] < h->scale[k])
 			h->scale[k] = o->scale[k];
+		if (!h->matrix[k])
+			h->matrix[k] = o->matrix[k];
 	}
 }
 
@@ -467,6 +500,7 @@ hlo_eval_hints_free(HloInputHints *h)
 	free(h->bound);
 	free(h->positive);
 	free(h->scale);
+	free(h->matrix);
 	memset(h, 0, sizeof *h);
 }
 
@@ -500,6 +534,41 @@ fill_leaf(HloVal *v, uint64_t seed, int64_t bound, int sign, double scale)
 			s += 0x9e3779b97f4a7c15ull;
 			r = ev_mix64(s);
 			l[j].u = r % (uint64_t)bound;
+		}
+		ev_lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
+	}
+}
+
+/* a matrix leaf of square minor dims size x size made diagonally
+ * dominant: the diagonal's magnitudes in [1, 2) (negative for a negative
+ * leaf; complex diagonals real), every other value divided by size, so a
+ * row's off-diagonal sum stays below 1 */
+static void
+condition(HloVal *v, int64_t size, int sign)
+{
+	int cl = hlo_typeinfo[v->type].cls;
+	Lane l[EV_CHUNK];
+	int64_t k, j, w, at;
+	double d, *x;
+
+	if (cl != C_FLOAT && cl != C_CPLX)
+		return;
+	for (k = 0; k < v->n; k += w) {
+		w = v->n - k < EV_CHUNK ? v->n - k : EV_CHUNK;
+		ev_lane_load(v->type, v->data + k * ev_esz(v->type), w, l);
+		for (j = 0; j < w; j++) {
+			at = (k + j) % (size * size);
+			x = cl == C_CPLX ? l[j].c : &l[j].f;
+			if (at / size != at % size) {
+				x[0] /= size;
+				if (cl == C_CPLX)
+					x[1] /= size;
+				continue;
+			}
+			d = 1 + fabs(x[0]);
+			x[0] = sign == EV_NEGATIVE ? -d : d;
+			if (cl == C_CPLX)
+				x[1] = 0;
 		}
 		ev_lane_store(v->type, l, w, v->data + k * ev_esz(v->type));
 	}
@@ -555,9 +624,12 @@ make_input(HloEval *ev, uint32_t shape, uint64_t seed,
 	at = (*leaf)++;
 	v = hlo_val_array(ev, shape);
 	leaf_dist(h, at, dist, &bound, &sign, &scale);
-	if (v && v->type < TY_TUPLE)
+	if (v && v->type < TY_TUPLE) {
 		fill_leaf(v, ev_mix64(seed ^ ev_mix64(at + 1)), bound, sign,
 			scale);
+		if (at < h->n && h->matrix[at] > 0)
+			condition(v, h->matrix[at], sign);
+	}
 	return v;
 }
 
