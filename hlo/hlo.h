@@ -280,6 +280,9 @@ uint32_t hlo_str(HloModule *m, const char *s, size_t n);
 uint32_t hlo_str_suffixed(HloModule *m, const char *base, size_t n,
 	unsigned k);	/* base "." k interned, HLO_NONE if it existed */
 uint32_t hlo_strz(HloModule *m, const char *s);
+uint32_t hlo_str_new(HloModule *m, const char *s, size_t n);
+				/* s interned if no string has it yet: its
+				 * id, else HLO_NONE */
 uint32_t hlo_unique_name(HloModule *m, const char *base);
 				/* base interned if it is not yet, else the
 				 * first of base.1, base.2, ... (base cut at

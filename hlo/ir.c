@@ -26,15 +26,18 @@ const HloAttrInfo hlo_attrinfo[A_COUNT] = {
 
 /* pools */
 
+/* n more elements of size bytes in *p (first allocation: first elements
+ * at least): the offset of the first */
 static uint32_t
-growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
+growpool_from(void **p, uint32_t *len, uint32_t *cap, uint32_t n,
+	size_t size, uint32_t first)
 {
 	uint32_t off = *len;
 
 	if (n > UINT32_MAX - 1 - *len)
 		xfatal("module too large (pool over 4G)");
 	if (*len + n > *cap) {
-		uint64_t c = *cap ? *cap : 64;
+		uint64_t c = *cap ? *cap : first;
 
 		while (c < (uint64_t)*len + n)
 			c *= 2;
@@ -45,6 +48,12 @@ growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
 	}
 	*len += n;
 	return off;
+}
+
+static uint32_t
+growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
+{
+	return growpool_from(p, len, cap, n, size, 64);
 }
 
 uint32_t
@@ -201,25 +210,60 @@ hlo_str(HloModule *m, const char *s, size_t n)
 	return intern(m, s, n, &isnew);
 }
 
-/* base (at most 250 bytes of it) "." k, interned if no string of the
- * module has it yet: its id, else HLO_NONE */
-uint32_t
-hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
+/* the string of n bytes written just past the end of the bytes pool
+ * (room for it and its NUL reserved, nothing committed): its id if no
+ * string of the module has it yet (then committed, as intern would),
+ * else HLO_NONE (the pool as it was) */
+static uint32_t
+intern_tail(HloModule *m, size_t n)
+{
+	uint32_t j, off = m->nbytes, hash;
+	const char *s;
+
+	if ((m->nstr + 1) * 2 > m->capstrtab)
+		rehashstr(m);
+	s = m->bytes + off;
+	hash = hashbytes(s, n, 0);
+	j = strslot(m, s, n, hash);
+	if (m->strtab[2 * j])
+		return HLO_NONE;
+	m->bytes[off + n] = 0;
+	m->nbytes += n + 1;
+	m->strtab[2 * j] = off + 1;
+	m->strtab[2 * j + 1] = hash;
+	m->nstr++;
+	return off;
+}
+
+/* room for n bytes past the end of the bytes pool, not committed; base
+ * (n0 bytes, which may lie in the pool) copied there: the address */
+static char *
+reserve_tail(HloModule *m, size_t n, const char *base, size_t n0)
+{
+	size_t inside = HLO_NONE;
+	uint32_t off;
+
+	if (base >= m->bytes && base < m->bytes + m->nbytes)
+		inside = base - m->bytes;
+	off = hlo_push_bytes(m, NULL, n);
+	m->nbytes = off;
+	memcpy(m->bytes + off, inside != HLO_NONE ? m->bytes + inside : base,
+		n0);
+	return m->bytes + off;
+}
+
+/* "." k written at p: the bytes written */
+static size_t
+put_suffix(char *p, unsigned k)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324"
 		"25262728293031323334353637383940414243444546474849"
 		"50515253545556575859606162636465666768697071727374"
 		"75767778798081828384858687888990919293949596979899";
-	char buf[272], dig[16];
+	char dig[16];
 	size_t nd = sizeof dig;
-	uint32_t id;
-	int isnew;
 
-	if (n > 250)
-		n = 250;
-	memcpy(buf, base, n);
-	buf[n++] = '.';
 	for (; k >= 100; k /= 100) {	/* two digits a step, from the right */
 		nd -= 2;
 		memcpy(dig + nd, pairs + 2 * (k % 100), 2);
@@ -230,9 +274,33 @@ hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
 	} else {
 		dig[--nd] = '0' + k;
 	}
-	memcpy(buf + n, dig + nd, sizeof dig - nd);
-	n += sizeof dig - nd;
-	id = intern(m, buf, n, &isnew);
+	p[0] = '.';
+	memcpy(p + 1, dig + nd, sizeof dig - nd);
+	return 1 + sizeof dig - nd;
+}
+
+/* base (at most 250 bytes of it) "." k, interned if no string of the
+ * module has it yet: its id, else HLO_NONE. Written in place at the end
+ * of the bytes pool (no copy through a buffer, hashed once) */
+uint32_t
+hlo_str_suffixed(HloModule *m, const char *base, size_t n, unsigned k)
+{
+	char *p;
+
+	if (n > 250)
+		n = 250;
+	p = reserve_tail(m, n + 16, base, n);
+	return intern_tail(m, n + put_suffix(p + n, k));
+}
+
+/* s[0..n) interned if no string of the module has it yet: its id, else
+ * HLO_NONE (hlo_find_str then hlo_str, hashed once) */
+uint32_t
+hlo_str_new(HloModule *m, const char *s, size_t n)
+{
+	int isnew;
+	uint32_t id = intern(m, s, n, &isnew);
+
 	return isnew ? id : HLO_NONE;
 }
 
@@ -823,8 +891,10 @@ hlo_instr_add(HloModule *m, uint32_t c, int op, uint32_t shape,
 	uint32_t name, uint32_t nops, const uint32_t *ops)
 {
 	HloComp *cp = &m->comps[c];
-	uint32_t i = growpool((void **)&cp->ins, &cp->nins, &cp->cap, 1,
-		sizeof *cp->ins);
+	/* from 4: the fusion passes make a computation per fusion, most
+	 * of them a few instructions long (64 each was 4 KB apiece) */
+	uint32_t i = growpool_from((void **)&cp->ins, &cp->nins, &cp->cap, 1,
+		sizeof *cp->ins, 4);
 	HloInstr *in = &cp->ins[i];
 
 	memset(in, 0, sizeof *in);
@@ -894,12 +964,16 @@ hlo_fresh_name(HloModule *m, const char *base)
 {
 	size_t n = hlo_name_base_len(base);
 	uint32_t id;
+	char *p;
 
 	if (n == 0) {
 		base = "tmp";
 		n = 3;
 	}
-	while ((id = hlo_str_suffixed(m, base, n, m->nexttmp++)) == HLO_NONE)
+	/* the base written once; each try rewrites the suffix after it */
+	p = reserve_tail(m, n + 16, base, n);
+	while ((id = intern_tail(m, n + put_suffix(p + n, m->nexttmp++))) ==
+	    HLO_NONE)
 		;
 	return id;
 }
@@ -944,8 +1018,8 @@ hlo_comp_clone(HloModule *m, uint32_t c, const char *suffix)
 
 	snprintf(buf, sizeof buf, "%s%s", hlo_cstr(m, m->comps[c].name),
 		suffix);
-	n = hlo_find_str(m, buf, strlen(buf)) == HLO_NONE ?
-		hlo_strz(m, buf) : hlo_fresh_name(m, buf);
+	if ((n = hlo_str_new(m, buf, strlen(buf))) == HLO_NONE)
+		n = hlo_fresh_name(m, buf);
 	d = hlo_comp_add(m, n);
 	cp = &m->comps[d];
 	cp->flags = m->comps[c].flags;
@@ -1494,22 +1568,23 @@ callorder(const HloModule *m, const uint32_t *roots, uint32_t nroots,
 
 			x = stack[top - 1];
 			cp = &m->comps[x];
-			/* pos: instruction index << 32 | called index */
-			for (;;) {
-				ii = pos[x] >> 32;
-				kk = pos[x] & 0xffffffffu;
-				if (ii >= cp->nins)
-					break;
-				if ((cp->ins[ii].flags & HI_DEAD) ||
-				    kk >= cp->ins[ii].ncalled) {
-					pos[x] = (uint64_t)(ii + 1) << 32;
+			/* pos: instruction index << 32 | called index of
+			 * the next call to follow (most instructions call
+			 * nothing: a tight scan past them) */
+			ii = pos[x] >> 32;
+			kk = pos[x] & 0xffffffffu;
+			for (; ii < cp->nins; ii++, kk = 0) {
+				const HloInstr *in = &cp->ins[ii];
+
+				if (kk >= in->ncalled || (in->flags & HI_DEAD))
 					continue;
-				}
-				pos[x]++;
-				d = m->ids[cp->ins[ii].called + kk];
-				if (d < n)
+				while (kk < in->ncalled &&
+				    (d = m->ids[in->called + kk]) >= n)
+					kk++;
+				if (kk < in->ncalled)
 					break;
 			}
+			pos[x] = (uint64_t)ii << 32 | (kk + 1);
 			if (ii >= cp->nins) {
 				state[x] = 2;
 				order[cnt++] = x;

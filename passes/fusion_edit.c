@@ -7,47 +7,143 @@
 
 #include "fusion_edit.h"
 
-/* x appended to l, which does not hold it */
-static void
-list_add_new(FuList *l, uint32_t x)
+enum { FU_LIST_SCAN = 16 };	/* longer user lists are indexed */
+
+static uint32_t
+pos_hash(uint64_t key, uint32_t cap)
 {
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* the position slot of key, made (UINT32_MAX) if absent */
+static uint32_t *
+pos_slot(FuEdit *e, uint64_t key)
+{
+	uint32_t j, i, cap, *val, *st;
+	uint64_t *k;
+
+	if ((e->npos + 1) * 2 > e->cappos) {
+		cap = e->cappos ? 2 * e->cappos : 256;
+		k = xreallocarray(NULL, cap, sizeof *k);
+		val = xreallocarray(NULL, cap, sizeof *val);
+		st = xcalloc(cap, sizeof *st);
+		for (i = 0; i < e->cappos; i++) {
+			if (e->posstamp_of[i] != e->posstamp)
+				continue;
+			for (j = pos_hash(e->poskey[i], cap); st[j];
+			    j = (j + 1) & (cap - 1))
+				;
+			st[j] = 1;
+			k[j] = e->poskey[i];
+			val[j] = e->posval[i];
+		}
+		free(e->poskey);
+		free(e->posval);
+		free(e->posstamp_of);
+		e->poskey = k;
+		e->posval = val;
+		e->posstamp_of = st;
+		e->posstamp = 1;
+		e->cappos = cap;
+	}
+	for (j = pos_hash(key, e->cappos); e->posstamp_of[j] == e->posstamp;
+	    j = (j + 1) & (e->cappos - 1))
+		if (e->poskey[j] == key)
+			return &e->posval[j];
+	e->posstamp_of[j] = e->posstamp;
+	e->poskey[j] = key;
+	e->posval[j] = UINT32_MAX;
+	e->npos++;
+	return &e->posval[j];
+}
+
+static uint32_t
+pos_find(const FuEdit *e, uint64_t key)
+{
+	uint32_t j;
+
+	if (!e->cappos)
+		return UINT32_MAX;
+	for (j = pos_hash(key, e->cappos); e->posstamp_of[j] == e->posstamp;
+	    j = (j + 1) & (e->cappos - 1))
+		if (e->poskey[j] == key)
+			return e->posval[j];
+	return UINT32_MAX;
+}
+
+#define POSKEY(o, x) ((uint64_t)(o) << 32 | (x))
+
+/* where x is in o's user list, UINT32_MAX if absent */
+static uint32_t
+list_find(const FuEdit *e, uint32_t o, uint32_t x)
+{
+	const FuList *l = &e->usr[o];
+	uint32_t k;
+
+	if (l->indexed) {
+		k = pos_find(e, POSKEY(o, x));
+		return k < l->n && l->v[k] == x ? k : UINT32_MAX;
+	}
+	for (k = 0; k < l->n; k++)
+		if (l->v[k] == x)
+			return k;
+	return UINT32_MAX;
+}
+
+/* x appended to o's user list, which does not hold it */
+static void
+list_add_new(FuEdit *e, uint32_t o, uint32_t x)
+{
+	FuList *l = &e->usr[o];
+	uint32_t k;
+
+	if (o >= e->hi)
+		e->hi = o + 1;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 4;
 		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
 	}
 	l->v[l->n++] = x;
+	if (l->indexed) {
+		*pos_slot(e, POSKEY(o, x)) = l->n - 1;
+	} else if (l->n > FU_LIST_SCAN) {
+		for (k = 0; k < l->n; k++)
+			*pos_slot(e, POSKEY(o, l->v[k])) = k;
+		l = &e->usr[o];
+		l->indexed = 1;
+	}
 }
 
 static void
-list_add(FuList *l, uint32_t x)
+list_add(FuEdit *e, uint32_t o, uint32_t x)
 {
-	uint32_t k;
-
-	for (k = 0; k < l->n; k++)
-		if (l->v[k] == x)
-			return;
-	list_add_new(l, x);
+	if (list_find(e, o, x) == UINT32_MAX)
+		list_add_new(e, o, x);
 }
 
-/* list_add of x to l where x can only be l's last element (it joins
- * lists in turn and was in none of them before) */
+/* list_add of x to o's list where x can only be its last element (it
+ * joins lists in turn and was in none of them before) */
 static void
-list_push(FuList *l, uint32_t x)
+list_push(FuEdit *e, uint32_t o, uint32_t x)
 {
+	FuList *l = &e->usr[o];
+
 	if (!l->n || l->v[l->n - 1] != x)
-		list_add_new(l, x);
+		list_add_new(e, o, x);
 }
 
+/* x out of o's user list, the last user taking its place */
 static void
-list_del(FuList *l, uint32_t x)
+list_del(FuEdit *e, uint32_t o, uint32_t x)
 {
-	uint32_t k;
+	FuList *l = &e->usr[o];
+	uint32_t k = list_find(e, o, x);
 
-	for (k = 0; k < l->n; k++)
-		if (l->v[k] == x) {
-			l->v[k] = l->v[--l->n];
-			return;
-		}
+	if (k == UINT32_MAX)
+		return;
+	l->v[k] = l->v[--l->n];
+	if (l->indexed && k < l->n)
+		*pos_slot(e, POSKEY(o, l->v[k])) = k;
 }
 
 static void
@@ -143,10 +239,18 @@ fu_edit_begin(FuEdit *e, uint32_t c)
 	e->c = c;
 	e->touched = 0;
 	grow(e, n + 1);
-	for (i = 0; i < e->cap; i++) {
+	for (i = 0; i < e->hi && i < e->cap; i++) {	/* the last
+				 * computation's entries (past hi all clear) */
 		e->usr[i].n = 0;
+		e->usr[i].indexed = 0;
 		e->ctl[i] = 0;
 	}
+	e->hi = n + 1;
+	if (++e->posstamp == 0) {	/* the position table forgotten */
+		memset(e->posstamp_of, 0, e->cappos * sizeof *e->posstamp_of);
+		e->posstamp = 1;
+	}
+	e->npos = 0;
 	for (i = 0; i < n; i++) {
 		const HloInstr *in = &m->comps[c].ins[i];
 
@@ -157,7 +261,7 @@ fu_edit_begin(FuEdit *e, uint32_t c)
 		for (k = 0; k < in->nctrl; k++)
 			e->ctl[hlo_ctrl(m, in)[k]] = 1;
 		for (k = 0; k < in->nops; k++)	/* the lists start empty */
-			list_push(&e->usr[hlo_ops(m, in)[k]], i);
+			list_push(e, hlo_ops(m, in)[k], i);
 	}
 }
 
@@ -220,15 +324,18 @@ fu_edit_free(FuEdit *e)
 	free(e->ncalls);
 	free(e->newcaller);
 	free(e->fx);
+	free(e->poskey);
+	free(e->posval);
+	free(e->posstamp_of);
 	memset(e, 0, sizeof *e);
 }
 
 uint32_t
 fu_edit_name(HloModule *m, const char *base)
 {
-	if (hlo_find_str(m, base, strlen(base)) == HLO_NONE)
-		return hlo_strz(m, base);
-	return hlo_fresh_name(m, base);
+	uint32_t id = hlo_str_new(m, base, strlen(base));
+
+	return id != HLO_NONE ? id : hlo_fresh_name(m, base);
 }
 
 uint32_t
@@ -240,10 +347,13 @@ fu_edit_add(FuEdit *e, int op, uint32_t shape, const char *name,
 		nops, ops), k;
 
 	grow(e, x + 1);
+	if (e->hi < x + 1)
+		e->hi = x + 1;
 	e->usr[x].n = 0;
+	e->usr[x].indexed = 0;
 	e->ctl[x] = 0;
 	for (k = 0; k < nops; k++)	/* x is new: in no list yet */
-		list_push(&e->usr[ops[k]], x);
+		list_push(e, ops[k], x);
 	e->touched = 1;
 	return x;
 }
@@ -281,13 +391,16 @@ fu_edit_replace(FuEdit *e, uint32_t old, uint32_t new)
 				m->ids[in->ops + j] = new;
 		if (e->mark[u] != e->epoch) {	/* list_add, in O(1) */
 			e->mark[u] = e->epoch;
-			list_add_new(nl, u);
+			list_add_new(e, new, u);
+			l = &e->usr[old];
 		}
 	}
 	for (k = j = 0; k < l->n; k++)
 		if (l->v[k] == new)
 			l->v[j++] = new;
 	l->n = j;
+	if (j && l->indexed)
+		*pos_slot(e, POSKEY(old, new)) = 0;
 	if (m->comps[e->c].root == old)
 		m->comps[e->c].root = new;
 	e->touched = 1;
@@ -301,7 +414,7 @@ fu_edit_kill(FuEdit *e, uint32_t x)
 	uint32_t k;
 
 	for (k = 0; k < in->nops; k++)
-		list_del(&e->usr[m->ids[in->ops + k]], x);
+		list_del(e, m->ids[in->ops + k], x);
 	in->flags |= HI_DEAD;
 	e->usr[x].n = 0;
 	e->touched = 1;
@@ -315,10 +428,10 @@ fu_edit_set_ops(FuEdit *e, uint32_t x, uint32_t n, const uint32_t *ops)
 	uint32_t k;
 
 	for (k = 0; k < in->nops; k++)
-		list_del(&e->usr[m->ids[in->ops + k]], x);
+		list_del(e, m->ids[in->ops + k], x);
 	hlo_set_operands(m, e->c, x, n, ops);
 	for (k = 0; k < n; k++)
-		list_add(&e->usr[ops[k]], x);
+		list_add(e, ops[k], x);
 	e->touched = 1;
 }
 
@@ -368,12 +481,7 @@ fu_edit_unfuse(FuEdit *e, uint32_t x)
 int
 fu_edit_has_user(const FuEdit *e, uint32_t x, uint32_t u)
 {
-	uint32_t k;
-
-	for (k = 0; k < e->usr[x].n; k++)
-		if (e->usr[x].v[k] == u)
-			return 1;
-	return 0;
+	return list_find(e, x, u) != UINT32_MAX;
 }
 
 /* gpu_fusible.cc */

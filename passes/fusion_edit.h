@@ -12,6 +12,7 @@
 typedef struct {
 	uint32_t *v;
 	uint32_t n, cap;
+	uint32_t indexed;	/* positions kept in FuEdit's pos table */
 } FuList;
 
 typedef struct {
@@ -23,6 +24,15 @@ typedef struct {
 	uint32_t cap;		/* of usr, ctl and mark */
 	uint32_t *mark, epoch;	/* per instruction: fu_edit_replace's
 				 * members of the new user list */
+	uint32_t hi;		/* usr and ctl entries past hi are clear */
+	/* where each user sits in a list longer than FU_LIST_SCAN (so
+	 * that deleting one of many users is O(1), not a scan): open
+	 * addressing on owner << 32 | user, a slot valid when its stamp
+	 * is posstamp (fu_edit_begin forgets them all at once); a
+	 * position is checked against the list before use, so entries
+	 * of users since deleted need no removal */
+	uint64_t *poskey;
+	uint32_t *posval, *posstamp_of, posstamp, npos, cappos;
 	uint8_t *drop;		/* per computation: to delete at the end */
 	uint32_t *ncalls;	/* per computation at init: call sites */
 	uint32_t capdrop;

@@ -17,9 +17,9 @@ pass_la_real_type(int type)
 static uint32_t
 fresh(HloModule *m, const char *name)
 {
-	if (hlo_find_str(m, name, strlen(name)) == HLO_NONE)
-		return hlo_strz(m, name);
-	return hlo_fresh_name(m, name);
+	uint32_t id = hlo_str_new(m, name, strlen(name));
+
+	return id != HLO_NONE ? id : hlo_fresh_name(m, name);
 }
 
 const HloShape *

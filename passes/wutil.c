@@ -64,8 +64,8 @@ wu_copy_named(HloModule *m, uint32_t dc, uint32_t sc, uint32_t si,
 		hlo_cstr(m, m->comps[sc].ins[si].name), suffix);
 	if (len <= 0 || (size_t)len >= sizeof buf)
 		return j;
-	n = hlo_find_str(m, buf, len) == HLO_NONE ? hlo_str(m, buf, len) :
-		hlo_fresh_name(m, buf);
+	if ((n = hlo_str_new(m, buf, len)) == HLO_NONE)
+		n = hlo_fresh_name(m, buf);
 	m->comps[dc].ins[j].name = n;
 	return j;
 }
