@@ -2281,90 +2281,12 @@ mof_see(MofSeen *s, uint32_t name)
 	}
 }
 
-/* the pairs of users of p; 1 if two were merged. a's descendants are
- * searched once for all its partners (rb: a second set of marks for b's;
- * both share the budget memo, the graph does not change in a round) */
+/* the pairs of users of p, on the state fusion_order.c keeps (its users
+ * each once, in the order a compaction would give); 1 if two were merged
+ * (*pa, *pb). a's descendants are searched once for all its partners
+ * (markb: a second set of marks for b's) */
 static int
-mof_pairs(Fu *f, FuReach *r, FuReach *rb, uint32_t p, uint32_t *stack,
-	uint8_t *dropc)
-{
-	uint32_t i, j, a, b, n0 = r->u.start[p], n = r->u.start[p + 1] - n0;
-	uint64_t *sl = xcalloc(n + 1, sizeof *sl);
-	int aok;
-
-	for (i = n0; i < n0 + n; i++) {
-		a = r->u.list[i];
-		if (!mof_candidate(f, a))
-			continue;
-		aok = -1;
-		for (j = i + 1; j < n0 + n; j++) {
-			b = r->u.list[j];
-			if (b == a || !mof_candidate(f, b) ||
-			    !mof_shapes_ok(f, a, b) ||
-			    gpu_operands_after(f, a, b) + 1 > GPU_MAX_OPERANDS)
-				continue;
-			if (aok < 0) {
-				r->stamp++;
-				aok = descendants(f, r, a, stack);
-			}
-			if (!aok || r->mark[b] == r->stamp)
-				continue;
-			rb->stamp++;
-			if (!descendants(f, rb, b, stack) ||
-			    rb->mark[a] == rb->stamp)
-				continue;
-			if (!mof_slices_overlap(f, p, a, b, &sl[i - n0],
-			    &sl[j - n0]))
-				continue;
-			mof_merge(f, a, b, dropc);
-			free(sl);
-			return 1;
-		}
-	}
-	free(sl);
-	return 0;
-}
-
-/* one sibling merge in the computation set up in f; 1 done */
-static int
-mof_once(Fu *f, uint8_t *dropc, MofSeen *seen)
-{
-	HloModule *m = f->m;
-	uint32_t n = m->comps[f->c].nins, *po, cnt, t, p, *stack;
-	FuReach r, rb;
-	int done = 0;
-
-	memset(&r, 0, sizeof r);
-	hlo_users(m, f->c, &r.u);
-	r.mark = xcalloc(n + 1, sizeof *r.mark);
-	r.over = xcalloc(n + 1, 1);
-	rb = r;
-	rb.mark = xcalloc(n + 1, sizeof *rb.mark);
-	stack = xreallocarray(NULL, n + 1, sizeof *stack);
-	po = xreallocarray(NULL, n + 1, sizeof *po);
-	cnt = pass_post_order(m, f->c, po, f->ctx);
-	for (t = 0; t < cnt && !done; t++) {
-		const HloInstr *pi = INS(f, p = po[t]);
-
-		if (eff_scalar(m, pi->shape) || mof_seen(seen, pi->name))
-			continue;
-		done = mof_pairs(f, &r, &rb, p, stack, dropc);
-		if (!done)
-			mof_see(seen, INS(f, p)->name);
-	}
-	hlo_users_free(&r.u);
-	free(r.mark);
-	free(rb.mark);
-	free(r.over);
-	free(stack);
-	free(po);
-	return done;
-}
-
-/* mof_pairs on the state fusion_order.c keeps (its users each once, in
- * the order a compaction would give); 1 if two were merged (*pa, *pb) */
-static int
-mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
+mof_pairs(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
 	uint32_t *pb)
 {
 	uint32_t i, j, a, b, n = fu_ord_users(o, p);
@@ -2400,12 +2322,18 @@ mof_pairs_inc(Fu *f, FuOrd *o, uint32_t p, uint8_t *dropc, uint32_t *pa,
 	return 0;
 }
 
-/* mof_comp's rounds on computation f->c (set up, in topological order),
- * with what they recompute per merge kept up to date (fusion_order.h):
- * the same merges in the same order, each finished (fin_fus) where its
- * round's finish_comp did it */
-static int
-mof_inc(Fu *f, uint8_t *dropc, MofSeen *seen, int *r)
+/* the merges of computation f->c (set up), one round at a time: a round
+ * walks the post order and merges the first pair it finds, and the
+ * computation is set up anew for the next one. When its
+ * instructions come in topological order (inc), what a round recomputes
+ * is kept up to date instead (fusion_order.h): the same merges in the
+ * same order, each finished (fin_fus) where its round's finish_comp did
+ * it, and the computation finished here. Otherwise one round: the first
+ * merge, left to finish_comp. At most budget merges; returns their
+ * number */
+static uint32_t
+mof_walk(Fu *f, uint8_t *dropc, MofSeen *seen, int *r, int inc,
+	uint32_t budget)
 {
 	HloModule *m = f->m;
 	FuOrd o;
@@ -2413,7 +2341,7 @@ mof_inc(Fu *f, uint8_t *dropc, MofSeen *seen, int *r)
 	const HloInstr *pi;
 
 	fu_ord_init(&o, m, f->c, &f->dead);
-	while (merges < MOF_ROUNDS && *r == 0) {
+	while (merges < budget && *r == 0) {
 		x = again != HLO_NONE ? again : fu_ord_next(&o);
 		again = HLO_NONE;
 		if (x == HLO_NONE)
@@ -2421,54 +2349,57 @@ mof_inc(Fu *f, uint8_t *dropc, MofSeen *seen, int *r)
 		pi = INS(f, x);
 		if (eff_scalar(m, pi->shape) || mof_seen(seen, pi->name))
 			continue;
-		if (!mof_pairs_inc(f, &o, x, dropc, &a, &b)) {
+		if (!mof_pairs(f, &o, x, dropc, &a, &b)) {
 			mof_see(seen, pi->name);
 			continue;
 		}
 		merges++;
 		f->fused++;
+		if (!inc)
+			break;
 		fi = m->ids[INS(f, f->fwd[a])->ops];
 		*r = fin_fus(f, &f->fus[f->fid[fi]]);
 		f->fid[fi] = -1;
 		if (*r == 0 && fu_ord_merged(&o, a, b, f->fwd[a], f->fwd[b]))
 			again = x;
 	}
-	for (t = 0; t < f->nfus && *r == 0; t++)	/* as finish_comp */
+	for (t = 0; inc && t < f->nfus && *r == 0; t++)	/* as finish_comp */
 		*r = fin_fus(f, &f->fus[t]);
-	if (*r == 0) {
+	if (inc && *r == 0) {
 		f->hi = m->comps[f->c].nins + 1;
 		fu_ord_apply(&o);
 		if (hlo_comp_compact(m, f->c) < 0)
 			*r = pass_err_cycle(f->ctx, m, f->c);
 	}
 	fu_ord_free(&o);
-	return merges > 0;
+	return merges;
 }
 
-/* one merge at a time, the computation set up anew after each (or
- * kept up to date: mof_inc) */
+/* mof_walk's rounds until one merges nothing: a computation out of
+ * topological order is compacted by the first round's finish_comp, so
+ * the rounds after it are kept up to date */
 static int
 mof_comp(Fu *f, uint32_t c, uint8_t *dropc, int *r)
 {
-	int changed = 0, once = 1, rounds;
 	MofSeen seen = { NULL, 0, 0 };
+	uint32_t merges = 0, n;
+	int inc;
 
 	setup_comp(f, c);
-	if (f->nfus > 1 && fu_ord_sorted(f->m, c)) {
-		changed = mof_inc(f, dropc, &seen, r);
-		free(seen.v);
-		return changed;
-	}
-	for (rounds = 0; once && *r == 0 && rounds < MOF_ROUNDS; rounds++) {
-		if (rounds)
-			setup_comp(f, c);
-		once = f->nfus > 1 && mof_once(f, dropc, &seen);
-		changed |= once;
-		f->fused += once;
+	for (;;) {
+		inc = f->nfus > 1 && fu_ord_sorted(f->m, c);
+		n = f->nfus > 1 ? mof_walk(f, dropc, &seen, r, inc,
+			MOF_ROUNDS - merges) : 0;
+		merges += n;
+		if (inc)
+			break;
 		*r = finish_comp(f);
+		if (n == 0 || *r != 0 || merges >= MOF_ROUNDS)
+			break;
+		setup_comp(f, c);
 	}
 	free(seen.v);
-	return changed;
+	return merges > 0;
 }
 
 int
