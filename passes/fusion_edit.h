@@ -1,5 +1,5 @@
 /* fusion_edit.h: what the fusion passes written after fusion.c
- * (horizontal_loop_fusion.c, multi_output_fusion_pc.c) share: one
+ * (horizontal_loop_fusion.c, multi_output_fusion.c) share: one
  * computation edited with user lists kept up to date as instructions
  * are added, rewired and deleted (xla's users(), in time linear in what
  * changes), new fused computations made and placed in front of their

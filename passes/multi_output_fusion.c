@@ -1,10 +1,13 @@
-/* multi_output_fusion_pc.c: "multi_output_fusion:producer-consumer", the
- * producer-consumer half of xla:GPU's MultiOutputFusion
+/* multi_output_fusion.c: xla:GPU's MultiOutputFusion
  * (xla/service/gpu/transforms/multi_output_fusion.cc and gpu_fusible.cc
- * at jpli02/xla c4cbd3c3453569a9c3c1cfdc8a9105b442aab38f), whose sibling
- * half is the action "multi_output_fusion" (fusion.c).
+ * at jpli02/xla c4cbd3c3453569a9c3c1cfdc8a9105b442aab38f; its cases in
+ * multi_output_fusion_test.cc), as two actions sharing gpu_fusible.cc's
+ * questions: "multi_output_fusion:producer-consumer" (its
+ * producer-consumer half) and "multi_output_fusion" (its sibling half,
+ * at the end of this file). xla runs both in one walk, per producer;
+ * the xla-gpu strategy runs the sibling action, then the other.
  *
- * Contract. In every computation xla fuses in, producers are taken from
+ * Producer-consumer contract. In every computation xla fuses in, producers are taken from
  * the end of the post order. A producer fuses into one of its consumers
  * while keeping its own output when it is not a constant, custom fusion or
  * multi-output fusion; is loop-fusible (elementwise with operands, not a
@@ -734,6 +737,330 @@ pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
 	memset(&p, 0, sizeof p);
 	fu_edit_init(&p.e, m, ctx);
 	r = fu_edit_run(&p.e, run_comp, &p);
+	free(p.mark);
+	free(p.big);
+	free(p.stack);
+	free(p.from);
+	return r;
+}
+
+/* the sibling half ("multi_output_fusion").
+ *
+ * Contract (FuseSiblings, DoMultiOutputFusion's first half). In every
+ * computation xla fuses in, producers are taken from the end of the post
+ * order computed once (instructions made meanwhile are not visited), but
+ * constants, custom fusions and effective scalars (IsProfitableOperand).
+ * Their users that are sibling candidates (IsSiblingFusionCandidate: has
+ * users, fusible as a multi-output root, not a nestable variadic
+ * reduction, a multi-output fusion read only through get-tuple-elements)
+ * are ordered multi-output fusions first, then fusions, then plain
+ * instructions (stable). Each fusion among them, in that order, takes
+ * every later sibling that passes CanFuseSiblings: not connected to it
+ * (neither reaches the other; a search past REACH_BUDGET counts as
+ * connected), compatible loop shapes, slices that may overlap
+ * (ParameterSlicesAreNonOverlapping, strides ignored as xla does),
+ * neither rooted in a dynamic-update-slice, FusionFitsInBudget. The
+ * sibling's instructions are cloned into the fusion (a plain one reads
+ * its operands through new parameters; MergeFusionInstructionInto-
+ * MultiOutput or FuseInstructionIntoMultiOutput), its outputs appended to
+ * the fusion's root tuple (each element of a multi-output sibling's), its
+ * users read them through new get-tuple-elements, the fusion's own old
+ * users through index 0; kInput if the sibling was.
+ *
+ * Not done as xla: the cost model and tiled transposes (a physically
+ * transposing hero needs the other's shape and no reduction beside it,
+ * as fu_mof_shapes_ok did); instructions with control dependencies never
+ * fuse; a fusion whose computation is called elsewhere and a plain
+ * tuple-shaped instruction are passed over. */
+
+/* ShapeUtil::IsEffectiveScalar */
+static int
+eff_scalar(const HloModule *m, uint32_t s)
+{
+	const HloShape *sh = hlo_sh(m, s);
+	uint32_t d;
+
+	if (sh->type == TY_TUPLE)
+		return 0;
+	for (d = 0; d < sh->rank; d++)
+		if (hlo_dims(m, sh)[d] != 1)
+			return 0;
+	return 1;
+}
+
+/* IsNestableVariadicReduction */
+static int
+nestable_variadic(Mp *p, uint32_t x)
+{
+	HloModule *m = M(p);
+	const HloInstr *in = INS(p, x);
+	uint32_t fc;
+	int row;
+
+	if (hlo_sh(m, in->shape)->type != TY_TUPLE)
+		return 0;
+	if (in->op == HOP_REDUCE)
+		return !fu_contiguous_reduce(m, p->e.c, x, &row);
+	if (in->op != HOP_FUSION || fu_kind(m, in) != FK_LOOP)
+		return 0;
+	fc = fu_fused_comp(m, p->e.c, x);
+	return m->comps[fc].ins[m->comps[fc].root].op == HOP_REDUCE;
+}
+
+/* IsSiblingFusionCandidate, and ours to change: a fusion whose
+ * computation nothing else calls; no plain tuple-shaped instruction */
+static int
+sib_candidate(Mp *p, uint32_t x)
+{
+	HloModule *m = M(p);
+	const HloInstr *in = INS(p, x);
+	uint32_t k;
+
+	if (p->e.usr[x].n == 0 || !root_ok(p, x) || nestable_variadic(p, x))
+		return 0;
+	if (in->op != HOP_FUSION)
+		return hlo_sh(m, in->shape)->type != TY_TUPLE;
+	if (p->e.ncalls[fu_fused_comp(m, p->e.c, x)] != 1)
+		return 0;
+	if (fu_multi_output(m, p->e.c, x))
+		for (k = 0; k < p->e.usr[x].n; k++)
+			if (INS(p, p->e.usr[x].v[k])->op != HOP_GTE)
+				return 0;
+	return 1;
+}
+
+/* the hero of x is a physically transposing copy or transpose */
+static int
+hero_transposes(Mp *p, uint32_t x)
+{
+	uint32_t hc, h = hero(M(p), p->e.c, x, &hc);
+	const HloInstr *in = hlo_ins(M(p), hc, h);
+
+	return (in->op == HOP_COPY || in->op == HOP_TRANSPOSE) &&
+		transposing(M(p), hc, h);
+}
+
+/* ShapesCompatibleForMultiOutputFusion with tiled transposes told apart
+ * as fu_mof_shapes_ok does: a physically transposing hero needs the
+ * same output shape as the other and no reduction beside it */
+static int
+sib_shapes_ok(Mp *p, uint32_t a, uint32_t b)
+{
+	int ta = hero_transposes(p, a), tb = hero_transposes(p, b);
+
+	if (ta || tb) {
+		uint32_t ca, cb, ha = hero(M(p), p->e.c, a, &ca),
+			hb = hero(M(p), p->e.c, b, &cb);
+		int row;
+
+		return !fu_contiguous_reduce(M(p), ca, ha, &row) &&
+			!fu_contiguous_reduce(M(p), cb, hb, &row) &&
+			pass_shape_same(M(p), 0, hlo_ins(M(p), ca, ha)->shape,
+			hlo_ins(M(p), cb, hb)->shape);
+	}
+	return shapes_ok(p, a, b);
+}
+
+/* FindUniqueSlice(x, s): the slice s itself, or the slice that is the
+ * only user of the one parameter fusion s reads x through (*sc its
+ * computation); HLO_NONE if none */
+static uint32_t
+unique_slice(Mp *p, uint32_t x, uint32_t s, uint32_t *sc)
+{
+	HloModule *m = M(p);
+	const HloInstr *in = INS(p, s);
+	uint32_t k, prm = HLO_NONE;
+
+	*sc = p->e.c;
+	if (in->op == HOP_SLICE)
+		return s;
+	if (in->op != HOP_FUSION)
+		return HLO_NONE;
+	for (k = 0; k < in->nops; k++) {
+		if (hlo_ops(m, in)[k] != x)
+			continue;
+		if (prm != HLO_NONE)
+			return HLO_NONE;
+		prm = k;
+	}
+	*sc = fu_fused_comp(m, p->e.c, s);
+	return prm == HLO_NONE ? HLO_NONE : fu_param_slice(m, *sc,
+		hlo_param(m, *sc, prm));
+}
+
+/* ParameterSlicesAreNonOverlapping: 0 when a and b each read their own
+ * slice of x (an array of 1024 bytes or more), disjoint in some
+ * dimension (strides ignored, as xla does) */
+static int
+slices_ok(Mp *p, uint32_t x, uint32_t a, uint32_t b)
+{
+	HloModule *m = M(p);
+	uint32_t sa, sb, ca, cb;
+
+	if (hlo_sh(m, INS(p, x)->shape)->type == TY_TUPLE ||
+	    hlo_shape_bytes(m, INS(p, x)->shape) < 1024)
+		return 1;
+	if ((sa = unique_slice(p, x, a, &ca)) == HLO_NONE ||
+	    (sb = unique_slice(p, x, b, &cb)) == HLO_NONE)
+		return 1;
+	return fu_slices_overlap(m, ca, sa, cb, sb);
+}
+
+static int
+dus_root(Mp *p, uint32_t x)
+{
+	uint32_t fc;
+
+	if (INS(p, x)->op != HOP_FUSION)
+		return 0;
+	fc = fu_fused_comp(M(p), p->e.c, x);
+	return M(p)->comps[fc].ins[M(p)->comps[fc].root].op == HOP_DYNUPDSLICE;
+}
+
+/* CanFuseSiblings(a, b, common producer x): not connected, compatible
+ * shapes, slices that may overlap, no dynamic-update-slice root
+ * (LegalToFuse), within FusionFitsInBudget; a search past REACH_BUDGET
+ * counts as connected */
+static int
+sib_can_fuse(Mp *p, uint32_t x, uint32_t a, uint32_t b)
+{
+	if (!sib_shapes_ok(p, a, b) || !slices_ok(p, x, a, b) ||
+	    dus_root(p, a) || dus_root(p, b) || !budget_ok(p, a, b))
+		return 0;
+	if (!reach(p, a) || p->mark[b] == p->stamp)
+		return 0;
+	return reach(p, b) && p->mark[a] != p->stamp;
+}
+
+/* MergeFusionInstructionIntoMultiOutput / FuseInstructionIntoMultiOutput
+ * of sibling b into fusion a: b's outputs (each element of a tuple root)
+ * appended to a's, b's users rewired to get-tuple-elements of a */
+static void
+sib_merge(Mp *p, uint32_t a, uint32_t b)
+{
+	HloModule *m = M(p);
+	uint32_t fc = fu_fused_comp(m, p->e.c, a), k, v, base, n, *el, *us,
+		g, nu;
+	MpOps o = { NULL, NULL, 0, 0 };
+	HloAttr at;
+	int mo = fu_multi_output(m, p->e.c, b);
+
+	for (k = 0; k < INS(p, a)->nops; k++)
+		ops_push(&o, hlo_ops(m, INS(p, a))[k], hlo_param(m, fc, k));
+	v = clone_producer(p, &o, fc, b);
+	n = mo ? m->comps[fc].ins[v].nops : 1;
+	el = xreallocarray(NULL, n + 1, sizeof *el);
+	for (k = 0; k < n; k++)
+		el[k] = mo ? hlo_ops(m, &m->comps[fc].ins[v])[k] : v;
+	if (mo)
+		m->comps[fc].ins[v].flags |= HI_DEAD;
+	base = add_output(p, a, fc, el[0]);
+	for (k = 1; k < n; k++)
+		add_output(p, a, fc, el[k]);
+	fu_edit_set_ops(&p->e, a, o.n, o.ops);
+	if (INS(p, b)->op == HOP_FUSION && fu_kind(m, INS(p, b)) == FK_INPUT &&
+	    fu_kind(m, INS(p, a)) != FK_INPUT) {
+		at = hlo_mk_bytes(m, A_FUSION_KIND, K_WORD,
+			fu_kind_names[FK_INPUT], strlen(fu_kind_names[FK_INPUT]));
+		hlo_attr_set(m, p->e.c, a, &at);
+	}
+	if (mo) {
+		nu = p->e.usr[b].n;
+		us = xreallocarray(NULL, nu + 1, sizeof *us);
+		memcpy(us, p->e.usr[b].v, nu * sizeof *us);
+		for (k = 0; k < nu; k++) {
+			g = fu_edit_gte(&p->e, a, INS(p, us[k])->shape, base +
+				hlo_attr_int(m, INS(p, us[k]), A_INDEX, 0));
+			fu_edit_replace(&p->e, us[k], g);
+			fu_edit_kill(&p->e, us[k]);
+		}
+		free(us);
+	} else {
+		g = fu_edit_gte(&p->e, a, INS(p, b)->shape, base);
+		fu_edit_replace(&p->e, b, g);
+	}
+	if (INS(p, b)->op == HOP_FUSION)
+		fu_edit_unfuse(&p->e, b);
+	fu_edit_kill(&p->e, b);
+	p->e.done++;
+	free(el);
+	free(o.ops);
+	free(o.prm);
+}
+
+/* FuseSiblings under producer x: its candidate users, multi-output
+ * fusions first, then fusions, then the rest (stable); each fusion
+ * takes every later sibling it can, in turn */
+static int
+fuse_siblings(Mp *p, uint32_t x)
+{
+	const FuList *l = &p->e.usr[x];
+	uint32_t *s, n = 0, i, j, k;
+	int pr, changed = 0;
+
+	if (eff_scalar(M(p), INS(p, x)->shape) || l->n < 2)
+		return 0;
+	s = xreallocarray(NULL, l->n + 1, sizeof *s);
+	for (pr = 2; pr >= 0; pr--)
+		for (k = 0; k < l->n; k++)
+			if (priority(p, l->v[k]) == pr && sib_candidate(p,
+			    l->v[k]))
+				s[n++] = l->v[k];
+	for (i = 0; i < n; i++) {
+		if (INS(p, s[i])->op != HOP_FUSION)
+			continue;
+		for (j = i + 1; j < n;) {
+			if (!sib_can_fuse(p, x, s[i], s[j])) {
+				j++;
+				continue;
+			}
+			grow_marks(p, M(p)->comps[p->e.c].nins + 64);
+			sib_merge(p, s[i], s[j]);
+			grow_marks(p, M(p)->comps[p->e.c].nins + 1);
+			memmove(s + j, s + j + 1, (n - j - 1) * sizeof *s);
+			n--;
+			changed = 1;
+		}
+	}
+	free(s);
+	return changed;
+}
+
+static int
+sib_comp(void *arg, uint32_t c)
+{
+	Mp *p = arg;
+	HloModule *m = M(p);
+	uint32_t n = m->comps[c].nins, *po, cnt, t, x;
+	int changed = 0;
+
+	fu_edit_begin(&p->e, c);
+	if (p->capmark)
+		memset(p->big, 0, p->capmark);
+	po = xreallocarray(NULL, n + 1, sizeof *po);
+	cnt = pass_post_order(m, c, po, p->e.ctx);
+	for (t = cnt; t-- > 0;) {
+		x = po[t];
+		grow_marks(p, m->comps[c].nins + 1);
+		if ((INS(p, x)->flags & HI_DEAD) || INS(p, x)->op ==
+		    HOP_CONSTANT || (INS(p, x)->op == HOP_FUSION &&
+		    fu_kind(m, INS(p, x)) == FK_CUSTOM))
+			continue;
+		changed |= fuse_siblings(p, x);
+	}
+	free(po);
+	return fu_edit_end(&p->e) < 0 ? -1 : changed;
+}
+
+int
+pass_multi_output_fusion(HloModule *m, PassCtx *ctx)
+{
+	Mp p;
+	int r;
+
+	memset(&p, 0, sizeof p);
+	fu_edit_init(&p.e, m, ctx);
+	r = fu_edit_run(&p.e, sib_comp, &p);
 	free(p.mark);
 	free(p.big);
 	free(p.stack);
