@@ -1760,13 +1760,15 @@ int
 hlo_comp_compact(HloModule *m, uint32_t c)
 {
 	HloComp *cp = &m->comps[c];
-	uint32_t n = cp->nins, *order, i, cnt;
+	uint32_t n = cp->nins, *order, i, cnt, small[32];
 	int r;
 
-	order = xreallocarray(NULL, n + 1, sizeof *order);
+	/* fusion passes compact a small computation per fusion */
+	order = n < 32 ? small : xreallocarray(NULL, n + 1, sizeof *order);
 	r = hlo_topo(m, c, order);
 	if (r < 0) {
-		free(order);
+		if (order != small)
+			free(order);
 		return -1;
 	}
 	cnt = r;
@@ -1775,12 +1777,14 @@ hlo_comp_compact(HloModule *m, uint32_t c)
 	if (i == n) {
 		/* nothing dead and already in order: the renumbering below
 		 * is the identity, done in place */
-		free(order);
+		if (order != small)
+			free(order);
 		compact_in_place(m, cp);
 		return 0;
 	}
 	hlo_comp_renumber(m, c, order, cnt);
-	free(order);
+	if (order != small)
+		free(order);
 	return 0;
 }
 

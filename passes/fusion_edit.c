@@ -100,8 +100,14 @@ list_add_new(FuEdit *e, uint32_t o, uint32_t x)
 	if (o >= e->hi)
 		e->hi = o + 1;
 	if (l->n == l->cap) {
+		uint32_t *v = l->inarena ? NULL : l->v;
+
 		l->cap = l->cap ? 2 * l->cap : 4;
-		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+		v = xreallocarray(v, l->cap, sizeof *v);
+		if (l->inarena)	/* moves out of the arena */
+			memcpy(v, l->v, l->n * sizeof *v);
+		l->v = v;
+		l->inarena = 0;
 	}
 	l->v[l->n++] = x;
 	if (l->indexed) {
@@ -230,6 +236,43 @@ fu_edit_comps(FuEdit *e, uint32_t *n)
 	return order;
 }
 
+/* the user lists of c's instructions made room for in one block (not an
+ * allocation per list): each list without room for its operand uses
+ * takes a slice of e->arena (lists that outgrow it move out) */
+static void
+user_arena(FuEdit *e, uint32_t c)
+{
+	const HloModule *m = e->m;
+	uint32_t n = m->comps[c].nins, i, k, tot = 0, o;
+
+	for (i = 0; i < n; i++) {	/* n counts the uses for now */
+		const HloInstr *in = &m->comps[c].ins[i];
+
+		if (in->flags & HI_DEAD)
+			continue;
+		for (k = 0; k < in->nops; k++)
+			if ((o = hlo_ops(m, in)[k]) < n)
+				e->usr[o].n++;
+	}
+	for (i = 0; i < n; i++)
+		if (e->usr[i].n > e->usr[i].cap)
+			tot += e->usr[i].n;
+	if (tot)
+		e->arena = xreallocarray(NULL, tot, sizeof *e->arena);
+	for (i = tot = 0; i < n; i++) {
+		FuList *l = &e->usr[i];
+
+		if (l->n > l->cap) {
+			free(l->v);
+			l->v = e->arena + tot;
+			l->cap = l->n;
+			l->inarena = 1;
+			tot += l->n;
+		}
+		l->n = 0;
+	}
+}
+
 void
 fu_edit_begin(FuEdit *e, uint32_t c)
 {
@@ -241,11 +284,18 @@ fu_edit_begin(FuEdit *e, uint32_t c)
 	grow(e, n + 1);
 	for (i = 0; i < e->hi && i < e->cap; i++) {	/* the last
 				 * computation's entries (past hi all clear) */
+		if (e->usr[i].inarena) {
+			e->usr[i].v = NULL;
+			e->usr[i].cap = e->usr[i].inarena = 0;
+		}
 		e->usr[i].n = 0;
 		e->usr[i].indexed = 0;
 		e->ctl[i] = 0;
 	}
 	e->hi = n + 1;
+	free(e->arena);
+	e->arena = NULL;
+	user_arena(e, c);
 	if (++e->posstamp == 0) {	/* the position table forgotten */
 		memset(e->posstamp_of, 0, e->cappos * sizeof *e->posstamp_of);
 		e->posstamp = 1;
@@ -316,7 +366,9 @@ fu_edit_free(FuEdit *e)
 	uint32_t i;
 
 	for (i = 0; i < e->cap; i++)
-		free(e->usr[i].v);
+		if (!e->usr[i].inarena)
+			free(e->usr[i].v);
+	free(e->arena);
 	free(e->usr);
 	free(e->ctl);
 	free(e->mark);

@@ -13,6 +13,7 @@ typedef struct {
 	uint32_t *v;
 	uint32_t n, cap;
 	uint32_t indexed;	/* positions kept in FuEdit's pos table */
+	uint32_t inarena;	/* v is a slice of FuEdit's arena */
 } FuList;
 
 typedef struct {
@@ -25,6 +26,7 @@ typedef struct {
 	uint32_t *mark, epoch;	/* per instruction: fu_edit_replace's
 				 * members of the new user list */
 	uint32_t hi;		/* usr and ctl entries past hi are clear */
+	uint32_t *arena;	/* fu_edit_begin's user lists, one block */
 	/* where each user sits in a list longer than FU_LIST_SCAN (so
 	 * that deleting one of many users is O(1), not a scan): open
 	 * addressing on owner << 32 | user, a slot valid when its stamp

@@ -133,10 +133,17 @@ wrap(FuEdit *e, uint32_t x)
 	const char *opname = hlo_opinfo[hlo_ins(m, c, x)->op].name;
 	char buf[96];
 	HloAttr a;
+	uint32_t small[3 * 8];	/* most instructions have few operands */
 
-	ops = xreallocarray(NULL, n + 1, sizeof *ops);
-	prm = xreallocarray(NULL, n + 1, sizeof *prm);
-	mo = xreallocarray(NULL, n + 1, sizeof *mo);
+	if (n < 8) {
+		ops = small;
+		prm = small + 8;
+		mo = small + 16;
+	} else {
+		ops = xreallocarray(NULL, n + 1, sizeof *ops);
+		prm = xreallocarray(NULL, n + 1, sizeof *prm);
+		mo = xreallocarray(NULL, n + 1, sizeof *mo);
+	}
 	fc = fu_edit_new_comp(e, pass_name_cat(buf, sizeof buf,
 		"wrapped_", opname, "_computation", ""));
 	for (k = 0; k < n; k++) {
@@ -173,9 +180,11 @@ wrap(FuEdit *e, uint32_t x)
 	fu_edit_replace(e, x, f);
 	fu_edit_kill(e, x);
 	e->done++;
-	free(ops);
-	free(prm);
-	free(mo);
+	if (ops != small) {
+		free(ops);
+		free(prm);
+		free(mo);
+	}
 	return f;
 }
 
