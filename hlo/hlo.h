@@ -227,6 +227,8 @@ void xfatal(const char *what) __attribute__((noreturn));
 				 * exit outside src/main.c (resources gone) */
 void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
+void *hlo_grow(void *p, uint32_t n, uint32_t *cap, uint32_t first,
+	size_t size);	/* room for element n: cap doubled (first if 0) */
 char *xstrdup(const char *s);
 int hlo_err(HloError *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -370,6 +372,8 @@ const int64_t *hlo_attr_list(const HloModule *m, const HloInstr *in,
 				 * NULL) when absent */
 int hlo_ints_has(const int64_t *v, uint32_t n, int64_t x);
 void hlo_ints_sort(int64_t *v, uint32_t n);	/* ascending */
+int hlo_ints_is_iota(const int64_t *v, uint32_t n);	/* v[k] == k */
+int hlo_ints_ascending(const int64_t *v, uint32_t n);	/* non-decreasing */
 /* a dot's structured N:M sparsity (sparsity=L.3@2:4_R.1@2:4): operand
  * (0 lhs, 1 rhs), its sparse contracting dimension, N < M */
 typedef struct {

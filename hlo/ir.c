@@ -1224,6 +1224,26 @@ hlo_ints_has(const int64_t *v, uint32_t n, int64_t x)
 	return 0;
 }
 
+int
+hlo_ints_is_iota(const int64_t *v, uint32_t n)
+{
+	uint32_t k = 0;
+
+	while (k < n && v[k] == (int64_t)k)
+		k++;
+	return k == n;
+}
+
+int
+hlo_ints_ascending(const int64_t *v, uint32_t n)
+{
+	uint32_t k = 1;
+
+	while (k < n && v[k - 1] <= v[k])
+		k++;
+	return k >= n;
+}
+
 const char *
 hlo_attr_word(const HloModule *m, const HloInstr *in, int key, uint32_t *n)
 {

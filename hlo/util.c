@@ -98,6 +98,17 @@ xreallocarray(void *p, size_t n, size_t size)
 	return p;
 }
 
+/* room for one more element: p (cap elements of size bytes, n used)
+ * grown to twice cap, or to first when empty, once n reaches cap */
+void *
+hlo_grow(void *p, uint32_t n, uint32_t *cap, uint32_t first, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : first;
+	return xreallocarray(p, *cap, size);
+}
+
 char *
 xstrdup(const char *s)
 {

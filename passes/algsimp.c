@@ -1616,10 +1616,7 @@ dispatch(Alg *a, uint32_t i)
 static void
 push(Alg *a, uint32_t *top, uint32_t x)
 {
-	if (*top == a->capstack) {
-		a->capstack = a->capstack ? 2 * a->capstack : 256;
-		a->stack = xreallocarray(a->stack, a->capstack, 4);
-	}
+	a->stack = hlo_grow(a->stack, *top, &a->capstack, 256, 4);
 	a->stack[(*top)++] = x;
 }
 

@@ -17,17 +17,6 @@ dims_copy(Alg *a, uint32_t i)
 	return v;
 }
 
-static int
-is_identity(const int64_t *p, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (p[k] != (int64_t)k)
-			return 0;
-	return 1;
-}
-
 static void
 invert(const int64_t *p, uint32_t n, int64_t *inv)
 {
@@ -483,7 +472,7 @@ chain_removed(Alg *a, uint32_t i)
 	if (is_op(a, i, HOP_TRANSPOSE)) {
 		int64_t *p = alg_ints_copy(a, i, A_DIMENSIONS, &n);
 
-		if (is_identity(p, n))
+		if (hlo_ints_is_iota(p, n))
 			return 0;
 	} else if (!chain_reshape_ok(a, i)) {
 		return 0;
@@ -506,7 +495,7 @@ chain_removed(Alg *a, uint32_t i)
 		if (is_op(a, cur, HOP_TRANSPOSE)) {
 			int64_t *p = alg_ints_copy(a, cur, A_DIMENSIONS, &k);
 
-			if (is_identity(p, k))
+			if (hlo_ints_is_iota(p, k))
 				return 0;
 			m = eff_perm(a, cur, ep);
 			if (m != n)
@@ -521,7 +510,7 @@ chain_removed(Alg *a, uint32_t i)
 		start = cur;
 		cur = op0(a, cur);
 	}
-	if (start == HLO_NONE || !is_identity(perm, n))
+	if (start == HLO_NONE || !hlo_ints_is_iota(perm, n))
 		return 0;
 	cur = op0(a, start);
 	if (!alg_same_shape(a, i, cur))

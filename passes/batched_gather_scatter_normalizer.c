@@ -131,17 +131,6 @@ concat_indices(PassEdit *ed, uint32_t idx, int64_t ivd, const int64_t *bd,
 	return concat(ed, ishape(m, s, type, rank, d), ops, nb + 1, ivd);
 }
 
-static int
-ascending(const int64_t *v, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 1; k < n; k++)
-		if (v[k] < v[k - 1])
-			return 0;
-	return 1;
-}
-
 /* a ++ b into out; returns the length */
 static uint32_t
 join(int64_t *out, const int64_t *a, uint32_t na, const int64_t *b,
@@ -214,7 +203,8 @@ gather(PassEdit *ed, uint32_t i)
 	a[3] = hlo_mk_int(A_INDEX_VECTOR_DIM, g.ivd);
 	a[4] = hlo_mk_ints(m, A_SLICE_SIZES, g.ss, g.nss);
 	hlo_set_attrs(m, ed->c, r, 5, a);
-	if (g.sorted && ascending(g.sibd, g.nsibd) && ascending(sim, nsim))
+	if (g.sorted && hlo_ints_ascending(g.sibd, g.nsibd) &&
+	    hlo_ints_ascending(sim, nsim))
 		set_bool(ed, r, A_INDICES_ARE_SORTED);
 	return r;
 }
@@ -248,7 +238,8 @@ scatter(PassEdit *ed, uint32_t i)
 	a[2] = hlo_mk_ints(m, A_SCATTER_DIMS_TO_OPERAND_DIMS, sdod, nsdod);
 	a[3] = hlo_mk_int(A_INDEX_VECTOR_DIM, s.ivd);
 	hlo_set_attrs(m, ed->c, r, 4, a);
-	if (s.sorted && ascending(s.sibd, s.nsibd) && ascending(sdod, nsdod))
+	if (s.sorted && hlo_ints_ascending(s.sibd, s.nsibd) &&
+	    hlo_ints_ascending(sdod, nsdod))
 		set_bool(ed, r, A_INDICES_ARE_SORTED);
 	if (s.unique)
 		set_bool(ed, r, A_UNIQUE_INDICES);

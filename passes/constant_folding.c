@@ -331,11 +331,8 @@ spare_add(Cf *s, const HloInstr *y)
 	    !(a = hlo_attr(s->m, y, A_LITERAL)) || a->v == HLO_ELIDED ||
 	    a->v < s->base || !a->n)
 		return;
-	if (s->nspare == s->capspare) {
-		s->capspare = s->capspare ? 2 * s->capspare : 16;
-		s->spare = xreallocarray(s->spare, s->capspare,
-			sizeof *s->spare);
-	}
+	s->spare = hlo_grow(s->spare, s->nspare, &s->capspare, 16,
+		sizeof *s->spare);
 	s->spare[s->nspare].off = (uint32_t)a->v;
 	s->spare[s->nspare++].n = a->n;
 }

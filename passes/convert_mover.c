@@ -218,10 +218,7 @@ typedef struct {
 static void
 push(Stack *s, uint32_t x)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-	}
+	s->v = hlo_grow(s->v, s->n, &s->cap, 64, sizeof *s->v);
 	s->v[s->n++] = x;
 }
 

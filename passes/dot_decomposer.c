@@ -22,17 +22,6 @@
 #include "dotutil.h"
 
 static int
-iota(const int64_t *v, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] != k)
-			return 0;
-	return 1;
-}
-
-static int
 match(PassEdit *ed, uint32_t i, void *arg)
 {
 	const HloModule *m = ed->m;
@@ -50,7 +39,7 @@ match(PassEdit *ed, uint32_t i, void *arg)
 		return 1;
 	if (!d.nlb && !d.nlc)
 		return 1;
-	return !iota(d.lb, d.nlb) || !iota(d.rb, d.nrb);
+	return !hlo_ints_is_iota(d.lb, d.nlb) || !hlo_ints_is_iota(d.rb, d.nrb);
 }
 
 /* SetupDerivedInstruction: metadata, frontend attributes, and sharding

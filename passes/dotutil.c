@@ -8,13 +8,7 @@ static int
 list(const HloModule *m, const HloInstr *in, int key, int64_t *v,
 	uint32_t *n)
 {
-	const int64_t *p = hlo_attr_list(m, in, key, n);
-
-	if (*n > PASS_DOT_MAXDIMS)
-		return -1;
-	if (*n)
-		memcpy(v, p, *n * sizeof *v);
-	return 0;
+	return pass_attr_list_copy(m, in, key, PASS_DOT_MAXDIMS, v, n);
 }
 
 int

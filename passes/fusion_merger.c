@@ -52,10 +52,7 @@ set_union(RootSet *dst, const RootSet *src, uint32_t *mark, uint32_t *stamp)
 	for (k = 0; k < src->n; k++) {
 		if (mark[src->v[k]] == *stamp)
 			continue;
-		if (dst->n == dst->cap) {
-			dst->cap = dst->cap ? 2 * dst->cap : 4;
-			dst->v = xreallocarray(dst->v, dst->cap, sizeof *dst->v);
-		}
+		dst->v = hlo_grow(dst->v, dst->n, &dst->cap, 4, sizeof *dst->v);
 		dst->v[dst->n++] = src->v[k];
 		mark[src->v[k]] = *stamp;
 	}
@@ -69,10 +66,7 @@ set_add(RootSet *s, uint32_t x)
 	for (k = 0; k < s->n; k++)
 		if (s->v[k] == x)
 			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4;
-		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-	}
+	s->v = hlo_grow(s->v, s->n, &s->cap, 4, sizeof *s->v);
 	s->v[s->n++] = x;
 }
 

@@ -13,13 +13,7 @@ static int
 getlist(const HloModule *m, const HloInstr *in, int key, int64_t *dst,
 	uint32_t *n)
 {
-	const int64_t *v = hlo_attr_list(m, in, key, n);
-
-	if (*n > GU_MAXR)
-		return -1;
-	if (*n)
-		memcpy(dst, v, *n * sizeof *v);
-	return 0;
+	return pass_attr_list_copy(m, in, key, GU_MAXR, dst, n);
 }
 
 static int

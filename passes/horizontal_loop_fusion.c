@@ -81,11 +81,8 @@ typedef struct {
 static void
 push(Hf *h, uint32_t x)
 {
-	if (h->nstack == h->capstack) {
-		h->capstack = h->capstack ? 2 * h->capstack : 64;
-		h->stack = xreallocarray(h->stack, h->capstack,
-			sizeof *h->stack);
-	}
+	h->stack = hlo_grow(h->stack, h->nstack, &h->capstack, 64,
+		sizeof *h->stack);
 	h->stack[h->nstack++] = x;
 }
 

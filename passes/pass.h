@@ -273,6 +273,10 @@ int pass_compact_touched(HloModule *m, PassCtx *ctx, const uint8_t *touched,
 				 * touched[c] marks while changed > 0;
 				 * returns changed, -1 on a cycle */
 
+/* the list attribute key of in (hlo_attr_list) copied into dst[0..*n);
+ * -1 if longer than max */
+int pass_attr_list_copy(const HloModule *m, const HloInstr *in, int key,
+	uint32_t max, int64_t *dst, uint32_t *n);
 /* frontend_attributes={k="v",...}: the value of key, NULL if absent */
 const char *pass_frontend_attr(const HloModule *m, const HloInstr *in,
 	const char *key, uint32_t *n);

@@ -22,10 +22,7 @@ pass_ctx_free(PassCtx *ctx)
 void
 pass_seq_add(PassSeq *s, int item)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 16;
-		s->items = xreallocarray(s->items, s->cap, sizeof *s->items);
-	}
+	s->items = hlo_grow(s->items, s->n, &s->cap, 16, sizeof *s->items);
 	s->items[s->n++] = item;
 }
 
@@ -331,11 +328,8 @@ survivors(const HloModule *m, const uint8_t *bits, uint32_t nbits)
 static void
 logstep(PassLog *log, const PassStep *st)
 {
-	if (log->n == log->cap) {
-		log->cap = log->cap ? 2 * log->cap : 32;
-		log->steps = xreallocarray(log->steps, log->cap,
-			sizeof *log->steps);
-	}
+	log->steps = hlo_grow(log->steps, log->n, &log->cap, 32,
+		sizeof *log->steps);
 	log->steps[log->n++] = *st;
 }
 

@@ -80,17 +80,6 @@ perm_of(PassEdit *ed, uint32_t t, uint32_t *n)
 }
 
 static int
-identity_perm(const int64_t *p, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		if (p[k] != (int64_t)k)
-			return 0;
-	return 1;
-}
-
-static int
 equivalent(PassEdit *ed, uint32_t a, uint32_t b)
 {
 	HloModule *m = ed->m;
@@ -120,17 +109,6 @@ only_user(PassEdit *ed, uint32_t x, uint32_t user)
 	return cnt && ed->nuse[x] == cnt;
 }
 
-static int
-sorted(const int64_t *v, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 1; k < n; k++)
-		if (v[k] < v[k - 1])
-			return 0;
-	return 1;
-}
-
 /* CanTriviallyRearrange(x, r); user is the elementwise instruction */
 static int
 trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
@@ -145,7 +123,7 @@ trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
 	    same_shape(m, ri->shape, pass_ins(ed, pass_opnd(ed, r, 0))->shape))
 		return 1;
 	p = ri->op == HOP_TRANSPOSE ? perm_of(ed, r, &np) : NULL;
-	if (ri->op == HOP_TRANSPOSE && (!p || identity_perm(p, np)))
+	if (ri->op == HOP_TRANSPOSE && (!p || hlo_ints_is_iota(p, np)))
 		return p != NULL;
 	if (xi->op == HOP_CONSTANT)
 		return 1;
@@ -154,7 +132,7 @@ trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
 	if (xi->op != HOP_BROADCAST || !xi->nops)
 		return 0;
 	bd = hlo_attr_ints(m, xi, A_DIMENSIONS, &nb);
-	if ((nb && !bd) || !sorted(bd, nb))
+	if ((nb && !bd) || !hlo_ints_ascending(bd, nb))
 		return 0;
 	if (ri->op == HOP_RESHAPE)
 		return hlo_sh(m, pass_ins(ed, pass_opnd(ed, x, 0))->shape)->rank == 0;
@@ -165,7 +143,7 @@ trivial(PassEdit *ed, uint32_t x, uint32_t r, uint32_t user)
 			return 0;
 		mapped[k] = p[bd[k]];
 	}
-	return sorted(mapped, nb);
+	return hlo_ints_ascending(mapped, nb);
 }
 
 static uint32_t
@@ -308,7 +286,7 @@ inverse(PassEdit *ed, uint32_t r, uint32_t x, uint32_t src)
 		return add_instr(ed, HOP_RESHAPE, ns, x);
 	}
 	p = perm_of(ed, r, &np);
-	if (identity_perm(p, np))
+	if (hlo_ints_is_iota(p, np))
 		return x;
 	for (k = 0; k < np; k++)
 		inv[p[k]] = k;

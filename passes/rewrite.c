@@ -323,6 +323,19 @@ pass_compact_touched(HloModule *m, PassCtx *ctx, const uint8_t *touched,
 
 /* attributes */
 
+int
+pass_attr_list_copy(const HloModule *m, const HloInstr *in, int key,
+	uint32_t max, int64_t *dst, uint32_t *n)
+{
+	const int64_t *v = hlo_attr_list(m, in, key, n);
+
+	if (*n > max)
+		return -1;
+	if (*n)
+		memcpy(dst, v, *n * sizeof *v);
+	return 0;
+}
+
 /* finds key in a {k="v", k2=v2} list; the value is returned without its
  * quotes, escapes left as they are */
 const char *

@@ -30,17 +30,14 @@ nonidentity_transpose(PassEdit *ed, uint32_t t)
 {
 	const HloInstr *in = pass_ins(ed, t);
 	const int64_t *p;
-	uint32_t n, k;
+	uint32_t n;
 
 	if (in->op != HOP_TRANSPOSE || in->nops != 1)
 		return 0;
 	p = hlo_attr_ints(ed->m, in, A_DIMENSIONS, &n);
 	if (!p || n != hlo_sh(ed->m, in->shape)->rank)
 		return 0;
-	for (k = 0; k < n; k++)
-		if (p[k] != (int64_t)k)
-			return 1;
-	return 0;
+	return !hlo_ints_is_iota(p, n);
 }
 
 /* IsRowColumnTransposeDotOperand */

@@ -207,39 +207,17 @@ try_sink(Sinker *s, uint32_t c, uint32_t w)
 	return changed;
 }
 
-/* the while loops of the non-fusion computations in order, last first
- * (callers before callees): (computation, instruction) pairs. Unlike
- * wu_while_loops, a body whose root has more elements than the loop
+/* the loops while_const_sinking takes (wu_while_loops' filter). Unlike
+ * wu_while_regular, a body whose root has more elements than the loop
  * state is taken (xla's verifier accepts it; its test
  * DontCreateDeadConstant has one): try_sink only looks at the slots the
  * state has */
-static uint32_t
-while_loops(const HloModule *m, const uint32_t *order, int n, uint32_t **out)
+static int
+sinkable_loop(const HloModule *m, uint32_t c, uint32_t i)
 {
-	uint32_t *wl, nw = 0, capw = 16, c, i;
-	int k;
+	const HloInstr *in = &m->comps[c].ins[i];
 
-	wl = xreallocarray(NULL, capw, 2 * sizeof *wl);
-	for (k = n - 1; k >= 0; k--) {
-		c = order[k];
-		if (m->comps[c].flags & HC_FUSION)
-			continue;
-		for (i = 0; i < m->comps[c].nins; i++) {
-			const HloInstr *in = &m->comps[c].ins[i];
-
-			if ((in->flags & HI_DEAD) || in->op != HOP_WHILE ||
-			    in->nops != 1 || in->ncalled != 2)
-				continue;
-			if (nw == capw) {
-				capw *= 2;
-				wl = xreallocarray(wl, capw, 2 * sizeof *wl);
-			}
-			wl[2 * nw] = c;
-			wl[2 * nw++ + 1] = i;
-		}
-	}
-	*out = wl;
-	return nw;
+	return in->op == HOP_WHILE && in->nops == 1 && in->ncalled == 2;
 }
 
 int
@@ -260,7 +238,7 @@ pass_while_const_sinking(HloModule *m, PassCtx *ctx)
 	for (c = 0; c < m->ncomps; c++)
 		s.ncallers[c] = cg.start[c + 1] - cg.start[c];
 	pass_reset(ctx);
-	nw = while_loops(m, order, n, &wl);
+	nw = wu_while_loops(m, order, (uint32_t)n, 1, sinkable_loop, &wl);
 	for (k = 0; k < nw; k++) {
 		int r = try_sink(&s, wl[2 * k], wl[2 * k + 1]);
 

@@ -103,11 +103,8 @@ block(Info *op, uint32_t user)
 {
 	if (op->nblocked && op->blocked[op->nblocked - 1] == user)
 		return;
-	if (op->nblocked == op->capblocked) {
-		op->capblocked = op->capblocked ? 2 * op->capblocked : 2;
-		op->blocked = xreallocarray(op->blocked, op->capblocked,
-			sizeof *op->blocked);
-	}
+	op->blocked = hlo_grow(op->blocked, op->nblocked, &op->capblocked, 2,
+		sizeof *op->blocked);
 	op->blocked[op->nblocked++] = user;
 }
 
@@ -268,7 +265,8 @@ pass_while_expensive_licm(HloModule *m, PassCtx *ctx)
 		return pass_err_cycle(ctx, m, HLO_NONE);
 	}
 	wu_licm_init(&s, m, ctx);
-	nw = wu_while_loops(m, order, n, 0, &wl);
+	nw = wu_while_loops(m, order, n, 0, wu_while_regular,
+	    &wl);
 	for (k = 0; k < nw && changed >= 0; k++) {
 		r = try_hoist(&s, wl[2 * k], wl[2 * k + 1]);
 		if (r < 0) {

@@ -127,7 +127,8 @@ pass_while_licm(HloModule *m, PassCtx *ctx)
 	if (!(order = pass_comps_in_post_order(m, ctx, &n)))
 		return -1;
 	wu_licm_init(&s, m, ctx);
-	nw = wu_while_loops(m, order, n, 0, &wl);
+	nw = wu_while_loops(m, order, n, 0, wu_while_regular,
+	    &wl);
 	for (k = 0; k < nw; k++) {
 		r = try_hoist(&s, wl[2 * k], wl[2 * k + 1]);
 		ctx->stats.rewrites += r;

@@ -156,10 +156,7 @@ flush(Unroller *u, uint32_t c)
 static void
 pend(Unroller *u, uint32_t c, uint32_t w, uint32_t r)
 {
-	if (u->nrep == u->caprep) {
-		u->caprep = u->caprep ? 2 * u->caprep : 16;
-		u->rep = xreallocarray(u->rep, u->caprep, sizeof *u->rep);
-	}
+	u->rep = hlo_grow(u->rep, u->nrep, &u->caprep, 16, sizeof *u->rep);
 	u->rep[u->nrep][0] = w;
 	u->rep[u->nrep][1] = r;
 	u->rep[u->nrep][2] = u->head[c];
@@ -484,7 +481,8 @@ collect(Unroller *u, Unroll **out)
 
 	if (!(order = pass_comps_in_post_order(m, u->ctx, &n)))
 		return UINT32_MAX;
-	nw = wu_while_loops(m, order, n, 0, &wl);
+	nw = wu_while_loops(m, order, n, 0, wu_while_regular,
+	    &wl);
 	l = xreallocarray(NULL, nw + 1, sizeof *l);
 	for (k = 0; k < nw; k++) {
 		if (wl[2 * k] != last)

@@ -1254,7 +1254,8 @@ pass_while_simplifier(HloModule *m, PassCtx *ctx)
 		s.p0[c] = wu_param0(m, c);
 	}
 	pass_reset(ctx);
-	nw = wu_while_loops(m, NULL, m->ncomps, 0, &wl);
+	nw = wu_while_loops(m, NULL, m->ncomps, 0, wu_while_regular,
+	    &wl);
 	for (k = 0; k < nw; k++) {
 		c = wl[2 * k];
 		i = wl[2 * k + 1];

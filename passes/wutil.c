@@ -140,37 +140,33 @@ wu_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
 	hlo_replace_uses_in(m, c, from, to, keep, UINT32_MAX);
 }
 
+int
+wu_uses(const HloModule *m, const HloInstr *in, uint32_t x)
+{
+	uint32_t k;
+
+	if (in->flags & HI_DEAD)
+		return 0;
+	for (k = 0; k < in->nops; k++)
+		if (m->ids[in->ops + k] == x)
+			return 1;
+	return 0;
+}
+
 uint32_t *
 wu_users(const HloModule *m, uint32_t c, uint32_t x, uint32_t *n,
 	PassCtx *ctx)
 {
 	const HloComp *cp = &m->comps[c];
-	uint32_t i, k, cnt = 0, *list;
+	uint32_t i, cnt = 0, *list;
 
-	for (i = 0; i < cp->nins; i++) {
-		const HloInstr *in = &cp->ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == x) {
-				cnt++;
-				break;
-			}
-	}
+	for (i = 0; i < cp->nins; i++)
+		cnt += wu_uses(m, &cp->ins[i], x);
 	list = pass_alloc(ctx, (cnt + 1) * sizeof *list);
 	*n = 0;
-	for (i = 0; i < cp->nins; i++) {
-		const HloInstr *in = &cp->ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == x) {
-				list[(*n)++] = i;
-				break;
-			}
-	}
+	for (i = 0; i < cp->nins; i++)
+		if (wu_uses(m, &cp->ins[i], x))
+			list[(*n)++] = i;
 	return list;
 }
 
@@ -631,10 +627,7 @@ idx_add(IdxSet *s, int64_t k)
 	for (j = 0; j < s->n; j++)
 		if (s->idx[j] == k)
 			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 8;
-		s->idx = xreallocarray(s->idx, s->cap, sizeof *s->idx);
-	}
+	s->idx = hlo_grow(s->idx, s->n, &s->cap, 8, sizeof *s->idx);
 	s->idx[s->n++] = k;
 }
 
@@ -1007,7 +1000,7 @@ eval_tree(const HloModule *m, uint32_t c, uint32_t x, uint32_t g,
 int64_t
 wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w)
 {
-	uint32_t body, cond, cparam, i, k, g = HLO_NONE, users = 0, broot, bv;
+	uint32_t body, cond, cparam, i, g = HLO_NONE, users = 0, broot, bv;
 	const HloComp *cp;
 	int64_t t = wu_trip_count(m, c, w, 128), idx;
 	WuVal v, r;
@@ -1018,18 +1011,11 @@ wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w)
 		return -1;
 	cparam = wu_param0(m, cond);
 	cp = &m->comps[cond];
-	for (i = 0; i < cp->nins; i++) {
-		const HloInstr *in = &cp->ins[i];
-
-		if (in->flags & HI_DEAD)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == cparam) {
-				users++;
-				g = i;
-				break;
-			}
-	}
+	for (i = 0; i < cp->nins; i++)
+		if (wu_uses(m, &cp->ins[i], cparam)) {
+			users++;
+			g = i;
+		}
 	if (users != 1 || ins(m, cond, g)->op != HOP_GTE)
 		return -1;
 	idx = hlo_attr_int(m, ins(m, cond, g), A_INDEX, -1);
@@ -1048,13 +1034,14 @@ wu_trip_upper(const HloModule *m, uint32_t c, uint32_t w)
 	return r.u ? -1 : 1;
 }
 
-/* the regular while loops (wu_while_regular) of the computations comps
- * (NULL: 0 .. n-1), walked backwards with reverse, fusion computations
- * passed over: *out holds (computation, instruction) pairs, free() it;
- * returns their count */
+/* the live instructions that keep takes (wu_while_regular: the regular
+ * while loops) of the computations comps (NULL: 0 .. n-1), walked
+ * backwards with reverse, fusion computations passed over: *out holds
+ * (computation, instruction) pairs, free() it; returns their count */
 uint32_t
 wu_while_loops(const HloModule *m, const uint32_t *comps, uint32_t n,
-	int reverse, uint32_t **out)
+	int reverse, int (*keep)(const HloModule *m, uint32_t c, uint32_t i),
+	uint32_t **out)
 {
 	uint32_t *wl, nw = 0, capw = 16, k, c, i;
 
@@ -1066,7 +1053,7 @@ wu_while_loops(const HloModule *m, const uint32_t *comps, uint32_t n,
 			continue;
 		for (i = 0; i < m->comps[c].nins; i++) {
 			if ((m->comps[c].ins[i].flags & HI_DEAD) ||
-			    !wu_while_regular(m, c, i))
+			    !keep(m, c, i))
 				continue;
 			if (nw == capw) {
 				capw *= 2;

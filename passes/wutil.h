@@ -41,6 +41,8 @@ uint32_t wu_inline(HloModule *m, uint32_t dc, uint32_t sc,
 void wu_replace_uses(HloModule *m, uint32_t c, uint32_t from, uint32_t to,
 	uint32_t keep);
 /* distinct live users of x in c; *n set, list in scratch */
+int wu_uses(const HloModule *m, const HloInstr *in, uint32_t x);
+				/* a live in with x among its operands */
 uint32_t *wu_users(const HloModule *m, uint32_t c, uint32_t x, uint32_t *n,
 	PassCtx *ctx);
 uint32_t wu_param0(const HloModule *m, uint32_t c);
@@ -52,10 +54,13 @@ int wu_frontend_true(const HloModule *m, const HloInstr *in,
 int wu_while_dce_disabled(const HloModule *m, const HloInstr *in);
 int wu_while_regular(const HloModule *m, uint32_t c, uint32_t i);
 uint32_t wu_while_loops(const HloModule *m, const uint32_t *comps,
-	uint32_t n, int reverse, uint32_t **out);
+	uint32_t n, int reverse, int (*keep)(const HloModule *m, uint32_t c,
+	uint32_t i), uint32_t **out);
 				/* (computation, instruction) pairs of the
-				 * regular loops of comps (NULL: all n), in
-				 * order or reversed; fusions passed over */
+				 * live instructions of comps (NULL: all n)
+				 * that keep takes (wu_while_regular: the
+				 * regular loops), in order or reversed;
+				 * fusions passed over */
 				/* the while, its operand and its body's result
 				 * have one shape: xla's verifier lets the body
 				 * return another, which no while pass handles */

@@ -140,15 +140,9 @@ prefix_uses(HloModule *m, uint32_t c, uint32_t p, uint32_t n)
 	uint32_t i, k, *g, t, cnt = m->comps[c].nins;
 	int other = m->comps[c].root == p;
 
-	for (i = 0; i < cnt && !other; i++) {
-		const HloInstr *in = &m->comps[c].ins[i];
-
-		if ((in->flags & HI_DEAD) || in->op == HOP_GTE)
-			continue;
-		for (k = 0; k < in->nops; k++)
-			if (m->ids[in->ops + k] == p)
-				other = 1;
-	}
+	for (i = 0; i < cnt && !other; i++)
+		other = m->comps[c].ins[i].op != HOP_GTE &&
+			wu_uses(m, &m->comps[c].ins[i], p);
 	if (!other)
 		return;
 	g = xreallocarray(NULL, n + 1, sizeof *g);

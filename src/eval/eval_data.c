@@ -552,17 +552,6 @@ physorder(const HloModule *m, uint32_t shape, int64_t *perm)
 			hlo_m2m(m, sh)[sh->rank - 1 - d] : d;
 }
 
-static int
-identity(const int64_t *p, int n)
-{
-	int d;
-
-	for (d = 0; d < n; d++)
-		if (p[d] != d)
-			return 0;
-	return 1;
-}
-
 /* bitcast: the bytes reinterpreted physically, through both layouts:
  * the operand's as its instruction declares it (a value keeps the
  * shape it was made with, which a caller's layout may have set) */
@@ -586,7 +575,7 @@ bitcast(HloEval *ev, uint32_t c, uint32_t i, HloVal *a, HloVal **out)
 		return ev_unsupported(ev, c, i, "sizes differ");
 	physorder(ev->m, as, pi);
 	physorder(ev->m, in->shape, po);
-	if (identity(pi, gi.rank) && identity(po, go.rank)) {
+	if (hlo_ints_is_iota(pi, gi.rank) && hlo_ints_is_iota(po, go.rank)) {
 		*out = ev_view(ev, a, in->shape);
 		return 0;
 	}

@@ -277,17 +277,6 @@ ev_dotkind(int a, int b, int r)
 	return CK_I64;
 }
 
-static int
-isident(const int64_t *p, int n)
-{
-	int d;
-
-	for (d = 0; d < n; d++)
-		if (p[d] != d)
-			return 0;
-	return 1;
-}
-
 typedef struct {
 	int rank;
 	const int64_t *dims;
@@ -344,7 +333,8 @@ packside(HloEval *ev, HloVal *v, DotSide *s, int kind, int *t, int *own,
 		(kind == CK_F64 && v->type == TY_F64);
 
 	*t = 0;
-	if (native && !isident(s->perm, s->rank) && isident(s->tperm, s->rank))
+	if (native && !hlo_ints_is_iota(s->perm, s->rank) &&
+	    hlo_ints_is_iota(s->tperm, s->rank))
 		*t = 1;
 	return ev_pack(ev, v, *t ? s->tperm : s->perm, NULL, kind, own, bytes);
 }
