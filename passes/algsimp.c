@@ -1353,17 +1353,38 @@ alg_is_nonneg(Alg *a, uint32_t i)
 	return nonneg(a, i, &budget);
 }
 
-int
-alg_comp_root_op(Alg *a, uint32_t comp)
+int64_t *
+alg_ints_pick(Alg *a, const int64_t *v, uint32_t nv, const int64_t *idx,
+	uint32_t n)
+{
+	int64_t *r = alg_tmp(a, (n + 1) * 8u);
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		if (idx[k] < 0 || (uint64_t)idx[k] >= nv)
+			return NULL;
+		r[k] = v[idx[k]];
+	}
+	return r;
+}
+
+const HloInstr *
+alg_comp_root(Alg *a, uint32_t comp)
 {
 	const HloComp *cp;
 
 	if (comp >= a->m->ncomps)
-		return -1;
+		return NULL;
 	cp = &a->m->comps[comp];
-	if (cp->root >= cp->nins)
-		return -1;
-	return cp->ins[cp->root].op;
+	return cp->root < cp->nins ? &cp->ins[cp->root] : NULL;
+}
+
+int
+alg_comp_root_op(Alg *a, uint32_t comp)
+{
+	const HloInstr *r = alg_comp_root(a, comp);
+
+	return r ? r->op : -1;
 }
 
 /* the root of comp is op(parameter, parameter) */
@@ -1371,34 +1392,18 @@ int
 alg_reduce_kind(Alg *a, uint32_t comp)
 {
 	const HloComp *cp;
-	const HloInstr *r;
+	const HloInstr *r = alg_comp_root(a, comp);
 	uint32_t x, y;
 
-	if (comp >= a->m->ncomps)
+	if (!r || r->nops != 2)
 		return -1;
 	cp = &a->m->comps[comp];
-	if (cp->root >= cp->nins)
-		return -1;
-	r = &cp->ins[cp->root];
-	if (r->nops != 2)
-		return -1;
 	x = a->m->ids[r->ops];
 	y = a->m->ids[r->ops + 1];
 	if (x >= cp->nins || y >= cp->nins ||
 	    cp->ins[x].op != HOP_PARAMETER || cp->ins[y].op != HOP_PARAMETER)
 		return -1;
 	return r->op;
-}
-
-int
-alg_perm_is_sorted(const int64_t *p, uint32_t n)
-{
-	uint32_t k;
-
-	for (k = 1; k < n; k++)
-		if (p[k - 1] > p[k])
-			return 0;
-	return 1;
 }
 
 static int64_t
@@ -1556,8 +1561,8 @@ dispatch(Alg *a, uint32_t i)
 	switch (opc(a, i)) {
 	case HOP_ABS: return alg_h_abs(a, i);
 	case HOP_ADD: return alg_h_add(a, i);
-	case HOP_AND: return alg_h_and(a, i);
-	case HOP_OR: return alg_h_or(a, i);
+	case HOP_AND: return alg_h_and_or(a, i, 1);
+	case HOP_OR: return alg_h_and_or(a, i, 0);
 	case HOP_XOR: return alg_h_xor(a, i);
 	case HOP_NOT: return alg_h_not(a, i);
 	case HOP_NEGATE: return alg_h_negate(a, i);

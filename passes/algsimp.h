@@ -310,8 +310,7 @@ void alg_mark_changed(Alg *a);
 /* handlers: algsimp_elem.c, algsimp_shape.c, algsimp_misc.c */
 int alg_h_abs(Alg *a, uint32_t i);
 int alg_h_add(Alg *a, uint32_t i);
-int alg_h_and(Alg *a, uint32_t i);
-int alg_h_or(Alg *a, uint32_t i);
+int alg_h_and_or(Alg *a, uint32_t i, int is_and);
 int alg_h_xor(Alg *a, uint32_t i);
 int alg_h_not(Alg *a, uint32_t i);
 int alg_h_negate(Alg *a, uint32_t i);
@@ -395,10 +394,13 @@ int alg_no_negzero(Alg *a, uint32_t i);	/* never -0 (integers: always) */
 int alg_no_nan(Alg *a, uint32_t i);	/* never NaN (integers: always) */
 int alg_reduce_kind(Alg *a, uint32_t comp);	/* root of comp is op(p0, p1) in
 				 * either order: HOP_ADD, ...; -1 if not */
+int64_t *alg_ints_pick(Alg *a, const int64_t *v, uint32_t nv,
+	const int64_t *idx, uint32_t n);	/* v[idx[k]] (alg_tmp), NULL if
+						 * an idx is outside [0, nv) */
+const HloInstr *alg_comp_root(Alg *a, uint32_t comp);	/* NULL: no root */
 int alg_comp_root_op(Alg *a, uint32_t comp);
 int alg_param_like(Alg *a, uint32_t x);	/* IsParameterLike: a parameter,
 				 * through operand 0 of one-operand ops */
-int alg_perm_is_sorted(const int64_t *p, uint32_t n);
 int alg_reshape_degenerate(Alg *a, uint32_t from, uint32_t to, int64_t *del,
 	uint32_t *ndel, int64_t *ins, uint32_t *nins);
 				/* ReshapeMerelyInsertsOrDeletes1Sized-

@@ -393,38 +393,26 @@ tautological_compare(Alg *a, uint32_t i)
 		alg_scalar_like_i(a, v1, k1 < k2 ? k1 : k2), "LT"));
 }
 
+/* and (is_and) or or of two operands: between preds, an operand of all
+ * ones gives the other (and) or itself (or); an operand of all zeros
+ * gives itself (and) or the other (or); rhs looked at first */
 int
-alg_h_and(Alg *a, uint32_t i)
+alg_h_and_or(Alg *a, uint32_t i, int is_and)
 {
 	uint32_t lhs = op0(a, i), rhs = op1(a, i);
+	uint32_t l1 = is_and ? rhs : lhs, r1 = is_and ? lhs : rhs;
 
 	if (ety(a, lhs) == TY_PRED && ety(a, rhs) == TY_PRED) {
-		if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, lhs))
+		if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, r1))
 			return 1;
-		if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, rhs))
-			return 1;
-	}
-	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, rhs))
-		return 1;
-	if (alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, lhs))
-		return 1;
-	return tautological_compare(a, i);
-}
-
-int
-alg_h_or(Alg *a, uint32_t i)
-{
-	uint32_t lhs = op0(a, i), rhs = op1(a, i);
-
-	if (ety(a, lhs) == TY_PRED && ety(a, rhs) == TY_PRED) {
-		if (alg_is_all(a, rhs, 1) && alg_rep_compat(a, i, rhs))
-			return 1;
-		if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, lhs))
+		if (alg_is_all(a, lhs, 1) && alg_rep_compat(a, i, l1))
 			return 1;
 	}
-	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, lhs))
+	if (alg_is_all(a, rhs, 0) && alg_rep_compat(a, i, l1))
 		return 1;
-	return alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, rhs);
+	if (alg_is_all(a, lhs, 0) && alg_rep_compat(a, i, r1))
+		return 1;
+	return is_and && tautological_compare(a, i);
 }
 
 /* xla's Identical(), layout and sharding sensitive, for operands of an

@@ -52,23 +52,14 @@ root_is(Alg *a, uint32_t comp, int op)
 {
 	const HloComp *cp;
 	const HloInstr *r;
-	uint32_t x, y;
 	int64_t nx, ny;
 
-	if (comp >= a->m->ncomps)
+	if (alg_reduce_kind(a, comp) != op)
 		return 0;
 	cp = &a->m->comps[comp];
-	if (cp->root >= cp->nins)
-		return 0;
 	r = &cp->ins[cp->root];
-	if (r->op != op || r->nops != 2)
-		return 0;
-	x = a->m->ids[r->ops];
-	y = a->m->ids[r->ops + 1];
-	if (x >= cp->nins || y >= cp->nins || cp->ins[x].op != HOP_PARAMETER ||
-	    cp->ins[y].op != HOP_PARAMETER)
-		return 0;
-	nx = cp->ins[x].num, ny = cp->ins[y].num;
+	nx = cp->ins[a->m->ids[r->ops]].num;
+	ny = cp->ins[a->m->ids[r->ops + 1]].num;
 	return (nx == 0 && ny == 1) || (nx == 1 && ny == 0);
 }
 
@@ -165,12 +156,9 @@ argminmax_comp(Alg *a, uint32_t comp, int is_max)
 	const HloInstr *r, *o, *an;
 	uint32_t p1, p2, l, rr;
 
-	if (comp >= a->m->ncomps)
+	if (!(r = alg_comp_root(a, comp)))
 		return 0;
 	cp = &a->m->comps[comp];
-	if (cp->root >= cp->nins)
-		return 0;
-	r = &cp->ins[cp->root];
 	if (r->op != HOP_TUPLE || r->nops != 2)
 		return 0;
 	if (!cselect(a, cp, cop(a, r, 0), &p1, 0, 2) ||
@@ -294,19 +282,15 @@ reduce_transpose(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 	}
 	if (!ok)
 		return 0;
-	rd = alg_tmp(a, (nd + 1) * 8u);
-	for (k = 0; k < nd; k++) {
-		if (d[k] < 0 || (uint64_t)d[k] >= np)
-			return 0;
-		rd[k] = p[d[k]];
-	}
+	if (!(rd = alg_ints_pick(a, p, np, d, nd)))
+		return 0;
 	nr = alg_mk_reduce(a, delete_dims(a, shape_of(a, op0(a, arg)), rd, nd),
 		op0(a, arg), opnd(a, i, 1), rd, nd, comp);
 	td = alg_tmp(a, (np + 1) * 8u);
 	for (k = 0; k < np; k++)
 		if (!hlo_ints_has(rd, nd, p[k]))
 			td[m++] = p[k];
-	if (alg_perm_is_sorted(td, m))
+	if (hlo_ints_ascending(td, m))
 		return alg_rep(a, i, nr);
 	for (k = 0; k < m; k++) {
 		int64_t old = td[k];
@@ -565,7 +549,7 @@ reduce_bcast(Alg *a, uint32_t i, uint32_t arg, const int64_t *d,
 		return alg_rep(a, i, alg_mk_bcast(a, rs, nr, nbd, m));
 	}
 	/* reduce(broadcast(x), add) over added dimensions: x * n + init */
-	if (!root_is(a, comp, HOP_ADD) || !alg_perm_is_sorted(bd, nb))
+	if (!root_is(a, comp, HOP_ADD) || !hlo_ints_ascending(bd, nb))
 		return 0;
 	{
 		int64_t prod = 1, ncommon = 0, *sd = alg_tmp(a,
@@ -1090,7 +1074,7 @@ normalize_operand(Alg *a, uint32_t x, const int64_t *b, uint32_t nb,
 			p[m++] = q;
 	for (k = 0; k < nc; k++)
 		p[m++] = c[k];
-	if (alg_perm_is_sorted(p, m))
+	if (hlo_ints_ascending(p, m))
 		return x;
 	return alg_mk_transpose_infer(a, x, p);
 }

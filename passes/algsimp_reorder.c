@@ -608,7 +608,7 @@ reorder_nested(Alg *a, uint32_t i)
 	}
 	ni = alg_mk_dot(a, i, nil, nir, nd);
 	nout = alg_mk_dot(a, i, n.olhs ? nol : ni, n.olhs ? ni : nor, &no.d);
-	if (!alg_perm_is_sorted(perm, (uint32_t)rno))
+	if (!hlo_ints_ascending(perm, (uint32_t)rno))
 		nout = alg_mk_transpose(a, shape_of(a, i), nout, perm);
 	return alg_rep(a, i, nout);
 }

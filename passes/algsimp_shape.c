@@ -336,7 +336,7 @@ alg_h_broadcast(Alg *a, uint32_t i)
 
 	if (is_tuple(a, x) || (uint32_t)rx != nd)
 		return 0;
-	if (alg_perm_is_sorted(d, nd) && alg_elems(a, i) == alg_elems(a, x))
+	if (hlo_ints_ascending(d, nd) && alg_elems(a, i) == alg_elems(a, x))
 		return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), x));
 	if (ri == rx && alg_elems(a, i) == alg_elems(a, x)) {
 		inv = alg_tmp(a, (nd + 1) * 8u);
@@ -528,7 +528,7 @@ leaves_unmodified(Alg *a, uint32_t from, uint32_t to, const int64_t *d,
 	int64_t *u = alg_tmp(a, ((size_t)ra + rb + 4) * 16);
 	uint32_t n, k, j = 0;
 
-	if (!alg_perm_is_sorted(d, nd))
+	if (!hlo_ints_ascending(d, nd))
 		return 0;
 	n = alg_unmodified_dims(dims(a, from), ra, dims(a, to), rb, u);
 	for (k = 0; k < nd; k++) {
@@ -891,18 +891,14 @@ alg_h_transpose(Alg *a, uint32_t i)
 	uint32_t x = op0(a, i), n, nx, k, nd;
 	int64_t *p = alg_ints_copy(a, i, A_DIMENSIONS, &n), *q, *c, *inv, *bd, *nbd;
 
-	if (alg_perm_is_sorted(p, n))
+	if (hlo_ints_ascending(p, n))
 		return alg_rep(a, i, x);
 	if (is_op(a, x, HOP_TRANSPOSE)) {
 		q = alg_ints_copy(a, x, A_DIMENSIONS, &nx);
 		if (nx != n)
 			return 0;
-		c = alg_tmp(a, (n + 1) * 8u);
-		for (k = 0; k < n; k++) {
-			if (p[k] < 0 || (uint64_t)p[k] >= n)
-				return 0;
-			c[k] = q[p[k]];
-		}
+		if (!(c = alg_ints_pick(a, q, n, p, n)))
+			return 0;
 		return alg_rep(a, i, alg_mk_transpose(a, shape_of(a, i), op0(a, x), c));
 	}
 	if (chain_removed(a, i))
@@ -928,7 +924,7 @@ alg_h_transpose(Alg *a, uint32_t i)
 	if (a->lay || !is_op(a, x, HOP_BROADCAST))
 		return 0;
 	bd = alg_ints_copy(a, x, A_DIMENSIONS, &nd);
-	if (!alg_perm_is_sorted(bd, nd))
+	if (!hlo_ints_ascending(bd, nd))
 		return 0;
 	inv = alg_tmp(a, (n + 1) * 8u);
 	nbd = alg_tmp(a, (nd + 1) * 8u);
@@ -938,7 +934,7 @@ alg_h_transpose(Alg *a, uint32_t i)
 			return 0;
 		nbd[k] = inv[bd[k]];
 	}
-	if (!alg_perm_is_sorted(nbd, nd))
+	if (!hlo_ints_ascending(nbd, nd))
 		return 0;
 	return alg_rep(a, i, alg_mk_bcast(a, shape_of(a, i), op0(a, x), nbd, nd));
 }
@@ -1950,25 +1946,29 @@ ds_constant(Alg *a, uint32_t i, uint32_t x, const uint32_t *idx,
 	return alg_rep(a, i, alg_mk_slice(a, shape_of(a, i), x, st, li, NULL));
 }
 
+/* the start index id + clamp(0, in, hi), in id's type */
+static uint32_t
+add_clamped(Alg *a, uint32_t id, uint32_t in, int64_t hi)
+{
+	uint32_t lo = alg_scalar_like_i(a, in, 0), c;
+
+	c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in,
+		alg_scalar_like_i(a, in, hi));
+	if (ety(a, c) != ety(a, id))
+		c = alg_mk_convert(a, shape_of(a, id), c);
+	return alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
+}
+
 /* ds(ds(x, id), inner) => ds(x, id + clamp(inner)) */
 static int
 ds_of_ds(Alg *a, uint32_t i, uint32_t x, const int64_t *sz)
 {
-	uint32_t y = op0(a, x), n = nops(a, i), in, c, lo, hi, k;
+	uint32_t y = op0(a, x), n = nops(a, i), k;
 
 	alg_set_opnd(a, i, 0, y);
-	for (k = 1; k < n; k++) {
-		uint32_t id = opnd(a, i, k);
-
-		in = opnd(a, x, k);
-		lo = alg_scalar_like_i(a, in, 0);
-		hi = alg_scalar_like_i(a, in, dim(a, y, k - 1) - sz[k - 1]);
-		c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
-		if (ety(a, c) != ety(a, id))
-			c = alg_mk_convert(a, shape_of(a, id), c);
-		c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
-		alg_set_opnd(a, i, k, c);
-	}
+	for (k = 1; k < n; k++)
+		alg_set_opnd(a, i, k, add_clamped(a, opnd(a, i, k),
+			opnd(a, x, k), dim(a, y, k - 1) - sz[k - 1]));
 	alg_mark_changed(a);
 	return 1;
 }
@@ -2090,7 +2090,7 @@ alg_h_dus(Alg *a, uint32_t i)
 	/* dus(a, dus(ds(a, id), c, inner), id) => dus(a, c, id + inner) */
 	if (is_op(a, u, HOP_DYNUPDSLICE) && nops(a, u) == n &&
 	    is_op(a, op0(a, u), HOP_DYNSLICE)) {
-		uint32_t d = op0(a, u), c, lo, hi, in, id;
+		uint32_t d = op0(a, u);
 
 		if (op0(a, d) != up || nops(a, d) != n - 1)
 			return 0;
@@ -2098,18 +2098,10 @@ alg_h_dus(Alg *a, uint32_t i)
 			if (opnd(a, i, k) != opnd(a, d, k - 1))
 				return 0;
 		alg_set_opnd(a, i, 1, opnd(a, u, 1));
-		for (k = 2; k < n; k++) {
-			id = opnd(a, i, k);
-			in = opnd(a, u, k);
-			lo = alg_scalar_like_i(a, in, 0);
-			hi = alg_scalar_like_i(a, in, dim(a, u, k - 2) -
-				dim(a, opnd(a, u, 1), k - 2));
-			c = alg_mk_tern(a, HOP_CLAMP, shape_of(a, in), lo, in, hi);
-			if (ety(a, c) != ety(a, id))
-				c = alg_mk_convert(a, shape_of(a, id), c);
-			c = alg_mk_bin(a, HOP_ADD, shape_of(a, id), id, c);
-			alg_set_opnd(a, i, k, c);
-		}
+		for (k = 2; k < n; k++)
+			alg_set_opnd(a, i, k, add_clamped(a, opnd(a, i, k),
+				opnd(a, u, k), dim(a, u, k - 2) -
+				dim(a, opnd(a, u, 1), k - 2)));
 		alg_mark_changed(a);
 		return 1;
 	}

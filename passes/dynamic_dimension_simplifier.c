@@ -149,11 +149,21 @@ reshape_bcast(PassEdit *ed, uint32_t i, void *arg)
 	return 1;
 }
 
+/* i's uses take a instead when they have one shape */
+static int
+forward_same_shape(PassEdit *ed, uint32_t i, uint32_t a)
+{
+	if (!shape_eq(ed->m, pass_ins(ed, i)->shape, pass_ins(ed, a)->shape))
+		return 0;
+	pass_replace_uses(ed, i, a);
+	return 1;
+}
+
 /* ReshapeReshapeForwarding */
 static int
 reshape_reshape(PassEdit *ed, uint32_t i, void *arg)
 {
-	uint32_t r, a;
+	uint32_t r;
 
 	(void)arg;
 	if (pass_ins(ed, i)->op != HOP_RESHAPE)
@@ -161,26 +171,16 @@ reshape_reshape(PassEdit *ed, uint32_t i, void *arg)
 	r = pass_opnd(ed, i, 0);
 	if (pass_ins(ed, r)->op != HOP_RESHAPE)
 		return 0;
-	a = pass_opnd(ed, r, 0);
-	if (!shape_eq(ed->m, pass_ins(ed, i)->shape, pass_ins(ed, a)->shape))
-		return 0;
-	pass_replace_uses(ed, i, a);
-	return 1;
+	return forward_same_shape(ed, i, pass_opnd(ed, r, 0));
 }
 
 /* IdentityConvertRemoving, IdentityReshapeRemoving */
 static int
 identity(PassEdit *ed, uint32_t i, void *arg)
 {
-	uint32_t a;
-
 	if (pass_ins(ed, i)->op != *(const int *)arg)
 		return 0;
-	a = pass_opnd(ed, i, 0);
-	if (!shape_eq(ed->m, pass_ins(ed, i)->shape, pass_ins(ed, a)->shape))
-		return 0;
-	pass_replace_uses(ed, i, a);
-	return 1;
+	return forward_same_shape(ed, i, pass_opnd(ed, i, 0));
 }
 
 /* skip[c] for rule op: set where fskip is (fusion computations) and

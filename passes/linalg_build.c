@@ -160,17 +160,29 @@ pass_la_ds(PassEdit *b, uint32_t x, const uint32_t *idx, const int64_t *sizes)
 	return i;
 }
 
+/* the start indices of x's minor-dims slice at idx (n of them): zeros
+ * (one shared s32 constant) before idx; d gets x's dims, returns the rank */
+static int
+minor_starts(PassEdit *b, uint32_t x, int n, const uint32_t *idx,
+	uint32_t *o, int64_t *d)
+{
+	int r = pass_b_dims(b, x, d), k;
+	uint32_t zero = pass_b_scalar(b, TY_S32, 0);
+
+	for (k = 0; k < r - n; k++)
+		o[k] = zero;
+	memcpy(o + r - n, idx, n * sizeof *o);
+	return r;
+}
+
 uint32_t
 pass_la_ds_minor(PassEdit *b, uint32_t x, int n, const uint32_t *idx,
 	const int64_t *sizes)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_b_dims(b, x, d), k;
-	uint32_t o[PASS_LA_MAXR], zero = pass_b_scalar(b, TY_S32, 0);
+	uint32_t o[PASS_LA_MAXR];
+	int r = minor_starts(b, x, n, idx, o, d);
 
-	for (k = 0; k < r - n; k++)
-		o[k] = zero;
-	memcpy(o + r - n, idx, n * sizeof *o);
 	memcpy(d + r - n, sizes, n * sizeof *d);
 	return pass_la_ds(b, x, o, d);
 }
@@ -208,12 +220,9 @@ pass_la_dus_minor(PassEdit *b, uint32_t x, uint32_t u, int n,
 	const uint32_t *idx)
 {
 	int64_t d[PASS_LA_MAXR];
-	int r = pass_b_dims(b, x, d), k;
-	uint32_t o[PASS_LA_MAXR], zero = pass_b_scalar(b, TY_S32, 0);
+	uint32_t o[PASS_LA_MAXR];
 
-	for (k = 0; k < r - n; k++)
-		o[k] = zero;
-	memcpy(o + r - n, idx, n * sizeof *o);
+	minor_starts(b, x, n, idx, o, d);
 	return pass_la_dus(b, x, u, o);
 }
 

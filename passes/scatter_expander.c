@@ -89,15 +89,11 @@ static uint32_t
 canon_update(PassSxB *b, const Scat *sc, uint32_t u)
 {
 	const PassSxScatter *s = &sc->s;
-	int r = pass_sx_rank(b, u), k, j = 0, ir, nsc;
+	int ir, nsc;
 	int64_t perm[PASS_SX_MAXR];
 	uint32_t t;
 
-	for (k = 0; k < r; k++)
-		if (!hlo_ints_has(s->uwd, s->nuwd, k))
-			perm[j++] = k;
-	for (k = 0; k < (int)s->nuwd; k++)
-		perm[j++] = s->uwd[k];
+	pass_sx_window_last(s, pass_sx_rank(b, u), perm);
 	t = pass_sx_transpose(b, u, perm);
 	ir = hlo_sh(b->m, sc->ishape)->rank;
 	nsc = ir - (s->ivd < ir ? 1 : 0);

@@ -111,14 +111,10 @@ start_indices(PassSxB *b, uint32_t idx, int64_t ivd)
 static uint32_t
 updates(PassSxB *b, const PassSxScatter *s, uint32_t u, const int64_t *uperm)
 {
-	int r = pass_sx_rank(b, u), k, j = 0, nsd = r - (int)s->nuwd;
+	int r = pass_sx_rank(b, u), k, nsd = r - (int)s->nuwd;
 	int64_t perm[PASS_SX_MAXR], at[PASS_SX_MAXR], zero = 0;
 
-	for (k = 0; k < r; k++)
-		if (!hlo_ints_has(s->uwd, s->nuwd, k))
-			perm[j++] = k;
-	for (k = 0; k < (int)s->nuwd; k++)
-		perm[j++] = s->uwd[k];
+	pass_sx_window_last(s, r, perm);
 	u = pass_sx_maybe_transpose(b, u, perm);
 	if (nsd > 1)
 		u = pass_sx_collapse(b, u, nsd);

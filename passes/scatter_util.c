@@ -171,12 +171,21 @@ pass_sx_transpose(PassSxB *b, uint32_t x, const int64_t *perm)
 uint32_t
 pass_sx_maybe_transpose(PassSxB *b, uint32_t x, const int64_t *perm)
 {
-	int r = pass_sx_rank(b, x), k;
+	if (hlo_ints_is_iota(perm, (uint32_t)pass_sx_rank(b, x)))
+		return x;
+	return pass_sx_transpose(b, x, perm);
+}
+
+void
+pass_sx_window_last(const PassSxScatter *s, int r, int64_t *perm)
+{
+	int k, j = 0;
 
 	for (k = 0; k < r; k++)
-		if (perm[k] != k)
-			return pass_sx_transpose(b, x, perm);
-	return x;
+		if (!hlo_ints_has(s->uwd, s->nuwd, k))
+			perm[j++] = k;
+	for (k = 0; k < (int)s->nuwd; k++)
+		perm[j++] = s->uwd[k];
 }
 
 uint32_t

@@ -58,6 +58,9 @@ uint32_t pass_sx_reshape(PassSxB *b, uint32_t x, int rank,
 uint32_t pass_sx_transpose(PassSxB *b, uint32_t x, const int64_t *perm);
 uint32_t pass_sx_maybe_transpose(PassSxB *b, uint32_t x,
 	const int64_t *perm);	/* x itself for the identity */
+void pass_sx_window_last(const PassSxScatter *s, int r, int64_t *perm);
+				/* the permutation of updates of rank r
+				 * that puts the update window dims last */
 uint32_t pass_sx_slice1(PassSxB *b, uint32_t x, int64_t lo, int64_t hi);
 uint32_t pass_sx_bcast(PassSxB *b, uint32_t x, int rank, const int64_t *dims,
 	const int64_t *bdims, uint32_t nb);
