@@ -325,6 +325,21 @@ int hlo_type_by_name(const char *s, size_t n);	/* -1 if unknown */
 int hlo_op_by_name(const char *s, size_t n);	/* -1 if unknown */
 int hlo_attr_by_key(const char *s, size_t n);	/* -1 if unknown */
 
+/* idx the next index of dims[0 .. rank) in row-major order (the last
+ * dim fastest); 0 after the last, idx back to all 0 */
+static inline int
+hlo_index_next(int64_t *idx, const int64_t *dims, int rank)
+{
+	int d;
+
+	for (d = rank - 1; d >= 0; d--) {
+		if (++idx[d] < dims[d])
+			return 1;
+		idx[d] = 0;
+	}
+	return 0;
+}
+
 /* computations and instructions */
 uint32_t hlo_comp_add(HloModule *m, uint32_t name);
 uint32_t hlo_instr_add(HloModule *m, uint32_t c, int op, uint32_t shape,

@@ -1077,6 +1077,29 @@ lresults(V *v, uint32_t n, const int *t, int rank, const int64_t *d,
 	return x;
 }
 
+/* the n operand and n init types of a reduce or reduce-window, checked
+ * with its reducer: *tinit the init types, *res the reducer's result
+ * types */
+static int
+reduce_types(V *v, const HloInstr *in, int **tinit, int **res)
+{
+	uint32_t n = in->nops / 2;
+	int *tin;
+
+	if (!n || in->nops % 2 || n > 1u << 24)
+		return inf_bad(v, "%u operands, expected a positive even number",
+			in->nops);
+	if (inf_wantcalled(v, in, 1))
+		return -1;
+	tin = inf_typebuf(v, n);
+	*tinit = tin + n;
+	*res = *tinit + n;
+	if (reduceops(v, in, n, tin, *tinit) ||
+	    reducer(v, inf_called(v, in, 0), n, *tinit, tin, *res))
+		return -1;
+	return 0;
+}
+
 int
 inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 {
@@ -1085,18 +1108,9 @@ inf_reduce(V *v, const HloInstr *in, uint32_t *out)
 	int64_t d[MAXRANK];
 	uint64_t dyn = 0;
 	uint32_t n = in->nops / 2, np, k;
-	int *tin, *tinit, *res, rank = 0;
+	int *tinit, *res, rank = 0;
 
-	if (!n || in->nops % 2 || n > 1u << 24)
-		return inf_bad(v, "%u operands, expected a positive even number",
-			in->nops);
-	if (inf_wantcalled(v, in, 1))
-		return -1;
-	tin = inf_typebuf(v, n);
-	tinit = tin + n;
-	res = tinit + n;
-	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, inf_called(v, in, 0), n, tinit, tin, res))
+	if (reduce_types(v, in, &tinit, &res))
 		return -1;
 	x = inf_opsh(v, in, 0);
 	p = inf_aints(v, in, A_DIMENSIONS, &np);
@@ -1133,20 +1147,12 @@ inf_reducewindow(V *v, const HloInstr *in, uint32_t *out)
 	const HloShape *x;
 	int64_t d[MAXRANK];
 	uint32_t n = in->nops / 2;
-	int *tin, *tinit, *res;
+	int *tinit, *res;
 
-	if (!n || in->nops % 2 || n > 1u << 24)
-		return inf_bad(v, "%u operands, expected a positive even number",
-			in->nops);
-	if (inf_wantcalled(v, in, 1))
+	if (reduce_types(v, in, &tinit, &res))
 		return -1;
-	tin = inf_typebuf(v, n);
-	tinit = tin + n;
-	res = tinit + n;
 	x = inf_opsh(v, in, 0);
-	if (reduceops(v, in, n, tin, tinit) ||
-	    reducer(v, inf_called(v, in, 0), n, tinit, tin, res) ||
-	    windowdims(v, in, x, d))
+	if (windowdims(v, in, x, d))
 		return -1;
 	*out = lresults(v, n, tinit, x->rank, d, x->dynmask,
 		SH(v, inf_rootsh(v, inf_called(v, in, 0)))->type == TY_TUPLE);
@@ -1278,6 +1284,26 @@ inf_topk(V *v, const HloInstr *in, uint32_t *out)
 
 /* gather and scatter */
 
+/* the index_vector_dim of a gather or scatter whose indices have shape
+ * ix; idims[0 .. *nid) the indices' dims, with the implied trailing 1
+ * when index_vector_dim is their rank; -1 after an error */
+static int64_t
+index_dims(V *v, const HloInstr *in, const HloShape *ix, int64_t *idims,
+	int *nid)
+{
+	int64_t ivd = inf_aint(v, in, A_INDEX_VECTOR_DIM, ix->rank);
+
+	if (ivd < 0 || ivd > ix->rank)
+		return inf_bad(v, "index_vector_dim %lld out of range",
+			(long long)ivd);
+	*nid = ix->rank;
+	if (*nid)
+		memcpy(idims, DIMS(v, ix), *nid * 8u);
+	if (ivd == *nid)
+		idims[(*nid)++] = 1;
+	return ivd;
+}
+
 int
 inf_gather(V *v, const HloInstr *in, uint32_t *out)
 {
@@ -1300,15 +1326,8 @@ inf_gather(V *v, const HloInstr *in, uint32_t *out)
 	obd = inf_aints(v, in, A_OPERAND_BATCHING_DIMS, &nobd);
 	ibd = inf_aints(v, in, A_START_INDICES_BATCHING_DIMS, &nibd);
 	ss = inf_aints(v, in, A_SLICE_SIZES, &nss);
-	ivd = inf_aint(v, in, A_INDEX_VECTOR_DIM, ix->rank);
-	if (ivd < 0 || ivd > ix->rank)
-		return inf_bad(v, "index_vector_dim %lld out of range",
-			(long long)ivd);
-	nid = ix->rank;
-	if (nid)
-		memcpy(idims, DIMS(v, ix), nid * 8u);
-	if (ivd == nid)
-		idims[nid++] = 1;
+	if ((ivd = index_dims(v, in, ix, idims, &nid)) < 0)
+		return -1;
 	rank = noff + nid - 1;
 	if (rank > MAXRANK || !inf_sorted(off, noff) ||
 	    inf_dimlist(v, off, noff, rank, "offset_dims"))
@@ -1440,15 +1459,8 @@ inf_scatter(V *v, const HloInstr *in, uint32_t *out)
 	ix = inf_opsh(v, in, n);
 	if (!inf_isint(ix->type))
 		return inf_bad(v, "scatter indices are not integral");
-	ivd = inf_aint(v, in, A_INDEX_VECTOR_DIM, ix->rank);
-	if (ivd < 0 || ivd > ix->rank)
-		return inf_bad(v, "index_vector_dim %lld out of range",
-			(long long)ivd);
-	nid = ix->rank;
-	if (nid)
-		memcpy(idims, DIMS(v, ix), nid * 8u);
-	if (ivd == nid)
-		idims[nid++] = 1;
+	if ((ivd = index_dims(v, in, ix, idims, &nid)) < 0)
+		return -1;
 	if (scatterops(v, in, n, idims, nid, ivd))
 		return -1;
 	tin = inf_typebuf(v, n);

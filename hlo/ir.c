@@ -56,48 +56,44 @@ growpool(void **p, uint32_t *len, uint32_t *cap, uint32_t n, size_t size)
 	return growpool_from(p, len, cap, n, size, 64);
 }
 
+/* n elements of size bytes from v (left uninitialised when v is NULL)
+ * appended to the pool *p; their offset */
+static uint32_t
+pushpool(void **p, uint32_t *len, uint32_t *cap, const void *v, uint32_t n,
+	size_t size)
+{
+	uint32_t off = growpool(p, len, cap, n, size);
+
+	if (v && n)
+		memcpy((char *)*p + (size_t)off * size, v, n * size);
+	return off;
+}
+
 uint32_t
 hlo_push_ids(HloModule *m, const uint32_t *v, uint32_t n)
 {
-	uint32_t off = growpool((void **)&m->ids, &m->nids, &m->capids, n,
+	return pushpool((void **)&m->ids, &m->nids, &m->capids, v, n,
 		sizeof *m->ids);
-
-	if (v && n)
-		memcpy(m->ids + off, v, n * sizeof *v);
-	return off;
 }
 
 uint32_t
 hlo_push_ints(HloModule *m, const int64_t *v, uint32_t n)
 {
-	uint32_t off = growpool((void **)&m->ints, &m->nints, &m->capints, n,
+	return pushpool((void **)&m->ints, &m->nints, &m->capints, v, n,
 		sizeof *m->ints);
-
-	if (v && n)
-		memcpy(m->ints + off, v, n * sizeof *v);
-	return off;
 }
 
 uint32_t
 hlo_push_bytes(HloModule *m, const void *v, uint32_t n)
 {
-	uint32_t off = growpool((void **)&m->bytes, &m->nbytes, &m->capbytes,
-		n, 1);
-
-	if (v && n)
-		memcpy(m->bytes + off, v, n);
-	return off;
+	return pushpool((void **)&m->bytes, &m->nbytes, &m->capbytes, v, n, 1);
 }
 
 static uint32_t
 pushattrs(HloModule *m, const HloAttr *v, uint32_t n)
 {
-	uint32_t off = growpool((void **)&m->attrv, &m->nattrv, &m->capattrv,
-		n, sizeof *m->attrv);
-
-	if (v && n)
-		memcpy(m->attrv + off, v, n * sizeof *v);
-	return off;
+	return pushpool((void **)&m->attrv, &m->nattrv, &m->capattrv, v, n,
+		sizeof *m->attrv);
 }
 
 uint32_t

@@ -68,7 +68,7 @@ typedef struct {
 	HloError *e;
 	jmp_buf jb;
 	uint16_t ophash[512], tyhash[128], keyhash[512];
-	uint8_t oplen[HOP_COUNT], tylen[TY_COUNT];
+	const char *opname[HOP_COUNT], *tyname[TY_COUNT];
 	NMap names;		/* given name -> instruction */
 	Map params;		/* per computation: parameter numbers */
 	Map comps;		/* computation name -> index */
@@ -395,10 +395,10 @@ buildtabs(P *p)
 
 	for (i = 0; i < HOP_COUNT; i++) {
 		puthash(p->ophash, 512, hlo_opinfo[i].name, i + 1);
-		p->oplen[i] = strlen(hlo_opinfo[i].name);
+		p->opname[i] = hlo_opinfo[i].name;
 	}
 	for (i = 1; i < TY_COUNT; i++) {
-		p->tylen[i] = strlen(hlo_typeinfo[i].name);
+		p->tyname[i] = hlo_typeinfo[i].name;
 		if (i != TY_TUPLE && i != TY_BUFFER)
 			puthash(p->tyhash, 128, hlo_typeinfo[i].name, i + 1);
 	}
@@ -417,28 +417,30 @@ samename(const char *a, const char *s, size_t n)
 	return !strncmp(a, s, n) && !a[n];
 }
 
+/* the index named s[0 .. n) in tab, open addressing over mask + 1 slots
+ * (index + 1, 0 empty); -1 */
+static int
+lookup(const uint16_t *tab, uint32_t mask, const char *const *name,
+	const char *s, size_t n)
+{
+	uint32_t j = hashstr(s, n) & mask;
+
+	for (; tab[j]; j = (j + 1) & mask)
+		if (samename(name[tab[j] - 1], s, n))
+			return tab[j] - 1;
+	return -1;
+}
+
 static int
 oplookup(const P *p, const char *s, size_t n)
 {
-	uint32_t j = hashstr(s, n) & 511;
-
-	for (; p->ophash[j]; j = (j + 1) & 511)
-		if (p->oplen[p->ophash[j] - 1] == n &&
-		    !memcmp(hlo_opinfo[p->ophash[j] - 1].name, s, n))
-			return p->ophash[j] - 1;
-	return -1;
+	return lookup(p->ophash, 511, p->opname, s, n);
 }
 
 static int
 tylookup(const P *p, const char *s, size_t n)
 {
-	uint32_t j = hashstr(s, n) & 127;
-
-	for (; p->tyhash[j]; j = (j + 1) & 127)
-		if (p->tylen[p->tyhash[j] - 1] == n &&
-		    !memcmp(hlo_typeinfo[p->tyhash[j] - 1].name, s, n))
-			return p->tyhash[j] - 1;
-	return -1;
+	return lookup(p->tyhash, 127, p->tyname, s, n);
 }
 
 static int

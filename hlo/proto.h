@@ -100,6 +100,9 @@ char *hlo_astrndup(Arena *a, const char *s, size_t n);
 void hlo_afree(Arena *a);
 void hlo_vpush(Vec *v, int64_t x);
 int64_t *hlo_adupvec(Arena *a, const int64_t *v, size_t n);
+void *hlo_adupn(Arena *a, const void *p, size_t n, size_t size);
+				/* n elements of size copied into n + 1
+				 * (a repeated field's array) */
 protobuf_c_boolean *hlo_abools(Arena *a, size_t n);
 ProtobufCAllocator hlo_pcallocator(Arena *a);
 void hlo_putvarint(HloBuf *b, uint64_t v);

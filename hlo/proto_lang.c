@@ -369,9 +369,7 @@ pstuple(Lx *l, Arena *a, Xla__OpSharding *s, int depth)
 			goto out;
 	}
 	s->n_tuple_shardings = n;
-	s->tuple_shardings = hlo_aallocn(a, n + 1, sizeof *el);
-	if (n)
-		memcpy(s->tuple_shardings, el, n * sizeof *el);
+	s->tuple_shardings = hlo_adupn(a, el, n, sizeof *el);
 	ok = 1;
 out:
 	free(el);
@@ -601,8 +599,7 @@ hlo_psfattrs(Lx *l, Arena *a, Xla__FrontendAttributes *fa)
 			goto out;
 	}
 	fa->n_map = n;
-	fa->map = hlo_aallocn(a, n + 1, sizeof *e);
-	memcpy(fa->map, e, n * sizeof *e);
+	fa->map = hlo_adupn(a, e, n, sizeof *e);
 	ok = 1;
 out:
 	hlo_buf_free(&t);
@@ -679,9 +676,7 @@ hlo_psgroups(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 			goto out;
 	}
 	ip->n_replica_groups = n;
-	ip->replica_groups = hlo_aallocn(a, n + 1, sizeof *g);
-	if (n)
-		memcpy(ip->replica_groups, g, n * sizeof *g);
+	ip->replica_groups = hlo_adupn(a, g, n, sizeof *g);
 	ok = 1;
 out:
 	free(v.v);
@@ -729,9 +724,7 @@ hlo_pspairs(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 			goto out;
 	}
 	ip->n_source_target_pairs = n;
-	ip->source_target_pairs = hlo_aallocn(a, n + 1, sizeof *p);
-	if (n)
-		memcpy(ip->source_target_pairs, p, n * sizeof *p);
+	ip->source_target_pairs = hlo_adupn(a, p, n, sizeof *p);
 	ok = 1;
 out:
 	free(v.v);
@@ -827,9 +820,7 @@ hlo_psalias(Lx *l, Arena *a, Xla__HloInstructionProto *ip)
 			goto out;
 	}
 	ip->n_output_operand_aliasing = n;
-	ip->output_operand_aliasing = hlo_aallocn(a, n + 1, sizeof *p);
-	if (n)
-		memcpy(ip->output_operand_aliasing, p, n * sizeof *p);
+	ip->output_operand_aliasing = hlo_adupn(a, p, n, sizeof *p);
 	ok = 1;
 out:
 	free(v.v);
@@ -1162,8 +1153,7 @@ hlo_psioalias(Lx *l, Arena *a, Xla__HloInputOutputAliasProto *io)
 			goto out;
 	}
 	io->n_entries = n;
-	io->entries = hlo_aallocn(a, n + 1, sizeof *e);
-	memcpy(io->entries, e, n * sizeof *e);
+	io->entries = hlo_adupn(a, e, n, sizeof *e);
 	ok = hlo_lxend(l);
 out:
 	free(v.v);
@@ -1218,8 +1208,7 @@ hlo_psdonor(Lx *l, Arena *a, Xla__HloBufferDonorProto *d)
 			goto out;
 	}
 	d->n_entries = n;
-	d->entries = hlo_aallocn(a, n + 1, sizeof *e);
-	memcpy(d->entries, e, n * sizeof *e);
+	d->entries = hlo_adupn(a, e, n, sizeof *e);
 	ok = hlo_lxend(l);
 out:
 	free(v.v);

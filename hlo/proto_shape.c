@@ -670,11 +670,7 @@ physperm(int rank, const int64_t *dims, const int64_t *m2m, int64_t n)
 		for (phys = 0, d = 0; d < rank; d++)
 			phys += idx[d] * stride[d];
 		perm[i] = phys;
-		for (d = rank - 1; d >= 0; d--) {
-			if (++idx[d] < dims[d])
-				break;
-			idx[d] = 0;
-		}
+		hlo_index_next(idx, dims, rank);
 	}
 out:
 	free(seen);

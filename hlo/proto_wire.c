@@ -92,6 +92,16 @@ hlo_adupvec(Arena *a, const int64_t *v, size_t n)
 	return p;
 }
 
+void *
+hlo_adupn(Arena *a, const void *p, size_t n, size_t size)
+{
+	void *q = hlo_aallocn(a, n + 1, size);
+
+	if (n)
+		memcpy(q, p, n * size);
+	return q;
+}
+
 /* wire format helpers */
 
 void

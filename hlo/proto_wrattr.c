@@ -179,9 +179,7 @@ wrshapes(Wr *w, Xla__HloInstructionProto *ip, const HloAttr *a)
 		goto out;
 	ip->constrain_layout = 1;
 	ip->n_operand_shapes_with_layout = n;
-	ip->operand_shapes_with_layout = hlo_aallocn(&w->a, n + 1, sizeof *v);
-	if (n)
-		memcpy(ip->operand_shapes_with_layout, v, n * sizeof *v);
+	ip->operand_shapes_with_layout = hlo_adupn(&w->a, v, n, sizeof *v);
 	ok = 1;
 out:
 	free(v);

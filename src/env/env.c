@@ -65,21 +65,32 @@ env_opts_default(EnvOpts *o)
 }
 
 int
-env_objective_by_name(const char *name)
+env_name_index(const char *const *names, int n, const char *name)
 {
 	int i;
 
-	for (i = 0; i < ENV_OBJ_COUNT; i++)
-		if (!strcmp(name, objnames[i]))
+	for (i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
 }
 
 const char *
+env_name_at(const char *const *names, int n, int i)
+{
+	return i >= 0 && i < n ? names[i] : "?";
+}
+
+int
+env_objective_by_name(const char *name)
+{
+	return env_name_index(objnames, ENV_OBJ_COUNT, name);
+}
+
+const char *
 env_objective_name(int objective)
 {
-	return objective >= 0 && objective < ENV_OBJ_COUNT ?
-		objnames[objective] : "?";
+	return env_name_at(objnames, ENV_OBJ_COUNT, objective);
 }
 
 uint64_t

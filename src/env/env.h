@@ -94,6 +94,10 @@ typedef struct {
 
 void env_opts_default(EnvOpts *o);
 int env_objective_by_name(const char *name);	/* ENV_OBJ_*, -1 */
+int env_name_index(const char *const *names, int n, const char *name);
+				/* i with names[i] equal to name, -1 */
+const char *env_name_at(const char *const *names, int n, int i);
+				/* names[i], "?" when i is out of [0, n) */
 const char *env_objective_name(int objective);
 
 /* creation: 0 ok, -1 with a message in err[0..nerr) ("file:...: error:

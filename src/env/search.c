@@ -25,18 +25,13 @@ static const char *const algonames[SEARCH_NALGO] = {
 const char *
 search_algo_name(int algo)
 {
-	return algo >= 0 && algo < SEARCH_NALGO ? algonames[algo] : "?";
+	return env_name_at(algonames, SEARCH_NALGO, algo);
 }
 
 int
 search_algo_by_name(const char *name)
 {
-	int i;
-
-	for (i = 0; i < SEARCH_NALGO; i++)
-		if (!strcmp(name, algonames[i]))
-			return i;
-	return -1;
+	return env_name_index(algonames, SEARCH_NALGO, name);
 }
 
 void

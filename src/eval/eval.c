@@ -437,6 +437,24 @@ hlo_val_unref(HloEval *ev, HloVal *v)
 		free(v);
 }
 
+int
+ev_tuple_fill(HloEval *ev, uint32_t shape, EvElemFill *elem, void *ctx,
+	HloVal **out)
+{
+	HloVal *v = hlo_val_tuple(ev, shape);
+	uint32_t k;
+
+	for (k = 0; k < v->n; k++) {
+		if (elem(ev, hlo_tuple_elems(ev->m, hlo_sh(ev->m, shape))[k], k,
+		    ctx, &v->elems[k]) < 0) {
+			hlo_val_unref(ev, v);
+			return -1;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
 /* the same elements seen with another array shape of equal byte size */
 HloVal *
 ev_view(HloEval *ev, HloVal *v, uint32_t shape)
@@ -690,27 +708,31 @@ literal_borrow(HloEval *ev, uint32_t shape, const unsigned char *p,
 	return 0;
 }
 
+typedef struct {
+	const unsigned char *lit;
+	uint32_t nlit, *off;
+} Lit;
+
+static int literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
+	uint32_t nlit, uint32_t *off, HloVal **out);
+
+static int
+literal_elem(HloEval *ev, uint32_t shape, uint32_t k, void *ctx, HloVal **out)
+{
+	const Lit *l = ctx;
+
+	return literal_fill(ev, shape, l->lit, l->nlit, l->off, out);
+}
+
 static int
 literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
 	uint32_t nlit, uint32_t *off, HloVal **out)
 {
-	const HloShape *sh = hlo_sh(ev->m, shape);
+	Lit l = {lit, nlit, off};
 	HloVal *v;
-	uint32_t k;
 
-	if (sh->type == TY_TUPLE) {
-		v = hlo_val_tuple(ev, shape);
-		for (k = 0; k < v->n; k++) {
-			if (literal_fill(ev, hlo_tuple_elems(ev->m,
-			    hlo_sh(ev->m, shape))[k], lit, nlit, off,
-			    &v->elems[k]) < 0) {
-				hlo_val_unref(ev, v);
-				return -1;
-			}
-		}
-		*out = v;
-		return 0;
-	}
+	if (hlo_sh(ev->m, shape)->type == TY_TUPLE)
+		return ev_tuple_fill(ev, shape, literal_elem, &l, out);
 	switch (literal_borrow(ev, shape, lit + *off, nlit - *off, out)) {
 	case 0:
 		*off += (*out)->base->nbytes;
@@ -737,26 +759,24 @@ literal_fill(HloEval *ev, uint32_t shape, const unsigned char *lit,
  * base, hlo_fresh_name) holds the same values, in memory and after a
  * round trip through text. So elided constants of one base name and
  * shape are equal here; passes never assume so (hlo_attr_equal). */
+static int elided_fill(HloEval *ev, uint32_t shape, uint64_t seed,
+	HloVal **out);
+
+/* element k of a tuple of seed *ctx: seed mix64(seed + k + 1) */
+static int
+elided_elem(HloEval *ev, uint32_t shape, uint32_t k, void *ctx, HloVal **out)
+{
+	return elided_fill(ev, shape, ev_mix64(*(const uint64_t *)ctx + k + 1),
+		out);
+}
+
 static int
 elided_fill(HloEval *ev, uint32_t shape, uint64_t seed, HloVal **out)
 {
-	const HloShape *sh = hlo_sh(ev->m, shape);
 	HloVal *v;
-	uint32_t k;
 
-	if (sh->type == TY_TUPLE) {
-		v = hlo_val_tuple(ev, shape);
-		for (k = 0; k < v->n; k++) {
-			if (elided_fill(ev, hlo_tuple_elems(ev->m,
-			    hlo_sh(ev->m, shape))[k], ev_mix64(seed + k + 1),
-			    &v->elems[k]) < 0) {
-				hlo_val_unref(ev, v);
-				return -1;
-			}
-		}
-		*out = v;
-		return 0;
-	}
+	if (hlo_sh(ev->m, shape)->type == TY_TUPLE)
+		return ev_tuple_fill(ev, shape, elided_elem, &seed, out);
 	v = hlo_val_array(ev, shape);
 	if (!v)
 		return -1;

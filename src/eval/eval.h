@@ -393,6 +393,12 @@ void *ev_scratch(HloEval *ev, uint64_t bytes);	/* counted; NULL over */
 void ev_scratch_free(HloEval *ev, void *p, uint64_t bytes);
 HloVal *ev_view(HloEval *ev, HloVal *v, uint32_t shape);
 HloVal *ev_zero(HloEval *ev, uint32_t shape);
+typedef int EvElemFill(HloEval *ev, uint32_t shape, uint32_t k, void *ctx,
+	HloVal **out);
+int ev_tuple_fill(HloEval *ev, uint32_t shape, EvElemFill *elem, void *ctx,
+	HloVal **out);		/* a tuple of shape whose element k is
+				 * elem(ev, its shape, k, ctx, &element),
+				 * in order; -1 when one fails */
 HloVal *ev_zero_from(HloEval *ev, HloVal *t, uint32_t shape, uint32_t from);
 				/* elements from.. of tuple t (of shape)
 				 * zeros; t, or NULL (t released) */

@@ -563,19 +563,6 @@ lead_offset(const Direct *d, const int64_t *o, const int64_t *k)
 	return off;
 }
 
-static int
-bump(int64_t *idx, const int64_t *dims, int n)
-{
-	int j;
-
-	for (j = n - 1; j >= 0; j--) {
-		if (++idx[j] < dims[j])
-			return 1;
-		idx[j] = 0;
-	}
-	return 0;
-}
-
 /* one output plane += one input plane (x) correlated with one kernel
  * plane (k): axpy along the last output dim */
 static void
@@ -615,8 +602,8 @@ plane_axpy(const Direct *d, const float *x, const float *k, float *o)
 				off) * d->xs.sp[L], w->stride * d->xs.sp[L],
 				o + ooff + lo * d->os.sp[L], d->os.sp[L],
 				d->vec);
-		} while (bump(oi, cv->OS, L));
-	} while (bump(ki, cv->KS, L + 1));
+		} while (hlo_index_next(oi, cv->OS, L));
+	} while (hlo_index_next(ki, cv->KS, L + 1));
 }
 
 /* plane_axpy for two spatial dims, without the n-dimensional index
@@ -724,9 +711,9 @@ plane_dot(const Direct *d, const float *x, const float *k, float *o)
 			acc += dotp(hi - lo + 1, x + xoff + (base + lo *
 				w->wdil) * d->xs.sp[L], w->wdil * d->xs.sp[L],
 				k + koff + kr * d->ks.sp[L], kst, d->vec);
-		} while (bump(ki, cv->KS, L));
+		} while (hlo_index_next(ki, cv->KS, L));
 		o[ooff] += acc;
-	} while (bump(oi, cv->OS, L + 1));
+	} while (hlo_index_next(oi, cv->OS, L + 1));
 }
 
 /* output planes [lo, hi) of (output batch, output feature) */
@@ -753,7 +740,7 @@ direct_part(void *ctx, int part, int64_t lo, int64_t hi)
 			for (j = 0; j < cv->dn.ns; j++)
 				ooff += pos[j] * d->os.sp[j];
 			o[ooff] = 0;
-		} while (bump(pos, cv->OS, cv->dn.ns));
+		} while (hlo_index_next(pos, cv->OS, cv->dn.ns));
 		for (ci = 0; ci < cv->Cig; ci++) {
 			const float *x = d->X + ib * d->xs.b +
 				(cb + ci) * d->xs.f;
@@ -866,9 +853,9 @@ offsets(const Conv *cv)
 		r = 0;
 		do {
 			t[kk * cv->nOS + r++] = inoffset(cv, oi, ki);
-		} while (bump(oi, cv->OS, cv->dn.ns));
+		} while (hlo_index_next(oi, cv->OS, cv->dn.ns));
 		kk++;
-	} while (bump(ki, cv->KS, cv->dn.ns));
+	} while (hlo_index_next(ki, cv->KS, cv->dn.ns));
 	return t;
 }
 

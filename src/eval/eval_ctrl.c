@@ -804,11 +804,7 @@ fast_reduce(HloEval *ev, const RedGeo *g, int op, int type, HloVal *x,
 						k + j : 0)], &buf[j]);
 			}
 		}
-		for (d = g->rank - 2; d >= 0; d--) {
-			if (++idx[d] < g->dims[d])
-				break;
-			idx[d] = 0;
-		}
+		hlo_index_next(idx, g->dims, g->rank - 1);
 	}
 	if (dacc)
 		for (k = 0; k < g->O; k++)

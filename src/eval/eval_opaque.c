@@ -161,27 +161,34 @@ hashval(uint64_t h, const HloVal *v)
 	return ev_mix64(h ^ x ^ ((uint64_t)(nb - k) << 60));
 }
 
+typedef struct {
+	uint64_t h;
+	int mode, *leaf;
+} Fill;
+
+static HloVal *opaque_fill(HloEval *ev, uint32_t shape, uint64_t h, int mode,
+	int *leaf);
+
+static int
+opaque_elem(HloEval *ev, uint32_t shape, uint32_t k, void *ctx, HloVal **out)
+{
+	const Fill *f = ctx;
+
+	*out = opaque_fill(ev, shape, f->h, f->mode, f->leaf);
+	return *out ? 0 : -1;
+}
+
 /* a value of shape whose leaves are filled from seed h; *leaf counts
  * leaves so that equal shapes fill equally */
 static HloVal *
 opaque_fill(HloEval *ev, uint32_t shape, uint64_t h, int mode, int *leaf)
 {
-	const HloShape *sh = hlo_sh(ev->m, shape);
+	Fill f = {h, mode, leaf};
 	HloVal *v;
-	uint32_t k;
 
-	if (sh->type == TY_TUPLE) {
-		v = hlo_val_tuple(ev, shape);
-		for (k = 0; k < v->n; k++) {
-			v->elems[k] = opaque_fill(ev, hlo_tuple_elems(ev->m,
-				hlo_sh(ev->m, shape))[k], h, mode, leaf);
-			if (!v->elems[k]) {
-				hlo_val_unref(ev, v);
-				return NULL;
-			}
-		}
-		return v;
-	}
+	if (hlo_sh(ev->m, shape)->type == TY_TUPLE)
+		return ev_tuple_fill(ev, shape, opaque_elem, &f, &v) < 0 ?
+			NULL : v;
 	v = hlo_val_array(ev, shape);
 	if (v && v->type < TY_TUPLE)
 		ev_fill_random(v->type, v->data, v->n,
@@ -440,12 +447,29 @@ as_shape(HloEval *ev, HloVal *x, uint32_t shape)
 	return v;
 }
 
+/* *r = comp(*r, y) as a new value of shape, the old *r released; -1
+ * (*r kept) when that fails */
+static int
+apply_into(HloEval *ev, uint32_t comp, HloVal **r, HloVal *y, uint32_t shape)
+{
+	HloVal *t = hlo_val_array(ev, shape);
+
+	if (!t || ev_apply2(ev, comp, *r, y, t) < 0) {
+		if (t)
+			hlo_val_unref(ev, t);
+		return -1;
+	}
+	hlo_val_unref(ev, *r);
+	*r = t;
+	return 0;
+}
+
 /* the reducer comp applied over n copies of x, as a value of shape */
 static int
 reduce_copies(HloEval *ev, uint32_t comp, HloVal *x, int64_t n,
 	uint32_t shape, HloVal **out)
 {
-	HloVal *r, *t = NULL;
+	HloVal *r;
 	int b;
 
 	if (x->type >= TY_TUPLE || hlo_sh(ev->m, shape)->type >= TY_TUPLE ||
@@ -458,28 +482,14 @@ reduce_copies(HloEval *ev, uint32_t comp, HloVal *x, int64_t n,
 		;
 	r = hlo_val_ref(x);
 	while (b-- > 0) {
-		t = hlo_val_array(ev, shape);
-		if (!t || ev_apply2(ev, comp, r, r, t) < 0)
-			goto fail;
-		hlo_val_unref(ev, r);
-		r = t;
-		t = NULL;
-		if (!((n >> b) & 1))
-			continue;
-		t = hlo_val_array(ev, shape);
-		if (!t || ev_apply2(ev, comp, r, x, t) < 0)
-			goto fail;
-		hlo_val_unref(ev, r);
-		r = t;
-		t = NULL;
+		if (apply_into(ev, comp, &r, r, shape) < 0 ||
+		    (((n >> b) & 1) && apply_into(ev, comp, &r, x, shape) < 0)) {
+			hlo_val_unref(ev, r);
+			return -1;
+		}
 	}
 	*out = r;
 	return 0;
-fail:
-	if (t)
-		hlo_val_unref(ev, t);
-	hlo_val_unref(ev, r);
-	return -1;
 }
 
 /* copies of x along dim as a value of shape: all-gather concatenates

@@ -148,20 +148,6 @@ ev_tiled(const HloModule *m, uint32_t shape)
 	return 0;
 }
 
-/* the next index of dims (row-major); 0 after the last */
-static int
-next(int64_t *x, const int64_t *dims, int rank)
-{
-	int d;
-
-	for (d = rank - 1; d >= 0; d--) {
-		if (++x[d] < dims[d])
-			return 1;
-		x[d] = 0;
-	}
-	return 0;
-}
-
 int
 ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
 	HloVal **out)
@@ -187,7 +173,7 @@ ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
 	n = a->n;
 	for (k = 0; k < n; k++) {
 		memcpy(mem + offset(&pi, x) * esz, a->data + k * esz, esz);
-		next(x, pi.dims, pi.rank);
+		hlo_index_next(x, pi.dims, pi.rank);
 	}
 	v = hlo_val_array(ev, in->shape);
 	if (!v) {
@@ -197,7 +183,7 @@ ev_bitcast_tiled(HloEval *ev, uint32_t c, uint32_t i, HloVal *a,
 	memset(x, 0, sizeof x);
 	for (k = 0; k < v->n; k++) {
 		memcpy(v->data + k * esz, mem + offset(&po, x) * esz, esz);
-		next(x, po.dims, po.rank);
+		hlo_index_next(x, po.dims, po.rank);
 	}
 	free(mem);
 	*out = v;

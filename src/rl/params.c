@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "rl.h"
 
 const RlParamInfo rl_param_info[] = {
@@ -27,18 +28,13 @@ static const char *const algo_names[] = {
 const char *
 rl_algo_name(int algo)
 {
-	return algo >= 0 && algo < RL_NALGO ? algo_names[algo] : "?";
+	return env_name_at(algo_names, RL_NALGO, algo);
 }
 
 int
 rl_algo_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < RL_NALGO; i++)
-		if (!strcmp(name, algo_names[i]))
-			return i;
-	return -1;
+	return env_name_index(algo_names, RL_NALGO, name);
 }
 
 void
