@@ -32,6 +32,8 @@ typedef struct {
 typedef struct {
 	const HloModule *m;
 	Props *cp;		/* per computation, filled callees first */
+	double *el, *sz;	/* per shape: elems and size, computed once
+				 * per call (the hot paths read them) */
 } Ctx;
 
 enum {
@@ -307,13 +309,14 @@ opshape(const HloModule *m, uint32_t c, const HloInstr *in, uint32_t k)
 }
 
 static double
-defaultbytes(const HloModule *m, uint32_t c, const HloInstr *in)
+defaultbytes(const Ctx *x, uint32_t c, const HloInstr *in)
 {
-	double b = size(m, in->shape);
+	const HloModule *m = x->m;
+	double b = x->sz[in->shape];
 	uint32_t k;
 
 	for (k = 0; k < in->nops; k++)
-		b += size(m, opshape(m, c, in, k));
+		b += x->sz[opshape(m, c, in, k)];
 	return b;
 }
 
@@ -1056,7 +1059,7 @@ othercost(const Ctx *x, uint32_t c, const HloInstr *in, Props *p)
 		el = by = 0;
 		leaves(m, out, 0, &el, &by);
 		p->f = el;
-		p->b = by + defaultbytes(m, c, in) - size(m, out);
+		p->b = by + defaultbytes(x, c, in) - size(m, out);
 		return;
 	case HOP_INFEED:
 		p->b = leafbytes(m, out);
@@ -1082,12 +1085,12 @@ instrcost(const Ctx *x, uint32_t c, uint32_t i, Props *p)
 	const HloInstr *in = &m->comps[c].ins[i];
 
 	p->f = p->t = 0;
-	p->b = defaultbytes(m, c, in);
+	p->b = defaultbytes(x, c, in);
 	if (hlo_op_elementwise_family(in->op)) {
 		if (hlo_opinfo[in->op].flags & OPF_TRANS)
-			p->t = elems(m, in->shape);
+			p->t = x->el[in->shape];
 		else
-			p->f = elems(m, in->shape);
+			p->f = x->el[in->shape];
 		return;
 	}
 	switch (hlo_op_family(in->op)) {
@@ -1145,6 +1148,12 @@ hlo_cost(const HloModule *m, HloCost *out, HloError *e)
 	}
 	x.m = m;
 	x.cp = xcalloc(m->ncomps, sizeof *x.cp);
+	x.el = xreallocarray(NULL, 2 * (size_t)m->nshapes + 1, sizeof *x.el);
+	x.sz = x.el + m->nshapes;
+	for (k = 0; k < m->nshapes; k++) {
+		x.el[k] = elems(m, k);
+		x.sz[k] = size(m, k);
+	}
 	for (k = 0; k < n; k++) {
 		const HloComp *cp = &m->comps[order[k]];
 
@@ -1160,6 +1169,7 @@ hlo_cost(const HloModule *m, HloCost *out, HloError *e)
 	out->transcendentals = x.cp[m->entry].t;
 	out->bytes_accessed = x.cp[m->entry].b;
 	out->kernels = hlo_cost_kernels(m);
+	free(x.el);
 	free(x.cp);
 	free(order);
 	return 0;

@@ -225,15 +225,49 @@ drop_dead_fused_params(HloModule *m, uint32_t c, uint32_t f, uint32_t fc,
 	}
 }
 
+/* the users of c's instructions as trim_fusions found them (made on the
+ * first fusion that needs them): users[start[d] .. start[d + 1]) are the
+ * instructions that had d as an operand. Trimming a fusion only takes
+ * operands away from instructions or points them at that fusion, so a
+ * fusion not yet trimmed has no user outside its list (which may hold
+ * some that no longer use it: they are checked again) */
+typedef struct {
+	uint32_t *start, *users;
+} Users;
+
+static void
+users_make(const HloModule *m, uint32_t c, Users *u, PassCtx *ctx)
+{
+	const HloComp *cp = &m->comps[c];
+	uint32_t n = cp->nins, i, k, d, tot = 0;
+
+	u->start = pass_zalloc(ctx, n + 2, sizeof *u->start);
+	for (i = 0; i < n; i++)
+		if (!(cp->ins[i].flags & HI_DEAD))
+			for (k = 0; k < cp->ins[i].nops; k++)
+				if ((d = m->ids[cp->ins[i].ops + k]) < n) {
+					u->start[d + 2]++;
+					tot++;
+				}
+	for (d = 0; d < n; d++)
+		u->start[d + 2] += u->start[d + 1];
+	u->users = pass_alloc(ctx, (tot + 1) * sizeof *u->users);
+	for (i = 0; i < n; i++)
+		if (!(cp->ins[i].flags & HI_DEAD))
+			for (k = 0; k < cp->ins[i].nops; k++)
+				if ((d = m->ids[cp->ins[i].ops + k]) < n)
+					u->users[u->start[d + 1]++] = i;
+}
+
 /* RemoveMultiOutputFusionsUnusedOutputs for fusion f of c; 1 if done */
 static int
 trim_fusion_outputs(HloModule *m, uint32_t c, uint32_t f, uint32_t fc,
-	const uint8_t *ctl, PassCtx *ctx)
+	const uint8_t *ctl, Users *us, PassCtx *ctx)
 {
 	HloComp *cp = &m->comps[c];
 	const HloComp *fcp = &m->comps[fc];
 	const HloInstr *fi = &cp->ins[f], *root;
-	uint32_t n = cp->nins, i, k, nel, nused = 0, *pos, *el, nt, one = 0;
+	uint32_t n = cp->nins, i, j, k, nel, nused = 0, *pos, *el, nt, one = 0;
 	uint8_t *used;
 	int any = 0;
 
@@ -248,8 +282,10 @@ trim_fusion_outputs(HloModule *m, uint32_t c, uint32_t f, uint32_t fc,
 		return 0;
 	nel = root->nops;
 	used = pass_zalloc(ctx, nel + 1, 1);
-	for (i = 0; i < n; i++) {
-		const HloInstr *u = &cp->ins[i];
+	if (!us->start)
+		users_make(m, c, us, ctx);
+	for (j = us->start[f]; j < us->start[f + 1]; j++) {
+		const HloInstr *u = &cp->ins[us->users[j]];
 
 		if (u->flags & HI_DEAD)
 			continue;
@@ -346,6 +382,7 @@ trim_fusions(HloModule *m, uint32_t c, const uint32_t *ncall, PassCtx *ctx)
 {
 	uint32_t n = m->comps[c].nins, i, k, d, fc;
 	uint8_t *ctl = pass_zalloc(ctx, n + 1, 1);
+	Users us = {NULL, NULL};
 	int done = 0;
 
 	for (i = 0; i < n; i++) {
@@ -363,7 +400,7 @@ trim_fusions(HloModule *m, uint32_t c, const uint32_t *ncall, PassCtx *ctx)
 		if ((in->flags & HI_DEAD) ||
 		    (fc = own_fused_comp(m, in, ncall)) == HLO_NONE)
 			continue;
-		if (trim_fusion_outputs(m, c, i, fc, ctl, ctx)) {
+		if (trim_fusion_outputs(m, c, i, fc, ctl, &us, ctx)) {
 			done++;
 			if (hlo_comp_compact(m, fc) < 0)
 				return -1;

@@ -826,10 +826,13 @@ pass_edit_free(PassEdit *ed)
 	memset(ed, 0, sizeof *ed);
 }
 
+/* the use counts and control marks of ed's computation; ident: nothing
+ * is forwarded yet (pass_res is the identity) */
 static void
-recount(PassEdit *ed)
+recount(PassEdit *ed, int ident)
 {
 	HloComp *cp = &ed->m->comps[ed->c];
+	const uint32_t *ids = ed->m->ids;
 	uint32_t i, k, d, n = cp->nins;
 
 	for (i = 0; i < n; i++) {
@@ -841,13 +844,19 @@ recount(PassEdit *ed)
 
 		if (in->flags & HI_DEAD)
 			continue;
-		for (k = 0; k < in->nops; k++)
-			if ((d = pass_res(ed, ed->m->ids[in->ops + k])) < n)
-				ed->nuse[d]++;
+		if (ident) {
+			for (k = 0; k < in->nops; k++)
+				if ((d = ids[in->ops + k]) < n)
+					ed->nuse[d]++;
+		} else {
+			for (k = 0; k < in->nops; k++)
+				if ((d = pass_res(ed, ids[in->ops + k])) < n)
+					ed->nuse[d]++;
+		}
 		if (in->nctrl)
 			ed->ctl[i] |= CTL_PRED;
 		for (k = 0; k < in->nctrl; k++)
-			if ((d = pass_res(ed, ed->m->ids[in->ctrl + k])) < n)
+			if ((d = pass_res(ed, ids[in->ctrl + k])) < n)
 				ed->ctl[d] |= CTL_SUCC;
 	}
 }
@@ -861,7 +870,7 @@ pass_edit_begin(PassEdit *ed, uint32_t c)
 	edgrow(ed, n + 1);
 	for (i = 0; i < n; i++)
 		ed->fwd[i] = i;
-	recount(ed);
+	recount(ed, 1);
 	ed->replaced = ed->changed = 0;
 	ed->removed = 0;
 }
@@ -1260,7 +1269,7 @@ pass_drop_ctrl(PassEdit *ed, uint32_t i)
 				m->ids[in->ctrl + w++] = m->ids[in->ctrl + k];
 		in->nctrl = w;
 	}
-	recount(ed);
+	recount(ed, 0);
 	ed->changed = 1;
 }
 

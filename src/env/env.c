@@ -41,6 +41,7 @@ struct Env {
 	HloCost cost;		/* of cur, when costok */
 	int costok;
 	uint64_t hash;		/* of cur */
+	EnvLitCache *lits;	/* literal hashes of cur's episode */
 	uint64_t rng;
 	/* transposition table: open addressing on the hash (0: empty);
 	 * noop[slot * words ...]: bit a set when action a changed nothing */
@@ -244,6 +245,7 @@ mkenv(EnvInput *in, const EnvOpts *o)
 	if (env->phi0 <= 0)
 		env->phi0 = 1;
 	env->rng = env_mix(o->seed, 0);
+	env->lits = env_litcache_new();
 	return env;
 }
 
@@ -339,6 +341,7 @@ env_free(Env *env)
 	free(env->acts);
 	free(env->keys);
 	free(env->noop);
+	env_litcache_free(env->lits);
 	free(env);
 }
 
@@ -505,6 +508,8 @@ env_reset(Env *env, double *obs)
 	else
 		env->cur = hlo_module_clone(env->in->m);
 	env->times.reset += env_now() - t0;
+	env_litcache_clear(env->lits);	/* the pool past the input's bytes
+					 * is rewritten */
 	env->done = 0;
 	env->steps = env->since = 0;
 	env->obj = env->best = env->init;
@@ -575,7 +580,7 @@ apply(Env *env, int a, EnvInfo *info)
 	}
 	t0 = env_now();
 	env->times.objective += t0 - t1;
-	env->hash = env_hash_frozen(env->cur, env->in->frozen);
+	env->hash = env_hash_cached(env->cur, env->in->frozen, env->lits);
 	env->times.hash += env_now() - t0;
 	env->lookups++;
 	tt_get(env, env->hash, &found);

@@ -28,6 +28,16 @@ uint64_t env_hash_frozen(const HloModule *m, uint32_t frozen);
 				/* the same for modules derived from one
 				 * input whose string pool had frozen bytes:
 				 * equal only among those */
+typedef struct EnvLitCache EnvLitCache;
+EnvLitCache *env_litcache_new(void);
+void env_litcache_clear(EnvLitCache *lc);
+void env_litcache_free(EnvLitCache *lc);
+uint64_t env_hash_cached(const HloModule *m, uint32_t frozen,
+	EnvLitCache *lits);	/* env_hash_frozen, the content hashes of
+				 * big literals past frozen kept in lits
+				 * (keyed by offset and length: only for
+				 * one lineage of modules whose pool only
+				 * grows, cleared when it is not so) */
 int env_module_objective(const HloModule *m, int objective, double *v,
 	HloError *e);		/* the objective's value for m */
 uint64_t env_mix(uint64_t seed, uint64_t k);

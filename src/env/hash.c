@@ -8,6 +8,10 @@
  * metadata) that lie in the bytes every module derived from one input
  * shares by their offset: the pools only grow, so equal offsets there
  * mean equal content.
+ * env_hash_cached also keeps, in an EnvLitCache, the content hashes of
+ * the big literals past the frozen bytes (the constants a pass made, such
+ * as constant folding's), so that the steps of one episode after the one
+ * that made them do not hash their megabytes again; the hash is the same.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +29,39 @@ mix(uint64_t h, uint64_t w)
 	return h;
 }
 
-/* four independent lanes of 8 bytes (a literal of megabytes hashes at
- * several bytes per cycle, not one), folded into h */
+/* the four lanes of mixbytes over the whole 32-byte blocks of s[0..n) */
+static void
+lanes(const unsigned char *s, size_t n, uint64_t l[4])
+{
+	uint64_t w[4];
+	int k;
+
+	l[0] = K1, l[1] = K2, l[2] = ~K1, l[3] = ~K2;
+	for (; n >= 32; n -= 32, s += 32) {
+		memcpy(w, s, 32);
+		for (k = 0; k < 4; k++)
+			l[k] = mix(l[k], w[k]);
+	}
+}
+
+/* mixbytes's h once its lanes l are known (NULL: computed here) */
 static uint64_t
-mixbytes(uint64_t h, const void *p, size_t n)
+mixlanes(uint64_t h, const void *p, size_t n, const uint64_t *l)
 {
 	const unsigned char *s = p;
-	uint64_t w[4], l[4] = {K1, K2, ~K1, ~K2};
+	uint64_t w[4], own[4];
 	int k;
 
 	h = mix(h, n);
 	if (n >= 32) {
-		for (; n >= 32; n -= 32, s += 32) {
-			memcpy(w, s, 32);
-			for (k = 0; k < 4; k++)
-				l[k] = mix(l[k], w[k]);
+		if (!l) {
+			lanes(s, n, own);
+			l = own;
 		}
 		for (k = 0; k < 4; k++)
 			h = mix(h, l[k]);
+		s += n & ~(size_t)31;
+		n &= 31;
 	}
 	for (; n >= 8; n -= 8, s += 8) {
 		memcpy(w, s, 8);
@@ -56,6 +75,106 @@ mixbytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* four independent lanes of 8 bytes (a literal of megabytes hashes at
+ * several bytes per cycle, not one), folded into h */
+static uint64_t
+mixbytes(uint64_t h, const void *p, size_t n)
+{
+	return mixlanes(h, p, n, NULL);
+}
+
+/* the literal cache: open addressing on (offset, length); an entry also
+ * holds the literal's first and last 8 bytes, checked on every hit */
+#define LIT_MIN 256		/* smaller literals are hashed every time */
+
+typedef struct {
+	uint32_t off, n;	/* n 0: empty */
+	uint64_t head, tail;
+	uint64_t l[4];
+} LitEntry;
+
+struct EnvLitCache {
+	LitEntry *e;
+	uint32_t cap, n;
+};
+
+EnvLitCache *
+env_litcache_new(void)
+{
+	return xcalloc(1, sizeof(EnvLitCache));
+}
+
+void
+env_litcache_clear(EnvLitCache *lc)
+{
+	if (lc && lc->n) {
+		memset(lc->e, 0, lc->cap * sizeof *lc->e);
+		lc->n = 0;
+	}
+}
+
+void
+env_litcache_free(EnvLitCache *lc)
+{
+	if (lc)
+		free(lc->e);
+	free(lc);
+}
+
+static uint32_t
+litslot(const EnvLitCache *lc, uint32_t off, uint32_t n)
+{
+	uint32_t i = (uint32_t)(((uint64_t)off * K1 + n) >> 32) &
+		(lc->cap - 1);
+
+	while (lc->e[i].n && (lc->e[i].off != off || lc->e[i].n != n))
+		i = (i + 1) & (lc->cap - 1);
+	return i;
+}
+
+static void
+litgrow(EnvLitCache *lc)
+{
+	LitEntry *old = lc->e;
+	uint32_t oc = lc->cap, i;
+
+	lc->cap = oc ? 2 * oc : 256;
+	lc->e = xcalloc(lc->cap, sizeof *lc->e);
+	for (i = 0; i < oc; i++)
+		if (old[i].n)
+			lc->e[litslot(lc, old[i].off, old[i].n)] = old[i];
+	free(old);
+}
+
+/* mixbytes(h, bytes + off, n) through the cache */
+static uint64_t
+mixlit(EnvLitCache *lc, uint64_t h, const char *bytes, uint32_t off,
+	uint32_t n)
+{
+	const char *p = bytes + off;
+	uint64_t head, tail;
+	LitEntry *e;
+
+	if (!lc || n < LIT_MIN)
+		return mixbytes(h, p, n);
+	memcpy(&head, p, 8);
+	memcpy(&tail, p + n - 8, 8);
+	if (2 * (lc->n + 1) > lc->cap)
+		litgrow(lc);
+	e = &lc->e[litslot(lc, off, n)];
+	if (!e->n) {
+		e->off = off;
+		e->n = n;
+		lc->n++;
+	} else if (e->head == head && e->tail == tail) {
+		return mixlanes(h, p, n, e->l);
+	}
+	e->head = head;
+	e->tail = tail;
+	lanes((const unsigned char *)p, n, e->l);
+	return mixlanes(h, p, n, e->l);
+}
+
 /* what a hash call shares: bytes below frozen are the same in every
  * module hashed together (the input's pool, which passes only append to),
  * so they are hashed by offset, not content */
@@ -63,6 +182,7 @@ typedef struct {
 	const HloModule *m;
 	uint64_t *memo;		/* shape hashes, 0: not yet */
 	uint32_t frozen;
+	EnvLitCache *lits;	/* NULL: none */
 } Hasher;
 
 static uint64_t
@@ -130,7 +250,8 @@ attrhash(const Hasher *hs, const HloAttr *a, uint64_t h)
 			return mix(h, K2);
 		if (a->v + (int64_t)a->n <= hs->frozen)
 			return mix(h, (uint64_t)a->v);
-		return a->n ? mixbytes(h, m->bytes + a->v, a->n) : h;
+		return a->n ? mixlit(hs->lits, h, m->bytes, (uint32_t)a->v,
+			a->n) : h;
 	}
 }
 
@@ -166,9 +287,10 @@ instrhash(const Hasher *hs, const HloInstr *in, uint64_t h)
 }
 
 uint64_t
-env_hash_frozen(const HloModule *m, uint32_t frozen)
+env_hash_cached(const HloModule *m, uint32_t frozen, EnvLitCache *lits)
 {
-	Hasher hs = {m, xcalloc(m->nshapes + 1, sizeof *hs.memo), frozen};
+	Hasher hs = {m, xcalloc(m->nshapes + 1, sizeof *hs.memo), frozen,
+		lits};
 	uint64_t h = mix(0, m->entry | (uint64_t)m->ncomps << 32);
 	uint32_t c, i;
 
@@ -183,6 +305,12 @@ env_hash_frozen(const HloModule *m, uint32_t frozen)
 	}
 	free(hs.memo);
 	return h ? h : 1;
+}
+
+uint64_t
+env_hash_frozen(const HloModule *m, uint32_t frozen)
+{
+	return env_hash_cached(m, frozen, NULL);
 }
 
 uint64_t
