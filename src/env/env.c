@@ -572,7 +572,16 @@ apply(Env *env, int a, EnvInfo *info)
 		return 0;
 	}
 	env->costok = 0;
-	if (env_module_objective(env->cur, env->o.objective, &env->obj,
+	if (env->o.objective != ENV_OBJ_INSTRUCTIONS) {
+		/* the observation reuses this cost */
+		if (hlo_cost(env->cur, &env->cost, &e) < 0) {
+			snprintf(env->err, sizeof env->err, "after %s: %.900s",
+				hlo_passes[a].name, e.msg);
+			return -1;
+		}
+		env->costok = 1;
+		env->obj = costval(&env->cost, env->o.objective);
+	} else if (env_module_objective(env->cur, env->o.objective, &env->obj,
 	    &e) < 0) {
 		snprintf(env->err, sizeof env->err, "after %s: %.900s",
 			hlo_passes[a].name, e.msg);
