@@ -116,6 +116,7 @@ expect 2 "restart-best out of range" -- $H search --algo ppo --restart-best 1.5 
 expect 0 "search ppo default" -- $H search --algo ppo --budget 600 --no-verify $gpt
 check "search's ppo restarts a quarter of its episodes" -- grep -q 'restart-best=0.25' "$T/out"
 check "search's ppo rollouts follow the budget" -- grep -q 'n-steps=32 batch-size=32' "$T/out"
+check "search's ppo climbs 30 times, stopping downhill" -- grep -q 'climb=30 climb-stop-worse=1' "$T/out"
 expect 0 "ppo restarts, 3 envs, -j 1" -- $H search --algo ppo --budget 600 --restart-best 1 --n-envs 3 -j 1 --no-verify $gpt
 check "restarts: the budget exactly" -- grep -q '^steps *600 ' "$T/out"
 grep '^sequence\|^best' "$T/out" >"$T/r1"
@@ -134,6 +135,15 @@ grep '^sequence\|^best' "$T/out" >"$T/c1"
 expect 0 "ppo climbs 20, 3 envs, -j 3" -- $H search --algo ppo --budget 600 --climb 20 --n-envs 3 -j 3 --no-verify $gpt
 grep '^sequence\|^best' "$T/out" >"$T/c3"
 check "climb: -j does not change the result" -- cmp -s "$T/c1" "$T/c3"
+# --climb-stop-worse: a climbing rollout ends at its first step downhill
+expect 2 "climb-stop-worse out of range" -- $H search --algo ppo --climb-stop-worse 2 --no-verify $gpt
+expect 0 "ppo climbs 20, stop worse, -j 1" -- $H search --algo ppo --budget 600 --climb 20 --climb-stop-worse 1 --n-envs 3 -j 1 --no-verify $gpt
+check "climb-stop-worse: recorded" -- grep -q 'climb-stop-worse=1' "$T/out"
+check "climb-stop-worse: the budget exactly" -- grep -q '^steps *600 ' "$T/out"
+grep '^sequence\|^best' "$T/out" >"$T/c1"
+expect 0 "ppo climbs 20, stop worse, -j 3" -- $H search --algo ppo --budget 600 --climb 20 --climb-stop-worse 1 --n-envs 3 -j 3 --no-verify $gpt
+grep '^sequence\|^best' "$T/out" >"$T/c3"
+check "climb-stop-worse: -j does not change the result" -- cmp -s "$T/c1" "$T/c3"
 expect 0 "search dqn default" -- $H search --algo dqn --budget 300 --no-verify $gpt
 check "search's agents climb 5 times" -- grep -q 'climb=5' "$T/out"
 expect 0 "train, climb 0" -- $H train --algo ppo --budget 400 --climb 0 $mlp -o "$T/c0.pol"

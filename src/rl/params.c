@@ -191,6 +191,8 @@ rl_params_check(const RlParams *p, int nobs, int nact, RlError *e)
 	NEED(p->restart_best >= 0 && p->restart_best <= 1,
 		"error: --restart-best is in [0, 1]");
 	NEED(p->climb >= 0, "error: --climb is at least 0");
+	NEED(p->climb_stop_worse == 0 || p->climb_stop_worse == 1,
+		"error: --climb-stop-worse is 0 or 1");
 	NEED(p->n_envs >= 1 && p->n_envs <= 256, "error: --n-envs is 1 to 256");
 	NEED(rl_opt_parse(p->optimizer) >= 0,
 		"error: --optimizer is adam or rmsprop, not '%s'", p->optimizer);

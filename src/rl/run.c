@@ -34,6 +34,8 @@ typedef struct {
 	int tabu_on;		/* the next reset masks them (while some
 				 * other action stays valid) */
 	int start;		/* steps replayed at the episode's start */
+	int chg0;		/* changing passes replayed at its start */
+	double start_obj;	/* the objective after them */
 	int ran;		/* steps of this episode whose pass ran
 				 * (neither a known no-op nor a replay) */
 	int from_best;		/* the next reset: -1 as restart_best
@@ -160,6 +162,8 @@ ad_reset(void *ctx, uint64_t seed, double *obs, RlError *e)
 		return -1;
 	s->ran = 0;
 	s->start = env_steps(env);
+	s->chg0 = s->nchg;
+	s->start_obj = env_objective(env);
 	slot_mask(s, NULL);
 	if (s->tabu_on)
 		mask_tabu(s);
@@ -183,9 +187,17 @@ ad_step(void *ctx, int a, double *obs, RlStep *out, RlError *e)
 	}
 	out->reward = s->info.reward;
 	out->done = s->info.done;
+	/* climb: a step downhill from where the rollout started ends it */
+	if (s->tabu_on && s->sh->o->params.climb_stop_worse &&
+	    s->info.objective > s->start_obj)
+		out->done = 1;
 	if (s->info.changed && s->sh->bestchg && push_chg(s, a) < 0)
 		return rl_err(e, "error: out of memory");
 	slot_mask(s, out);
+	/* climb: still where the rollout started (no-ops so far), the
+	 * earlier rollouts' first changes stay masked */
+	if (s->tabu_on && s->nchg == s->chg0 && !out->done)
+		mask_tabu(s);
 	return 0;
 }
 
@@ -517,6 +529,8 @@ climb(Shared *sh, RlEnv *env, gsl_rng *r, RlError *e)
 				memset(s->tabu, 0, sh->A);	/* a new state */
 			else if (!s->ran)
 				break;
+			else if (s->nchg > s->chg0)	/* its first change */
+				s->tabu[s->chg[s->chg0]] = 1;
 			else if (env_steps(s->mods[m]) > s->start)
 				s->tabu[env_actions(s->mods[m])[s->start]] = 1;
 		}
