@@ -20,9 +20,9 @@
  * computation (callees first; fusion computations too) is visited in
  * post order, and each other instruction using the low type L gets:
  *  - each operand with L leaves converted to the high type H (a tuple
- *    operand through get-tuple-elements, converts and a tuple); an
- *    operand that is convert(x) of an H x is replaced by x (XLA's default
- *    xla_allow_excess_precision);
+ *    operand through get-tuple-elements, converts and a tuple), even an
+ *    operand that is convert(x) of an H x (H -> L -> H rounds; xla's
+ *    ConvertType drops a convert pair only for convert(L x -> H) -> L);
  *  - its L result leaves changed to H and a convert back to L for its
  *    users (a tuple through get-tuple-elements); a user that converts it
  *    to H reads it directly (excess precision again);
@@ -159,7 +159,10 @@ convert_type(Norm *f, uint32_t c, uint32_t x, int from, int to)
 
 	if (!count_type(m, s, from))
 		return x;
-	if (in->op == HOP_CONVERT && in->nops == 1 &&
+	/* only a lossless reversal: convert(L x -> H) back to L is x;
+	 * H -> L -> H rounds and must keep its converts (xla's ConvertType) */
+	if (in->op == HOP_CONVERT && in->nops == 1 && to == f->lo &&
+	    from == f->hi &&
 	    hlo_sh(m, hlo_ins(m, c, hlo_ops(m, in)[0])->shape)->type == to)
 		return hlo_ops(m, in)[0];
 	return deep_convert(m, c, x, s, retype(m, s, from, to));
