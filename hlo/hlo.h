@@ -399,6 +399,9 @@ typedef struct {
 int hlo_sparsity_parse(const char *s, size_t len, HloSparsity *d, int max);
 				/* the descriptors of text s; their count, -1
 				 * if malformed or more than max */
+int hlo_sparsity_format(const HloSparsity *d, int n, char *buf, size_t cap);
+				/* n descriptors as text (L.3@2:4_R.1@2:4);
+				 * its length, -1 if over cap */
 int hlo_dot_sparsity(const HloModule *m, const HloInstr *in,
 	HloSparsity d[2]);	/* a dot's descriptors (0 for a dense dot, -1
 				 * malformed); its operands are lhs, rhs, then

@@ -1,6 +1,7 @@
 /* ir.c: the module, its pools and intern tables, computations,
  * instructions and attributes, and the derived data computed on demand
  * (users, topological order, call order). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1180,6 +1181,25 @@ hlo_sparsity_parse(const char *s, size_t len, HloSparsity *d, int max)
 		if (*s++ != '_')
 			return -1;
 	}
+}
+
+int
+hlo_sparsity_format(const HloSparsity *d, int n, char *buf, size_t cap)
+{
+	size_t at = 0;
+	int k, w;
+
+	if (cap)
+		*buf = 0;
+	for (k = 0; k < n; k++) {
+		w = snprintf(buf + at, cap - at, "%s%c.%lld@%d:%d", k ? "_" : "",
+			d[k].index ? 'R' : 'L', (long long)d[k].dim, d[k].n,
+			d[k].m);
+		if (w < 0 || (size_t)w >= cap - at)
+			return -1;
+		at += (size_t)w;
+	}
+	return (int)at;
 }
 
 int

@@ -373,7 +373,13 @@ typedef struct {
 void alg_dnums(Alg *a, uint32_t i, AlgDnums *d);
 uint32_t alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y,
 	const AlgDnums *d);		/* a clone of dot i with operands x, y
-				 * and dnums d, its shape inferred */
+				 * and dnums d, its shape inferred; a
+				 * sparse dot keeps its descriptors and
+				 * metadata operands */
+uint32_t alg_mk_dot_meta(Alg *a, uint32_t i, uint32_t x, uint32_t y,
+	const AlgDnums *d, const HloSparsity *sp, const uint32_t *meta);
+				/* the same with descriptors sp and
+				 * metadata meta (as many as i has) */
 int alg_dot_assoc(Alg *a, uint32_t i);	/* algsimp_reorder.c: 1 rewritten,
 				 * 2 no other dot rule may fire */
 

@@ -1028,12 +1028,16 @@ alg_dnums(Alg *a, uint32_t i, AlgDnums *d)
 /* a dot of x and y with the attributes of dot i and dimension numbers d,
  * its shape inferred (batch, lhs free, rhs free) */
 uint32_t
-alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d)
+alg_mk_dot_meta(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d,
+	const HloSparsity *sp, const uint32_t *meta)
 {
 	int rx = rank(a, x), ry = rank(a, y), q;
 	int64_t *v = alg_tmp(a, ((size_t)rx + ry + 1) * 8);
-	uint32_t m = 0, k, id, ops[2] = {x, y};
+	uint32_t m = 0, k, id, n = nops(a, i), ops[4] = {x, y};
+	char txt[64];
 
+	for (k = 2; k < n && k < 4; k++)
+		ops[k] = meta ? meta[k - 2] : opnd(a, i, k);
 	for (k = 0; k < d->nlb; k++)
 		v[m++] = dim(a, x, d->lb[k]);
 	for (q = 0; q < rx; q++)
@@ -1042,7 +1046,8 @@ alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d)
 	for (q = 0; q < ry; q++)
 		if (!hlo_ints_has(d->rb, d->nrb, q) && !hlo_ints_has(d->rc, d->nrc, q))
 			v[m++] = dim(a, y, q);
-	id = alg_mk_clone(a, i, alg_shp(a, ety(a, i), m, v, shape_of(a, i)), 2, ops);
+	id = alg_mk_clone(a, i, alg_shp(a, ety(a, i), m, v, shape_of(a, i)),
+		n < 4 ? n : 4, ops);
 	alg_set_ints(a, id, A_LHS_BATCH, d->lb, d->nlb);
 	alg_set_ints(a, id, A_RHS_BATCH, d->rb, d->nrb);
 	alg_set_ints(a, id, A_LHS_CONTRACT, d->lc, d->nlc);
@@ -1055,7 +1060,16 @@ alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d)
 		hlo_attr_del(a->m, a->c, id, A_LHS_CONTRACT);
 	if (!d->nrc)
 		hlo_attr_del(a->m, a->c, id, A_RHS_CONTRACT);
+	if (sp && n > 2 && hlo_sparsity_format(sp, (int)n - 2, txt,
+	    sizeof txt) > 0)
+		alg_set_word(a, id, A_SPARSITY, txt);
 	return id;
+}
+
+uint32_t
+alg_mk_dot(Alg *a, uint32_t i, uint32_t x, uint32_t y, const AlgDnums *d)
+{
+	return alg_mk_dot_meta(a, i, x, y, d, NULL, NULL);
 }
 
 /* NormalizeDotOperandToBatchMajorAndContractingMinor */
@@ -1296,10 +1310,48 @@ dot_reorder(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	return alg_rep(a, i, alg_mk_dot(a, i, ops[0], ops[1], d));
 }
 
+/* a sparse dot's descriptors and metadata without the degenerate dims
+ * (ml, mr: the operands' dims to their new numbers, -1 dropped): each
+ * metadata operand drops the dims its operand drops (xla drops the
+ * metadata's own size-1 dims, which differ when the packed sparse dim
+ * is 1 and its operand's is not, giving a metadata of the wrong rank); a
+ * degenerate sparse dim is left alone (-1) */
+static int
+degenerate_meta(Alg *a, uint32_t i, uint32_t l, uint32_t r,
+	const int64_t *ml, const int64_t *mr, HloSparsity *sp, int ns,
+	uint32_t *meta)
+{
+	const int64_t *map;
+	int64_t *sd;
+	uint32_t x;
+	int k, q, m, rk;
+
+	for (k = 0; k < ns; k++) {
+		map = sp[k].index ? mr : ml;
+		x = sp[k].index ? r : l;
+		rk = rank(a, x);
+		meta[k] = opnd(a, i, 2 + (uint32_t)k);
+		if (sp[k].dim >= rk || map[sp[k].dim] < 0 ||
+		    rank(a, meta[k]) != rk)
+			return -1;
+		sp[k].dim = map[sp[k].dim];
+		sd = alg_tmp(a, ((size_t)rk + 1) * 8);
+		for (q = 0, m = 0; q < rk; q++)
+			if (map[q] >= 0)
+				sd[m++] = dim(a, meta[k], q);
+		if (m < rk)
+			meta[k] = alg_mk_reshape(a, alg_shp(a, ety(a, meta[k]),
+				m, sd, shape_of(a, meta[k])), meta[k]);
+	}
+	return 0;
+}
+
 static int
 dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 {
-	int rl = rank(a, l), rr = rank(a, r), q, nl1 = 0, nr1 = 0;
+	int rl = rank(a, l), rr = rank(a, r), q, nl1 = 0, nr1 = 0, ns;
+	HloSparsity sp[2];
+	uint32_t meta[2];
 	int64_t *ml = alg_tmp(a, ((size_t)rl + 1) * 8);
 	int64_t *mr = alg_tmp(a, ((size_t)rr + 1) * 8);
 	int64_t *sd = alg_tmp(a, ((size_t)rl + rr + 1) * 8);
@@ -1340,6 +1392,9 @@ dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 	if (n.nlb != n.nrb || n.nlc != n.nrc)
 		return 0;	/* a batch or contracting pair of size 1 and
 				 * not 1: the verifier rejects such a dot */
+	if ((ns = hlo_dot_sparsity(a->m, INS(a, i), sp)) < 0 ||
+	    (ns && degenerate_meta(a, i, l, r, ml, mr, sp, ns, meta) < 0))
+		return 0;
 	if (nl1) {
 		for (q = 0, m = 0; q < rl; q++)
 			if (dim(a, l, q) != 1)
@@ -1352,7 +1407,7 @@ dot_degenerate(Alg *a, uint32_t i, uint32_t l, uint32_t r, Dnums *d)
 				sd[m++] = dim(a, r, q);
 		r = alg_mk_reshape(a, alg_shp(a, ety(a, r), m, sd, shape_of(a, r)), r);
 	}
-	nd = alg_mk_dot(a, i, l, r, &n);
+	nd = alg_mk_dot_meta(a, i, l, r, &n, ns ? sp : NULL, ns ? meta : NULL);
 	if (alg_same_shape(a, i, nd))
 		return alg_rep(a, i, nd);
 	return alg_rep(a, i, alg_mk_reshape(a, shape_of(a, i), nd));
@@ -1371,7 +1426,7 @@ reduce_batch_dot(Alg *a, uint32_t i, uint32_t x, const int64_t *d,
 	uint32_t k, m = 0, nb = 0, nx, init = opnd(a, i, 1);
 	int64_t *rd;
 
-	if (!a->o->dot_strength || !a->o->non_canonical || nops(a, x) != 2 ||
+	if (!a->o->dot_strength || !a->o->non_canonical ||
 	    !alg_one_user(a, x) || !root_is(a, comp, HOP_ADD))
 		return 0;
 	dnums(a, x, &o);
@@ -1560,9 +1615,7 @@ alg_h_dot(Alg *a, uint32_t i)
 	uint32_t l = op0(a, i), r = opnd(a, i, 1), z;
 	Dnums d;
 
-	/* a sparse dot (a third, metadata operand): no rule of xla's
-	 * SparseDot tests here rewrites it; left alone */
-	if (a->lay || is_tuple(a, l) || is_tuple(a, r) || INS(a, i)->nops != 2)
+	if (a->lay || is_tuple(a, l) || is_tuple(a, r))
 		return 0;
 	if (alg_is_zero_elems(a, i) || alg_is_zero_elems(a, l) || alg_is_zero_elems(a, r)) {
 		z = alg_mk_scalar_i(a, ety(a, i), 0);
@@ -1571,6 +1624,11 @@ alg_h_dot(Alg *a, uint32_t i)
 	dnums(a, i, &d);
 	if (d.nlb != d.nrb || d.nlc != d.nrc)
 		return 0;
+	/* a sparse dot (metadata operands after lhs and rhs): of the rules
+	 * below xla rewrites it only by dropping degenerate dims (its other
+	 * dot rules skip sparse dots, or would drop the metadata) */
+	if (INS(a, i)->nops != 2)
+		return dot_degenerate(a, i, l, r, &d);
 	if (supported_precision(a, i) && a->o->dot_to_mul && d.nlc == 0)
 		return dot_to_multiply(a, i, l, r, &d);
 	if ((z = (uint32_t)alg_dot_assoc(a, i)))

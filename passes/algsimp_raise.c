@@ -92,6 +92,21 @@ operand_slice(Alg *a, uint32_t x, const int64_t *map, const int64_t *p,
 	return tr;
 }
 
+/* a sparse operand's metadata sliced as the operand (st, li, sd) is,
+ * but whole along the sparse dim, which is contracting and so never
+ * sliced */
+static uint32_t
+meta_slice(Alg *a, uint32_t meta, const HloSparsity *sp, const int64_t *st,
+	const int64_t *li, const int64_t *sd)
+{
+	int q, r = rank(a, meta);
+	int64_t *ml = alg_tmp(a, ((size_t)r + 1) * 8);
+
+	for (q = 0; q < r; q++)
+		ml[q] = q == sp->dim ? dim(a, meta, q) : li[q];
+	return alg_mk_slice_infer(a, meta, st, ml, sd);
+}
+
 /* slice(dot(A, B)) => dot(slice(A), slice(B)) (see the head of the
  * file); as xla, only when both sliced operands keep a free dim (else
  * the dot becomes a multiply, which this would undo) */
@@ -101,11 +116,14 @@ alg_slice_through_dot(Alg *a, uint32_t i)
 	uint32_t x = op0(a, i), l, r, n;
 	const int64_t *p;
 	int64_t *ml, *mr, *ls, *ll, *lsd, *rs, *rl, *rsd;
-	int rkl, rkr, cl, cr, tl, tr;
+	int rkl, rkr, cl, cr, tl, tr, ns, k;
+	HloSparsity sp[2];
+	uint32_t meta[2];
 	AlgDnums d;
 
 	if (a->lay || !a->o->raise_slice_reduce || !is_op(a, x, HOP_DOT) ||
-	    nops(a, x) != 2)
+	    (ns = hlo_dot_sparsity(a->m, INS(a, x), sp)) < 0 ||
+	    nops(a, x) != 2u + (uint32_t)ns)
 		return 0;
 	l = op0(a, x);
 	r = op1(a, x);
@@ -131,11 +149,17 @@ alg_slice_through_dot(Alg *a, uint32_t i)
 	/* DotHasOnlyBatchAndContractingOnOneOperand on the true ranks */
 	if ((int)(d.nlb + d.nlc) == tl || (int)(d.nrb + d.nrc) == tr)
 		return 0;
+	for (k = 0; k < ns; k++)
+		meta[k] = sp[k].index ? (cr ? meta_slice(a, opnd(a, x, 2 + k),
+			&sp[k], rs, rl, rsd) : opnd(a, x, 2 + k)) :
+			(cl ? meta_slice(a, opnd(a, x, 2 + k), &sp[k], ls, ll,
+			lsd) : opnd(a, x, 2 + k));
 	if (cl)
 		l = alg_mk_slice_infer(a, l, ls, ll, lsd);
 	if (cr)
 		r = alg_mk_slice_infer(a, r, rs, rl, rsd);
-	return alg_rep(a, i, alg_mk_dot(a, x, l, r, &d));
+	return alg_rep(a, i, alg_mk_dot_meta(a, x, l, r, &d, ns ? sp : NULL,
+		ns ? meta : NULL));
 }
 
 /* xla's GetReduceFlops: output elements times (reduced elements - 1) */

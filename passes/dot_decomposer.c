@@ -15,9 +15,9 @@
  * A dot is canonical, and left alone, when it has exactly one contracting
  * dimension, at most one non-contracting dimension per side, and batch
  * dimensions (if any) 0..n-1 on both sides; a dot with neither batch nor
- * contracting dimensions is never canonical. Sparse dots (which hlopt's
- * IR does not represent) and dots with control dependencies are left
- * alone.
+ * contracting dimensions is never canonical. Sparse dots (a metadata
+ * operand per sparsity descriptor) and dots with control dependencies
+ * are left alone.
  */
 #include "dotutil.h"
 

@@ -70,6 +70,13 @@ check "the stored partial sums are within sum rounding" -- \
 expect 4 "verify: four units in the last place of the sum are not" -- \
 	$H verify tests/cli/sum3.hlo tests/cli/sum3_wrong.hlo
 
+# sparse dots evaluate: the metadata's 2-bit fields place the stored
+# values (sums worked by hand in the module's comment)
+expect 0 "run: a sparse lhs" -- $H run --print-outputs tests/cli/sparse_dot_lhs.hlo
+check "the sparse lhs product" -- grep -qx 'output 0: f32\[2,1\] {{296}, {689}}' "$T/out"
+expect 0 "run: a sparse rhs" -- $H run --print-outputs tests/cli/sparse_dot_rhs.hlo
+check "the sparse rhs product" -- grep -qx 'output 0: f32\[1,2\] {{296, 689}}' "$T/out"
+
 # the matrix of a triangular-solve or cholesky is conditioned: XLA's
 # 256x256 unit triangular test system verifies equal after expansion (it
 # was different: solutions up to 1e13), a wrong triangle is still caught,

@@ -126,6 +126,8 @@ typedef struct {
 	double *scale;		/* float leaves: values times scale
 				 * (weights of a dot or convolution:
 				 * 1/sqrt(fan-in)) */
+	uint8_t *bits;		/* integer leaves: every bit random (the
+				 * metadata of a sparse dot) */
 	int64_t *matrix;	/* float leaves: if >0, the matrix of a
 				 * triangular-solve or cholesky, square of
 				 * this size in its last two dims: made
@@ -464,6 +466,24 @@ float ev_bn_epsilon(const HloModule *m, const HloInstr *in);
 
 /* eval_linalg.c */
 enum { CK_F32, CK_F64, CK_C128, CK_I64 };	/* compute kinds */
+#define EV_MAXR 64		/* the largest rank dot and fft handle */
+typedef struct {		/* one side of a dot */
+	int rank;
+	const int64_t *dims;
+	int64_t perm[EV_MAXR], tperm[EV_MAXR];	/* as [b][m][k], [b][k][m] */
+	int64_t B, M, K;	/* batch, free and contracting sizes */
+	int nfree;
+	int64_t freed[EV_MAXR];	/* the free dims, in order */
+} EvDotSide;
+int ev_dotside(const int64_t *dims, int rank, const int64_t *bd,
+	uint32_t nb, const int64_t *cd, uint32_t nc, EvDotSide *s);
+int ev_dot_check(HloEval *ev, uint32_t c, uint32_t i, const int64_t *ldims,
+	int lrank, const int64_t *rdims, int rrank, EvDotSide S[2]);
+				/* dot i's sides over the given operand
+				 * dims, checked against each other and the
+				 * result; -1 (failed) if they disagree */
+int ev_sparse_dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
+	HloVal **out);		/* eval_sparse.c */
 extern const int ev_ckbytes[];
 int ev_linalg(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops,
 	HloVal **out);

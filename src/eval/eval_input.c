@@ -61,6 +61,7 @@ typedef struct {
 	const HloShape *psh;	/* the parameter's shape */
 	int64_t matrix;		/* size of a linear-algebra matrix use, 0
 				 * none */
+	int bits;		/* reaches a sparse dot's metadata */
 } Trace;
 
 static const HloUsers *
@@ -229,7 +230,8 @@ weight_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 }
 
 /* operand 0 of a triangular-solve or cholesky with the parameter's own
- * dims (reached by data movement alone): a square matrix to condition */
+ * dims (reached by data movement alone): a square matrix to condition;
+ * a sparse dot's metadata operand: every bit random */
 static void
 matrix_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 {
@@ -238,6 +240,8 @@ matrix_use(Trace *t, uint32_t c, uint32_t u, uint32_t k)
 	const int64_t *d;
 	int r;
 
+	if (in->op == HOP_DOT && k >= 2)
+		t->bits = 1;	/* sparse dot metadata: packed indices */
 	if (k != 0 || (in->op != HOP_TRISOLVE && in->op != HOP_CHOLESKY))
 		return;
 	d = dimsof(m, c, hlo_ops(m, in)[0], &r);
@@ -434,6 +438,7 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 	h->positive = xcalloc(h->n + 1, 1);
 	h->scale = xcalloc(h->n + 1, sizeof *h->scale);
 	h->matrix = xcalloc(h->n + 1, sizeof *h->matrix);
+	h->bits = xcalloc(h->n + 1, 1);
 	for (i = 0; i < h->n; i++)
 		h->scale[i] = 1;
 	memset(&t, 0, sizeof t);
@@ -454,6 +459,7 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 		t.positive = t.negative = 0;
 		t.fanin = 0;
 		t.matrix = 0;
+		t.bits = 0;
 		t.psh = hlo_sh(m, hlo_ins(m, e, i)->shape);
 		trace(&t, e, i);
 		h->bound[leaf] = t.bound;
@@ -462,6 +468,7 @@ hlo_eval_hints(const HloModule *m, HloInputHints *h)
 		if (t.fanin > 1)
 			h->scale[leaf] = 1 / sqrt(t.fanin);
 		h->matrix[leaf] = t.matrix;
+		h->bits[leaf] = (uint8_t)t.bits;
 		leaf++;
 	}
 	for (i = 0; i < m->ncomps; i++)
@@ -491,6 +498,7 @@ hlo_eval_hints_merge(HloInputHints *h, const HloInputHints *o)
 			h->scale[k] = o->scale[k];
 		if (!h->matrix[k])
 			h->matrix[k] = o->matrix[k];
+		h->bits[k] |= o->bits[k];
 	}
 }
 
@@ -501,6 +509,7 @@ hlo_eval_hints_free(HloInputHints *h)
 	free(h->positive);
 	free(h->scale);
 	free(h->matrix);
+	free(h->bits);
 	memset(h, 0, sizeof *h);
 }
 
@@ -629,6 +638,10 @@ make_input(HloEval *ev, uint32_t shape, uint64_t seed,
 			scale);
 		if (at < h->n && h->matrix[at] > 0)
 			condition(v, h->matrix[at], sign);
+		if (at < h->n && h->bits[at] && !bound &&
+		    hlo_typeinfo[v->type].cls == C_UINT)
+			ev_fill_random(v->type, v->data, v->n, ev_mix64(seed ^
+				ev_mix64(at + 1)), FILL_BITS);
 	}
 	return v;
 }

@@ -16,8 +16,6 @@
 #include "hlo.h"
 #include "eval.h"
 
-#define MAXR 64
-
 const int ev_ckbytes[] = {4, 8, 16, 8};
 
 static int
@@ -116,7 +114,7 @@ ev_pack(HloEval *ev, HloVal *v, const int64_t *perm, const uint8_t *rev,
 {
 	int rank, d, ident = 1;
 	const int64_t *dims = ev_dims(ev, v->shape, &rank);
-	int64_t str[MAXR], sstr[MAXR], cnt[MAXR], dstr[MAXR], off = 0;
+	int64_t str[EV_MAXR], sstr[EV_MAXR], cnt[EV_MAXR], dstr[EV_MAXR], off = 0;
 	int64_t esz = ev_esz(v->type);
 	unsigned char *tmp, *out;
 	int native;
@@ -173,7 +171,7 @@ ev_unpack(HloEval *ev, const void *buf, int kind, HloVal *v,
 {
 	int rank, d, ident = 1;
 	const int64_t *dims = ev_dims(ev, v->shape, &rank);
-	int64_t str[MAXR], dstr[MAXR], cnt[MAXR], sstr[MAXR];
+	int64_t str[EV_MAXR], dstr[EV_MAXR], cnt[EV_MAXR], sstr[EV_MAXR];
 	int64_t esz = ev_esz(v->type);
 	unsigned char *tmp;
 
@@ -277,24 +275,16 @@ ev_dotkind(int a, int b, int r)
 	return CK_I64;
 }
 
-typedef struct {
-	int rank;
-	const int64_t *dims;
-	int64_t perm[MAXR], tperm[MAXR];	/* [b][m][k] and [b][k][m] */
-	int64_t B, M, K;
-	int nfree;
-	int64_t freed[MAXR];
-} DotSide;
-
-static int
-dotside(HloEval *ev, HloVal *v, const int64_t *bd, uint32_t nb,
-	const int64_t *cd, uint32_t nc, DotSide *s)
+int
+ev_dotside(const int64_t *dims, int rank, const int64_t *bd, uint32_t nb,
+	const int64_t *cd, uint32_t nc, EvDotSide *s)
 {
 	int d, p = 0, q = 0;
 	uint32_t k;
 
-	s->dims = ev_dims(ev, v->shape, &s->rank);
-	if (s->rank > MAXR)
+	s->dims = dims;
+	s->rank = rank;
+	if (s->rank > EV_MAXR)
 		return -1;
 	s->B = s->M = s->K = 1;
 	s->nfree = 0;
@@ -324,9 +314,49 @@ dotside(HloEval *ev, HloVal *v, const int64_t *bd, uint32_t nb,
 	return p == s->rank ? 0 : -1;
 }
 
+int
+ev_dot_check(HloEval *ev, uint32_t c, uint32_t i, const int64_t *ldims,
+	int lrank, const int64_t *rdims, int rrank, EvDotSide S[2])
+{
+	const HloModule *m = ev->m;
+	const HloInstr *in = hlo_ins(m, c, i);
+	const int64_t *lb, *lc, *rb, *rc, *od;
+	uint32_t nlb, nlc, nrb, nrc, k;
+	int orank, d;
+
+	lb = hlo_attr_list(m, in, A_LHS_BATCH, &nlb);
+	lc = hlo_attr_list(m, in, A_LHS_CONTRACT, &nlc);
+	rb = hlo_attr_list(m, in, A_RHS_BATCH, &nrb);
+	rc = hlo_attr_list(m, in, A_RHS_CONTRACT, &nrc);
+	if (nlb != nrb || nlc != nrc ||
+	    ev_dotside(ldims, lrank, lb, nlb, lc, nlc, &S[0]) < 0 ||
+	    ev_dotside(rdims, rrank, rb, nrb, rc, nrc, &S[1]) < 0)
+		return ev_unsupported(ev, c, i, "bad dot dimensions");
+	for (k = 0; k < nlb; k++)
+		if (ldims[lb[k]] != rdims[rb[k]])
+			return ev_unsupported(ev, c, i, "batch sizes differ");
+	for (k = 0; k < nlc; k++)
+		if (ldims[lc[k]] != rdims[rc[k]])
+			return ev_unsupported(ev, c, i, "contracting sizes "
+				"differ");
+	od = ev_dims(ev, in->shape, &orank);
+	if (orank != (int)nlb + S[0].nfree + S[1].nfree)
+		return ev_unsupported(ev, c, i, "result rank differs");
+	for (d = 0; d < (int)nlb; d++)
+		if (od[d] != ldims[lb[d]])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	for (d = 0; d < S[0].nfree; d++)
+		if (od[nlb + d] != S[0].freed[d])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	for (d = 0; d < S[1].nfree; d++)
+		if (od[nlb + S[0].nfree + d] != S[1].freed[d])
+			return ev_unsupported(ev, c, i, "result dims differ");
+	return 0;
+}
+
 /* packs a side as [b][m][k] (or [b][k][m] when that is free: *t = 1) */
 static void *
-packside(HloEval *ev, HloVal *v, DotSide *s, int kind, int *t, int *own,
+packside(HloEval *ev, HloVal *v, const EvDotSide *s, int kind, int *t, int *own,
 	uint64_t *bytes)
 {
 	int native = (kind == CK_F32 && v->type == TY_F32) ||
@@ -342,60 +372,37 @@ packside(HloEval *ev, HloVal *v, DotSide *s, int kind, int *t, int *own,
 static int
 dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 {
-	const HloModule *m = ev->m;
-	const HloInstr *in = hlo_ins(m, c, i);
-	const int64_t *lb, *lc, *rb, *rc, *od;
-	uint32_t nlb, nlc, nrb, nrc, k;
-	DotSide L, R;
+	const HloInstr *in = hlo_ins(ev->m, c, i);
+	const int64_t *ld, *rd;
+	EvDotSide S[2];
+	const EvDotSide *L = &S[0], *R = &S[1];
 	HloVal *v;
 	void *A, *B, *C;
-	int kind, ta, tb, oa, ob, orank, d, ocn = 0;
+	int kind, ta, tb, oa, ob, lr, rr, ocn = 0;
 	uint64_t ba, bb, bc = 0;
 	int64_t b, lda, ldb;
 
-	lb = hlo_attr_list(m, in, A_LHS_BATCH, &nlb);
-	lc = hlo_attr_list(m, in, A_LHS_CONTRACT, &nlc);
-	rb = hlo_attr_list(m, in, A_RHS_BATCH, &nrb);
-	rc = hlo_attr_list(m, in, A_RHS_CONTRACT, &nrc);
 	if (in->nops > 2)
-		return ev_unsupported(ev, c, i, "a sparse dot (N:M sparsity "
-			"with metadata operands) is not evaluable");
+		return ev_sparse_dot(ev, c, i, ops, out);
 	if (in->nops != 2 || ops[0]->type >= TY_TUPLE ||
-	    ops[1]->type >= TY_TUPLE || nlb != nrb || nlc != nrc ||
-	    dotside(ev, ops[0], lb, nlb, lc, nlc, &L) < 0 ||
-	    dotside(ev, ops[1], rb, nrb, rc, nrc, &R) < 0)
+	    ops[1]->type >= TY_TUPLE)
 		return ev_unsupported(ev, c, i, "bad dot dimensions");
-	for (k = 0; k < nlb; k++)
-		if (L.dims[lb[k]] != R.dims[rb[k]])
-			return ev_unsupported(ev, c, i, "batch sizes differ");
-	for (k = 0; k < nlc; k++)
-		if (L.dims[lc[k]] != R.dims[rc[k]])
-			return ev_unsupported(ev, c, i, "contracting sizes "
-				"differ");
-	od = ev_dims(ev, in->shape, &orank);
-	if (orank != (int)nlb + L.nfree + R.nfree)
-		return ev_unsupported(ev, c, i, "result rank differs");
-	for (d = 0; d < (int)nlb; d++)
-		if (od[d] != L.dims[lb[d]])
-			return ev_unsupported(ev, c, i, "result dims differ");
-	for (d = 0; d < L.nfree; d++)
-		if (od[nlb + d] != L.freed[d])
-			return ev_unsupported(ev, c, i, "result dims differ");
-	for (d = 0; d < R.nfree; d++)
-		if (od[nlb + L.nfree + d] != R.freed[d])
-			return ev_unsupported(ev, c, i, "result dims differ");
-	if (ev_budget(ev, 2.0 * L.B * L.M * R.M * L.K) < 0)
+	ld = ev_dims(ev, ops[0]->shape, &lr);
+	rd = ev_dims(ev, ops[1]->shape, &rr);
+	if (ev_dot_check(ev, c, i, ld, lr, rd, rr, S) < 0)
+		return -1;
+	if (ev_budget(ev, 2.0 * L->B * L->M * R->M * L->K) < 0)
 		return -1;
 	v = hlo_val_array(ev, in->shape);
 	if (!v)
 		return -1;
 	kind = ev_dotkind(ops[0]->type, ops[1]->type, v->type);
-	A = packside(ev, ops[0], &L, kind, &ta, &oa, &ba);
+	A = packside(ev, ops[0], L, kind, &ta, &oa, &ba);
 	if (!A) {
 		hlo_val_unref(ev, v);
 		return -1;
 	}
-	B = packside(ev, ops[1], &R, kind, &tb, &ob, &bb);
+	B = packside(ev, ops[1], R, kind, &tb, &ob, &bb);
 	if (!B)
 		goto fail;
 	/* B was packed as [b][n][k]; gemm wants [b][k][n] unless trans */
@@ -410,13 +417,13 @@ dot(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 			goto fail;
 		ocn = 1;
 	}
-	lda = ta ? L.M : L.K;
-	ldb = tb ? R.K : R.M;
-	for (b = 0; b < L.B; b++)
-		ev_gemm(ev, kind, L.M, R.M, L.K,
-			(char *)A + b * L.M * L.K * ev_ckbytes[kind], lda, ta,
-			(char *)B + b * R.M * R.K * ev_ckbytes[kind], ldb, tb,
-			(char *)C + b * L.M * R.M * ev_ckbytes[kind], R.M, 0);
+	lda = ta ? L->M : L->K;
+	ldb = tb ? R->K : R->M;
+	for (b = 0; b < L->B; b++)
+		ev_gemm(ev, kind, L->M, R->M, L->K,
+			(char *)A + b * L->M * L->K * ev_ckbytes[kind], lda, ta,
+			(char *)B + b * R->M * R->K * ev_ckbytes[kind], ldb, tb,
+			(char *)C + b * L->M * R->M * ev_ckbytes[kind], R->M, 0);
 	if (ocn) {
 		ev_fromck(kind, v->type, C, v->n, v->data);
 		ev_scratch_free(ev, C, bc);
@@ -617,7 +624,7 @@ fftop(HloEval *ev, uint32_t c, uint32_t i, HloVal **ops, HloVal **out)
 	uint32_t nty;
 	int kind, r, ro, d;
 	const int64_t *xd, *od;
-	int64_t full[MAXR], n, outer, inner, tot = 1, j, q, src, last;
+	int64_t full[EV_MAXR], n, outer, inner, tot = 1, j, q, src, last;
 	double complex *buf, *tmp, *tw;
 	double *dd;
 	HloVal *v;
