@@ -269,6 +269,7 @@ evaluate(Cf *s, uint32_t x, uint64_t steps, HloVal **out)
 		hlo_eval_rebind(ev, m);
 	} else {
 		hlo_eval_init(ev, m, EVAL_LIMIT, &s->everr);
+		hlo_eval_adopt(ev, &s->ctx->evkeep);
 		s->evok = 1;
 	}
 	if (s->ctx->threads > 0)
@@ -473,7 +474,7 @@ pass_constant_folding(HloModule *m, PassCtx *ctx)
 	v.arg = &s;
 	changed = pass_visit(m, ctx, &ed, &v);
 	if (s.evok)
-		hlo_eval_fini(&s.ev);
+		hlo_eval_fini_keep(&s.ev, &ctx->evkeep, ctx->keep_bytes);
 	free(s.spare);
 	free(s.fx);
 	free(s.compok);

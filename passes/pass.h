@@ -5,7 +5,8 @@
  * A pass is int run(HloModule *, PassCtx *): 1 changed the module, 0 left
  * it unchanged, -1 error (ctx->err says what). A pass leaves every
  * computation it touched compacted (hlo_comp_compact): no HI_DEAD
- * instructions, topological order. It keeps nothing between runs.
+ * instructions, topological order. It keeps nothing between runs (but
+ * memory to reuse: ctx->evkeep).
  */
 #ifndef PASS_H
 #define PASS_H
@@ -156,6 +157,15 @@ struct PassCtx {
 				 * processor. Results do not depend on it;
 				 * the environment, one per worker thread,
 				 * sets 1 */
+	uint64_t keep_bytes;	/* big evaluator blocks a pass that
+				 * evaluates (constant folding) keeps in
+				 * evkeep for its next run, at most (0:
+				 * none): set by a caller that runs many
+				 * passes on modules of one family (the
+				 * environment), so that the next run
+				 * faults and zeroes no fresh pages */
+	struct HloEvalBlocks *evkeep;	/* those blocks; pass_ctx_free
+				 * frees them */
 	/* optional, called after every pass (after the verifier with
 	 * PASS_VERIFY): < 0 stops the sequence with ctx->err set */
 	int (*after)(const HloModule *m, int pass, int changed, void *arg,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "pass.h"
 
 void
@@ -17,6 +18,8 @@ pass_ctx_free(PassCtx *ctx)
 {
 	pass_reset(ctx);
 	pass_arena_free(&ctx->scratch);
+	hlo_eval_blocks_free(ctx->evkeep);
+	ctx->evkeep = NULL;
 }
 
 void

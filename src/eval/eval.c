@@ -355,6 +355,74 @@ cache_put(HloEval *ev, void *p, uint64_t size)
 	ev->cached += size;
 }
 
+/* blocks kept from one evaluator to the next (eval.h) */
+struct HloEvalBlocks {
+	int n;
+	struct {
+		void *p;
+		uint64_t size;
+	} b[EV_CACHE];
+};
+
+void
+hlo_eval_adopt(HloEval *ev, HloEvalBlocks **keep)
+{
+	HloEvalBlocks *k = *keep;
+	int i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->n; i++)
+		cache_put(ev, k->b[i].p, k->b[i].size);
+	free(k);
+	*keep = NULL;
+}
+
+void
+hlo_eval_fini_keep(HloEval *ev, HloEvalBlocks **keep, uint64_t max)
+{
+	HloEvalBlocks *k;
+	uint64_t sum = 0;
+	int i, newest;
+
+	hlo_eval_blocks_free(*keep);
+	*keep = NULL;
+	if (!max || !ev->ncache) {
+		hlo_eval_fini(ev);
+		return;
+	}
+	k = xcalloc(1, sizeof *k);
+	while (ev->ncache > 0) {
+		for (newest = 0, i = 1; i < ev->ncache; i++)
+			if (ev->cache[i].tick > ev->cache[newest].tick)
+				newest = i;
+		if (sum + ev->cache[newest].size > max)
+			break;
+		sum += ev->cache[newest].size;
+		k->b[k->n].p = ev->cache[newest].p;
+		k->b[k->n++].size = ev->cache[newest].size;
+		ev->cached -= ev->cache[newest].size;
+		ev->cache[newest] = ev->cache[--ev->ncache];
+	}
+	hlo_eval_fini(ev);
+	if (k->n)
+		*keep = k;
+	else
+		free(k);
+}
+
+void
+hlo_eval_blocks_free(HloEvalBlocks *k)
+{
+	int i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->n; i++)
+		block_free(k->b[i].p, k->b[i].size);
+	free(k);
+}
+
 HloVal *
 hlo_val_array(HloEval *ev, uint32_t shape)
 {

@@ -97,6 +97,16 @@ void hlo_eval_rebind(HloEval *ev, const HloModule *m);
 				/* released, then ready for m as after
 				 * hlo_eval_init with ev's limit and
 				 * error, the cache kept */
+/* big blocks an evaluator freed, kept by its owner from one evaluator to
+ * the next (a pass context between runs of constant folding): a block
+ * reused costs no fresh pages to fault and zero. hlo_eval_adopt moves
+ * *keep's blocks into ev's cache (after hlo_eval_init); hlo_eval_fini_keep
+ * finishes ev like hlo_eval_fini but moves its newest cached blocks, at
+ * most max bytes, into *keep (NULL when none) */
+typedef struct HloEvalBlocks HloEvalBlocks;
+void hlo_eval_adopt(HloEval *ev, HloEvalBlocks **keep);
+void hlo_eval_fini_keep(HloEval *ev, HloEvalBlocks **keep, uint64_t max);
+void hlo_eval_blocks_free(HloEvalBlocks *b);
 int hlo_eval_entry(HloEval *ev, HloVal **args, uint32_t nargs,
 	HloVal **out);		/* -1: ev->status says why, ev->err
 				 * what */
