@@ -7,6 +7,8 @@
  * budget, and their throughput ratio. With BENCH_ENV_TOP=N in the
  * environment, per module also the N actions that took the most step
  * time (a step's whole time: pass, objective, hash and observation).
+ * With BENCH_ENV_BOUND=1, per module also the -j 2 speedup that random
+ * search's schedule of whole episodes allows at most (sched_bound).
  * usage: bench_env SECONDS BUDGET FILE... */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,66 @@ profile(const char *path, double secs, int top)
 	return 0;
 }
 
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the -j 2 speedup that random search's own schedule allows at most,
+ * without any contention: its episodes (seeded, ended and counted as
+ * search.c does: patience 1.25 x actions, complete episodes in index
+ * order until the budget) run again on this thread, each timed in
+ * processor seconds, then dealt in index order to whichever of two
+ * workers is free first; the bound is their sum over the time the
+ * later worker finishes its last counted episode. An episode cannot be
+ * split, so a long last one leaves the other worker idle (and what it
+ * starts past the budget is never counted) */
+static double
+sched_bound(const char *path, int64_t budget)
+{
+	EnvOpts o;
+	Env *env;
+	EnvInfo info;
+	char err[1100];
+	double w[2] = {0, 0}, sum = 0, end = 0, t0, c;
+	int64_t cum = 0, e, n;
+	int i;
+
+	env_opts_default(&o);
+	o.episode_len = 10000;	/* search.c's RANDOM_MAX_LEN */
+	if (env_create_file(path, &o, &env, err, sizeof err) < 0)
+		return 0;
+	o.patience = (env_action_count(env) * 5 + 3) / 4;
+	env_free(env);
+	if (env_create_file(path, &o, &env, err, sizeof err) < 0)
+		return 0;
+	for (e = 0; cum < budget; e++) {
+		env_seed(env, env_mix(1, (uint64_t)e));
+		env_reset(env, NULL);
+		t0 = thread_cpu();
+		n = 0;
+		do {
+			n++;
+			if (env_step(env, env_sample_action(env, NULL), NULL,
+			    &info) < 0)
+				break;
+		} while (!info.done);
+		c = thread_cpu() - t0;
+		cum += n;
+		sum += c;
+		i = w[0] <= w[1] ? 0 : 1;
+		w[i] += c;
+		if (w[i] > end)
+			end = w[i];
+	}
+	env_free(env);
+	return end > 0 ? sum / end : 0;
+}
+
 /* random search's steps per second of wall time; *busy its processor
  * seconds per wall second */
 static double
@@ -152,6 +214,7 @@ main(int argc, char **argv)
 {
 	double secs, r1, r2, b1, b2;
 	const char *t = getenv("BENCH_ENV_TOP");
+	const char *bound = getenv("BENCH_ENV_BOUND");
 	long budget;
 	int i, top = t ? atoi(t) : 0;
 
@@ -175,8 +238,12 @@ main(int argc, char **argv)
 		r1 = search_rate(argv[i], 1, budget, &b1);
 		r2 = search_rate(argv[i], 2, budget, &b2);
 		printf("%-36.36s %9.0f (%.2f; %7.0f) %9.0f (%.2f; %7.0f)  "
-			"x%.2f\n", base(argv[i]), r1, b1, b1 > 0 ? r1 / b1 : 0,
+			"x%.2f", base(argv[i]), r1, b1, b1 > 0 ? r1 / b1 : 0,
 			r2, b2, b2 > 0 ? r2 / b2 : 0, r1 > 0 ? r2 / r1 : 0);
+		if (bound && *bound && strcmp(bound, "0"))
+			printf("  (schedule allows x%.2f)",
+				sched_bound(argv[i], budget));
+		putchar('\n');
 	}
 	return 0;
 }
