@@ -1326,14 +1326,18 @@ degenerate_meta(Alg *a, uint32_t i, uint32_t l, uint32_t r,
 	uint32_t x;
 	int k, q, m, rk;
 
+	for (k = 0; k < ns; k++) {	/* checked before anything is built */
+		map = sp[k].index ? mr : ml;
+		x = sp[k].index ? r : l;
+		if (sp[k].dim >= rank(a, x) || map[sp[k].dim] < 0 ||
+		    rank(a, opnd(a, i, 2 + (uint32_t)k)) != rank(a, x))
+			return -1;
+	}
 	for (k = 0; k < ns; k++) {
 		map = sp[k].index ? mr : ml;
 		x = sp[k].index ? r : l;
 		rk = rank(a, x);
 		meta[k] = opnd(a, i, 2 + (uint32_t)k);
-		if (sp[k].dim >= rk || map[sp[k].dim] < 0 ||
-		    rank(a, meta[k]) != rk)
-			return -1;
 		sp[k].dim = map[sp[k].dim];
 		sd = alg_tmp(a, ((size_t)rk + 1) * 8);
 		for (q = 0, m = 0; q < rk; q++)
