@@ -709,62 +709,6 @@ fu_contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x, int *row)
 		minor < 3));
 }
 
-/* the root of fused computation fc, its loop shape (*loop: a reduce
- * from or to contiguous dimensions iterates over its input) and its
- * kind: 1 such a reduce, 2 a physically transposing copy or transpose,
- * 0 other */
-static int
-mof_hero(const HloModule *m, uint32_t fc, uint32_t *root, uint32_t *loop)
-{
-	const HloInstr *r;
-	uint32_t n, in;
-	const int64_t *perm;
-	int row;
-
-	*root = m->comps[fc].root;
-	r = &m->comps[fc].ins[*root];
-	*loop = r->shape;
-	if (fu_contiguous_reduce(m, fc, *root, &row)) {
-		*loop = m->comps[fc].ins[hlo_ops(m, r)[0]].shape;
-		return 1;
-	}
-	if (r->op != HOP_COPY && r->op != HOP_TRANSPOSE)
-		return 0;
-	in = m->comps[fc].ins[hlo_ops(m, r)[0]].shape;
-	if (r->op == HOP_COPY)
-		return pass_copy_is_bitcast(m, in, r->shape) ? 0 : 2;
-	perm = hlo_attr_ints(m, r, A_DIMENSIONS, &n);
-	return perm && pass_transpose_is_bitcast(m, in, r->shape, perm, n) ?
-		0 : 2;
-}
-
-int
-fu_mof_shapes_ok(HloModule *m, uint32_t fca, uint32_t fcb, uint32_t sa,
-	uint32_t sb)
-{
-	uint32_t ra, rb, la, lb, na, nb;
-	int ha = mof_hero(m, fca, &ra, &la), hb = mof_hero(m, fcb, &rb, &lb);
-	const int64_t *da, *db;
-
-	if (ha == 2 || hb == 2)
-		return ha != 1 && hb != 1 && pass_shape_same(m, 0, sa, sb);
-	if (ha == 1 && hb == 1) {
-		da = hlo_attr_list(m, &m->comps[fca].ins[ra], A_DIMENSIONS,
-			&na);
-		db = hlo_attr_list(m, &m->comps[fcb].ins[rb], A_DIMENSIONS,
-			&nb);
-		if (na != nb || (na && memcmp(da, db, na * sizeof *da)))
-			return 0;
-	}
-	if (hlo_sh(m, la)->type == TY_TUPLE || hlo_sh(m, lb)->type ==
-	    TY_TUPLE)
-		return pass_shape_same(m, 0, la, lb);
-	la = hlo_shape_with_type(m, la, TY_F32);
-	lb = hlo_shape_with_type(m, lb, TY_F32);
-	return pass_shape_same(m, 0, la, lb) || (!(ha == 1 && hb == 1) &&
-		pass_reshape_is_bitcast(m, la, lb));
-}
-
 uint32_t
 fu_param_slice(const HloModule *m, uint32_t fc, uint32_t prm)
 {

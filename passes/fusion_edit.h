@@ -105,19 +105,6 @@ int fu_contiguous_reduce(const HloModule *m, uint32_t c, uint32_t x,
 				 * (with IsUnnestedReductionFasterThan-
 				 * Elemental); *row: a row reduction */
 /* multi_output_fusion.cc's sibling rules */
-int fu_mof_shapes_ok(HloModule *m, uint32_t fca, uint32_t fcb, uint32_t sa,
-	uint32_t sb);		/* ShapesCompatibleForMultiOutputFusion of
-				 * two fusions (fused computations fca,
-				 * fcb; shapes sa, sb): a root reducing
-				 * from or to contiguous dimensions loops
-				 * over its input, others over their
-				 * output; loop shapes equal but for the
-				 * element type, or a bitcast reshape; two
-				 * such reductions reduce the same
-				 * dimensions of one input shape (xla: the
-				 * same contiguous components); a
-				 * physically transposing root needs equal
-				 * shapes and no reduction beside it */
 uint32_t fu_param_slice(const HloModule *m, uint32_t fc, uint32_t prm);
 				/* FindUniqueSlice inside fc: the only user
 				 * of parameter prm if it is a slice, else

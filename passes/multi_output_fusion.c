@@ -701,12 +701,14 @@ grow_marks(Mp *p, uint32_t need)
 	p->capstack = cap;
 }
 
+/* the live producers of computation c from the end of its post order,
+ * made once (instructions made meanwhile are not visited), each given
+ * to visit (1: it changed the module); both halves of the pass */
 static int
-run_comp(void *arg, uint32_t c)
+walk_comp(Mp *p, uint32_t c, int (*visit)(Mp *p, uint32_t x))
 {
-	Mp *p = arg;
 	HloModule *m = M(p);
-	uint32_t n = m->comps[c].nins, *po, cnt, t, x, u;
+	uint32_t n = m->comps[c].nins, *po, cnt, t, x;
 	int changed = 0;
 
 	fu_edit_begin(&p->e, c);
@@ -717,31 +719,51 @@ run_comp(void *arg, uint32_t c)
 	for (t = cnt; t-- > 0;) {
 		x = po[t];
 		grow_marks(p, m->comps[c].nins + 1);
-		if (INS(p, x)->flags & HI_DEAD)
-			continue;
-		if ((u = choose(p, x)) == HLO_NONE)
-			continue;
-		fuse(p, x, u);
-		changed = 1;
+		if (!(INS(p, x)->flags & HI_DEAD))
+			changed |= visit(p, x);
 	}
 	free(po);
 	return fu_edit_end(&p->e) < 0 ? -1 : changed;
 }
 
-int
-pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
+static int
+mp_run(HloModule *m, PassCtx *ctx, int (*comp)(void *arg, uint32_t c))
 {
 	Mp p;
 	int r;
 
 	memset(&p, 0, sizeof p);
 	fu_edit_init(&p.e, m, ctx);
-	r = fu_edit_run(&p.e, run_comp, &p);
+	r = fu_edit_run(&p.e, comp, &p);
 	free(p.mark);
 	free(p.big);
 	free(p.stack);
 	free(p.from);
 	return r;
+}
+
+/* producer x fuses into the user choose picks */
+static int
+pc_visit(Mp *p, uint32_t x)
+{
+	uint32_t u = choose(p, x);
+
+	if (u == HLO_NONE)
+		return 0;
+	fuse(p, x, u);
+	return 1;
+}
+
+static int
+run_comp(void *arg, uint32_t c)
+{
+	return walk_comp(arg, c, pc_visit);
+}
+
+int
+pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
+{
+	return mp_run(m, ctx, run_comp);
 }
 
 /* the sibling half ("multi_output_fusion").
@@ -769,7 +791,7 @@ pass_multi_output_fusion_pc(HloModule *m, PassCtx *ctx)
  *
  * Not done as xla: the cost model and tiled transposes (a physically
  * transposing hero needs the other's shape and no reduction beside it,
- * as fu_mof_shapes_ok did); instructions with control dependencies never
+ * sib_shapes_ok); instructions with control dependencies never
  * fuse; a fusion whose computation is called elsewhere and a plain
  * tuple-shaped instruction are passed over. */
 
@@ -840,8 +862,8 @@ hero_transposes(Mp *p, uint32_t x)
 		transposing(M(p), hc, h);
 }
 
-/* ShapesCompatibleForMultiOutputFusion with tiled transposes told apart
- * as fu_mof_shapes_ok does: a physically transposing hero needs the
+/* ShapesCompatibleForMultiOutputFusion with tiled transposes told apart:
+ * a physically transposing hero needs the
  * same output shape as the other and no reduction beside it */
 static int
 sib_shapes_ok(Mp *p, uint32_t a, uint32_t b)
@@ -1026,44 +1048,26 @@ fuse_siblings(Mp *p, uint32_t x)
 	return changed;
 }
 
+/* producer x (but a constant or custom fusion) takes its siblings */
+static int
+sib_visit(Mp *p, uint32_t x)
+{
+	const HloInstr *in = INS(p, x);
+
+	if (in->op == HOP_CONSTANT || (in->op == HOP_FUSION &&
+	    fu_kind(M(p), in) == FK_CUSTOM))
+		return 0;
+	return fuse_siblings(p, x);
+}
+
 static int
 sib_comp(void *arg, uint32_t c)
 {
-	Mp *p = arg;
-	HloModule *m = M(p);
-	uint32_t n = m->comps[c].nins, *po, cnt, t, x;
-	int changed = 0;
-
-	fu_edit_begin(&p->e, c);
-	if (p->capmark)
-		memset(p->big, 0, p->capmark);
-	po = xreallocarray(NULL, n + 1, sizeof *po);
-	cnt = pass_post_order(m, c, po, p->e.ctx);
-	for (t = cnt; t-- > 0;) {
-		x = po[t];
-		grow_marks(p, m->comps[c].nins + 1);
-		if ((INS(p, x)->flags & HI_DEAD) || INS(p, x)->op ==
-		    HOP_CONSTANT || (INS(p, x)->op == HOP_FUSION &&
-		    fu_kind(m, INS(p, x)) == FK_CUSTOM))
-			continue;
-		changed |= fuse_siblings(p, x);
-	}
-	free(po);
-	return fu_edit_end(&p->e) < 0 ? -1 : changed;
+	return walk_comp(arg, c, sib_visit);
 }
 
 int
 pass_multi_output_fusion(HloModule *m, PassCtx *ctx)
 {
-	Mp p;
-	int r;
-
-	memset(&p, 0, sizeof p);
-	fu_edit_init(&p.e, m, ctx);
-	r = fu_edit_run(&p.e, sib_comp, &p);
-	free(p.mark);
-	free(p.big);
-	free(p.stack);
-	free(p.from);
-	return r;
+	return mp_run(m, ctx, sib_comp);
 }
